@@ -1,0 +1,49 @@
+/**
+ * The seed page's "Working code", in this API. It returns the three lines the seed prints.
+ */
+import { Agent, ReActCognition } from "@agentkit/agents"
+import type { ChatModel } from "@agentkit/core"
+import { Invoker, RunContext, ToolArgumentError } from "@agentkit/core"
+import { FakeLLM, Turn } from "@agentkit/testing"
+import { Effect, Layer } from "effect"
+import { orderTools, seedOrders } from "./orders.js"
+
+/** The scripted two-turn model of the seed: no API key needed. */
+export const scriptedModel = (): Layer.Layer<ChatModel> =>
+  FakeLLM.script([
+    Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
+    Turn({ content: "Order A-771 shipped on 14 August and arrives Tuesday." })
+  ]).layer
+
+/** The support agent over the demo's order book. */
+export const makeSupport = () => {
+  const tools = orderTools(seedOrders())
+  const agent = Agent.make({
+    name: "support",
+    model: "claude-sonnet-4-6",
+    prompt: "Answer order questions. Use the tools; never guess a status.",
+    cognition: ReActCognition.make({ tools: [tools.lookupOrder, tools.cancelOrder] })
+  })
+  return { agent, ...tools }
+}
+
+/** Runs the seed program and returns its three output lines. */
+export const program = Effect.gen(function* () {
+  const { agent, lookupOrder, cancelOrder } = makeSupport()
+  const lines: Array<string> = []
+
+  const result = yield* agent.run("What happened to order A-771?")
+  lines.push(result.output)
+
+  // This is exactly what the model is shown for the tool:
+  lines.push(`${lookupOrder.schema.name} ${JSON.stringify(lookupOrder.schema.parameters)}`)
+
+  // A call the model got wrong is rejected BY NAME, not silently dropped.
+  const rejected = yield* Effect.flip(cancelOrder.run({ order: "A-771" }))
+  if (rejected instanceof ToolArgumentError) lines.push(`rejected: ${rejected.message}`)
+  return lines
+})
+
+/** Everything the program needs, over a chat model layer. */
+export const runtime = <E>(model: Layer.Layer<ChatModel, E>) =>
+  Layer.mergeAll(RunContext.layer({ correlationId: "support-desk" }), Layer.provide(Invoker.layer(), model))

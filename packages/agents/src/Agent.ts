@@ -1,0 +1,177 @@
+/**
+ * An agent: identity plus model settings; its cognition owns the loop.
+ *
+ * @since 0.1.0
+ */
+import { Message, RunContext, Tracing } from "@agentkit/core"
+import type { Invoker } from "@agentkit/core"
+import * as Effect from "effect/Effect"
+import { type Pipeable, pipeArguments } from "effect/Pipeable"
+import * as Stream from "effect/Stream"
+import * as AgentEvent from "./AgentEvent.js"
+import { AgentDefinitionError } from "./AgentDefinitionError.js"
+import type { AgentResult } from "./AgentResult.js"
+import type { AgentError, AgentSettings, Cognition } from "./Cognition.js"
+import * as SingleCallCognition from "./SingleCallCognition.js"
+
+/**
+ * What a run takes: a task, or a whole conversation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Input = string | ReadonlyArray<Message.Message>
+
+/**
+ * An agent value. `R` is what its tools need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Agent<R = never> extends AgentSettings, Pipeable {
+  readonly cognition: Cognition<R>
+  /** Runs the agent to its result. */
+  run(input: Input): Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
+  /** Runs the agent as a stream of events, ending with `Final`. */
+  stream(input: Input): Stream.Stream<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>
+}
+
+/**
+ * The options of `Agent.make`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<R> {
+  readonly name: string
+  /** The model sent on every call (a provider layer's model is only a default). */
+  readonly model: string
+  /** The system prompt. */
+  readonly prompt?: string | undefined
+  /** Default: `SingleCallCognition`. */
+  readonly cognition?: Cognition<R> | undefined
+  readonly maxTokens?: number | undefined
+  readonly temperature?: number | undefined
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+const definitionError = (message: string): never => {
+  throw new AgentDefinitionError({ message })
+}
+
+const Proto = {
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+/**
+ * Makes an agent. A bad name, an empty model, or a bad `maxTokens`/`temperature` throws
+ * `AgentDefinitionError` here.
+ *
+ * @example
+ * ```ts
+ * import { Agent, ReActCognition } from "@agentkit/agents"
+ * import { Effect } from "effect"
+ *
+ * const agent = Agent.make({
+ *   name: "support",
+ *   model: "claude-sonnet-4-6",
+ *   prompt: "Answer order questions. Use the tools; never guess a status.",
+ *   cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
+ * })
+ *
+ * const program = Effect.map(agent.run("What happened to order A-771?"), (result) => result.output)
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R = never>(options: Options<R>): Agent<R> => {
+  if (typeof options !== "object" || options === null) definitionError("Agent.make: options must be an object")
+  if (typeof options.name !== "string" || !NAME.test(options.name)) {
+    definitionError(`Agent.make: name ${JSON.stringify(options.name)} must match ^[a-zA-Z0-9_-]{1,64}$`)
+  }
+  if (typeof options.model !== "string" || options.model.length === 0) {
+    definitionError(`Agent '${options.name}': model must be a non-empty string (e.g. "claude-sonnet-4-6")`)
+  }
+  if (options.prompt !== undefined && typeof options.prompt !== "string") {
+    definitionError(`Agent '${options.name}': prompt must be a string`)
+  }
+  if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {
+    definitionError(`Agent '${options.name}': maxTokens must be a positive integer; got ${String(options.maxTokens)}`)
+  }
+  if (options.temperature !== undefined && !(Number.isFinite(options.temperature) && options.temperature >= 0)) {
+    definitionError(`Agent '${options.name}': temperature must be a non-negative number; got ${String(options.temperature)}`)
+  }
+  const cognition = (options.cognition ?? SingleCallCognition.make()) as Cognition<R>
+  const settings: AgentSettings = {
+    name: options.name,
+    model: options.model,
+    prompt: options.prompt ?? "",
+    maxTokens: options.maxTokens,
+    temperature: options.temperature
+  }
+  const head: ReadonlyArray<Message.Message> = settings.prompt === "" ? [] : [Message.system(settings.prompt)]
+  const spanName = Tracing.SpanName.invokeAgent(settings.name)
+  const spanOptions = {
+    kind: "internal" as const,
+    captureStackTrace: false,
+    attributes: {
+      [Tracing.Attribute.operationName]: Tracing.Operation.invokeAgent,
+      [Tracing.Attribute.agentName]: settings.name,
+      [Tracing.Attribute.requestModel]: settings.model
+    }
+  }
+
+  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent) => void) | undefined) => {
+    const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
+    const driven = RunContext.cancellable(cognition.drive({ agent: settings, messages, emit }))
+    return Effect.flatMap(RunContext, (context) =>
+      context.tracing
+        ? Tracing.setAttributes({ [Tracing.Attribute.conversationId]: context.correlationId }).pipe(
+            // set first, so a failed run's span carries its conversation id too
+            Effect.zipRight(driven),
+            Effect.tap((result) =>
+              Tracing.setAttributes({
+                // as on the Invoker's chat spans: input tokens include the cached ones
+                [Tracing.Attribute.usageInputTokens]:
+                  result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens,
+                [Tracing.Attribute.usageOutputTokens]: result.usage.outputTokens,
+                [Tracing.Attribute.usageCacheReadTokens]: result.usage.cacheReadTokens,
+                [Tracing.Attribute.usageCacheWriteTokens]: result.usage.cacheWriteTokens
+              })
+            ),
+            Effect.tapError((error) => Tracing.setAttributes({ [Tracing.Attribute.errorType]: error._tag })),
+            Effect.withSpan(spanName, spanOptions)
+          )
+        : driven
+    )
+  }
+
+  const agent: Omit<Agent<R>, "pipe"> = {
+    ...settings,
+    cognition,
+    run: (input) => execute(input, undefined),
+    stream: (input) =>
+      Stream.asyncPush<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>(
+        (emit) =>
+          execute(input, (event) => void emit.single(event)).pipe(
+            // matchCause, not match: a defect (or an interruption) must end the stream too, or
+            // the consumer would wait forever for an event that never comes.
+            Effect.matchCauseEffect({
+              onFailure: (cause) => Effect.sync(() => emit.halt(cause)),
+              onSuccess: (result) =>
+                Effect.sync(() => {
+                  emit.single(AgentEvent.Final({ result }))
+                  emit.end()
+                })
+            }),
+            Effect.forkScoped
+          ),
+        { bufferSize: "unbounded" }
+      )
+  }
+  return Object.freeze(Object.assign(Object.create(Proto), agent))
+}

@@ -1,0 +1,54 @@
+/**
+ * The events of `agent.stream(input)`: a tagged union on `_tag`.
+ *
+ * @since 0.1.0
+ */
+import type { ToolCall } from "@agentkit/core"
+import * as Data from "effect/Data"
+import type { AgentResult } from "./AgentResult.js"
+
+/**
+ * One event of an agent run.
+ *
+ * - `MessageDelta`: a piece of the model's text, as it arrives.
+ * - `ToolCall`: the model asked for a tool call (emitted for every call of a turn before any runs).
+ * - `ToolResult`: a tool call finished; `content` is what the model sees.
+ * - `Step`: a tool round finished (`iteration` counts from 1).
+ * - `Interrupt`: a call waits for approval.
+ * - `Final`: the run's result; always the last event.
+ *
+ * @example
+ * ```ts
+ * import { AgentEvent } from "@agentkit/agents"
+ *
+ * const event = AgentEvent.MessageDelta({ text: "Order A-771 " })
+ * AgentEvent.$is("MessageDelta")(event) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentEvent = Data.TaggedEnum<{
+  MessageDelta: { readonly text: string }
+  ToolCall: { readonly call: ToolCall.ToolCall }
+  ToolResult: { readonly call: ToolCall.ToolCall; readonly content: string; readonly isError: boolean }
+  Step: { readonly iteration: number }
+  Interrupt: { readonly call: ToolCall.ToolCall; readonly digest: string }
+  Final: { readonly result: AgentResult }
+}>
+
+const constructors = Data.taggedEnum<AgentEvent>()
+
+/**
+ * Constructors and guards of the agent events.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const { $is, $match, Final, Interrupt, MessageDelta, Step, ToolCall: ToolCallEvent, ToolResult } = constructors
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export { ToolCallEvent as ToolCall }

@@ -1,0 +1,66 @@
+/**
+ * The result of an agent run.
+ *
+ * @since 0.1.0
+ */
+import type { Chat, Message, ToolCall, Usage } from "@agentkit/core"
+
+/**
+ * Why a run stopped: the model's finish reason for a final answer (`end_turn`, `max_tokens`,
+ * ...), `max_iterations` when the loop ran out, `awaiting_approval` when it suspended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StopReason = Exclude<Chat.FinishReason, "tool_use"> | "max_iterations" | "awaiting_approval"
+
+/**
+ * A call that waits for a person's decision, with its frozen arguments and their digest.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PendingCall {
+  readonly call: ToolCall.ToolCall
+  readonly digest: string
+}
+
+/**
+ * A suspended run: resume it with `agent.resume(runId, decisions)`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Suspended {
+  readonly _tag: "Suspended"
+  readonly runId: string
+  readonly pending: ReadonlyArray<PendingCall>
+}
+
+/**
+ * What a run produced.
+ *
+ * @example
+ * ```ts
+ * import type { AgentResult } from "@agentkit/agents"
+ *
+ * const show = (result: AgentResult.AgentResult) =>
+ *   `${result.output} (${result.stopReason}${result.partial ? ", partial" : ""}, $${result.usage.costUsd})`
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentResult {
+  /** The final answer, or the last assistant text of a partial run. */
+  readonly output: string
+  /** Usage summed over every model call of the run. */
+  readonly usage: Usage.Usage
+  /** True when the run did not reach a final answer (iterations exhausted, awaiting approval). */
+  readonly partial: boolean
+  readonly stopReason: StopReason
+  /** The whole conversation, system prompt first. */
+  readonly transcript: ReadonlyArray<Message.Message>
+  /** Present when the run suspended for approval. */
+  readonly suspended?: Suspended | undefined
+}

@@ -1,0 +1,59 @@
+/**
+ * A cognition owns an agent's loop: how it talks to the model and when it stops. It holds no
+ * per-run state, so one cognition value is shared safely by concurrent runs.
+ *
+ * @since 0.1.0
+ */
+import type { BudgetExceeded, Cancelled, ChatError, Invoker, Message, RunContext } from "@agentkit/core"
+import type { ToolRegistry } from "@agentkit/tools"
+import type * as Effect from "effect/Effect"
+import type { AgentEvent } from "./AgentEvent.js"
+import type { AgentResult } from "./AgentResult.js"
+
+/**
+ * The errors that end a run: a model failure, a budget or quota ceiling, cancellation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentError = ChatError | BudgetExceeded | Cancelled
+
+/**
+ * The model settings of the agent a cognition drives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentSettings {
+  readonly name: string
+  readonly model: string
+  readonly prompt: string
+  readonly maxTokens: number | undefined
+  readonly temperature: number | undefined
+}
+
+/**
+ * One drive of a cognition: the agent, the conversation so far (system prompt first) and the sink
+ * that receives the run's events as they happen.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Drive {
+  readonly agent: AgentSettings
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly emit: ((event: AgentEvent) => void) | undefined
+}
+
+/**
+ * A cognition: `R` is what its tools need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Cognition<out R = never> {
+  readonly name: string
+  /** The tools it advertises (empty for a single call). */
+  readonly tools: ToolRegistry.ToolRegistry
+  readonly drive: (drive: Drive) => Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
+}

@@ -1,0 +1,211 @@
+/**
+ * The run's budget: cost, model calls, tokens and tool calls, the depth of sub-agents and a
+ * tree-wide concurrency limit. One budget is shared by a run and all its sub-runs.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { BudgetExceeded, ConfigurationError } from "./Errors.js"
+import { pyFloat } from "./internal/format.js"
+import * as Usage from "./Usage.js"
+
+/**
+ * The limits of a budget. Absent limits are unlimited, except `maxDepth` (default 4) and
+ * `maxConcurrency` (default 8).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Limits {
+  /** Ceiling on the run's cost in USD. */
+  readonly maxCostUsd?: number | undefined
+  /** Ceiling on the number of model calls. */
+  readonly maxModelCalls?: number | undefined
+  /** Ceiling on input + output tokens. */
+  readonly maxTokens?: number | undefined
+  /** Ceiling on the number of tool calls. */
+  readonly maxToolCalls?: number | undefined
+  /** How deep sub-agents may nest (default 4: depths 0..4 are legal). */
+  readonly maxDepth?: number | undefined
+  /** How many tool calls may run at once across the whole run tree (default 8). */
+  readonly maxConcurrency?: number | undefined
+}
+
+/**
+ * A live budget. Charging is synchronous inside one Effect step, so concurrent charges never lose
+ * an update. The call that crosses a ceiling is charged and then fails; every later call is
+ * refused by `guard` before it starts.
+ *
+ * @example
+ * ```ts
+ * import { Budget, Usage } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const budget = Budget.unsafeMake({ maxCostUsd: 0.015 })
+ * Effect.runSync(budget.charge(Usage.make({ costUsd: 0.01 })))
+ * Effect.runSyncExit(budget.charge(Usage.make({ costUsd: 0.01 }))) // fails: "cost $0.02 > $0.015"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Budget {
+  readonly maxCostUsd: number | undefined
+  readonly maxModelCalls: number | undefined
+  readonly maxTokens: number | undefined
+  readonly maxToolCalls: number | undefined
+  readonly maxDepth: number
+  readonly maxConcurrency: number
+  /** The tree-wide concurrency limit: tool executions hold one permit each. */
+  readonly semaphore: Effect.Semaphore
+  #spentUsd = 0
+  #modelCalls = 0
+  #tokens = 0
+  #toolCalls = 0
+
+  /** Throws `ConfigurationError` on an invalid limit; `Budget.make` is the Effect way. */
+  constructor(limits: Limits = {}) {
+    const error = validate(limits)
+    if (error !== undefined) throw error
+    this.maxCostUsd = limits.maxCostUsd
+    this.maxModelCalls = limits.maxModelCalls
+    this.maxTokens = limits.maxTokens
+    this.maxToolCalls = limits.maxToolCalls
+    this.maxDepth = limits.maxDepth ?? 4
+    this.maxConcurrency = limits.maxConcurrency ?? 8
+    this.semaphore = Effect.unsafeMakeSemaphore(this.maxConcurrency)
+  }
+
+  /** USD spent so far, rounded to 6 decimal places. */
+  get spentUsd(): number {
+    return this.#spentUsd
+  }
+  /** Model calls charged so far. */
+  get modelCalls(): number {
+    return this.#modelCalls
+  }
+  /** Input + output tokens charged so far. */
+  get tokens(): number {
+    return this.#tokens
+  }
+  /** Tool calls started so far. */
+  get toolCalls(): number {
+    return this.#toolCalls
+  }
+  /** What is left of the cost ceiling, or `undefined` when there is none. */
+  get remainingUsd(): number | undefined {
+    return this.maxCostUsd === undefined ? undefined : Math.max(0, Usage.round6(this.maxCostUsd - this.#spentUsd))
+  }
+
+  /** Fails when a ceiling is already crossed; run before every model call. */
+  get guard(): Effect.Effect<void, BudgetExceeded> {
+    return Effect.suspend(() => this.#check())
+  }
+
+  /** Charges one model call's usage, then fails if a ceiling is now crossed. */
+  charge(usage: Usage.Usage): Effect.Effect<void, BudgetExceeded> {
+    return Effect.suspend(() => {
+      this.#spentUsd = Usage.round6(this.#spentUsd + usage.costUsd)
+      this.#modelCalls += 1
+      this.#tokens += Usage.totalTokens(usage)
+      return this.#check()
+    })
+  }
+
+  /**
+   * Counts one tool call before it runs. A call past `maxToolCalls` is counted and refused (it
+   * never runs), and the run ends.
+   */
+  get startToolCall(): Effect.Effect<void, BudgetExceeded> {
+    return Effect.suspend(() => {
+      this.#toolCalls += 1
+      if (this.maxToolCalls !== undefined && this.#toolCalls > this.maxToolCalls) {
+        return Effect.fail(
+          new BudgetExceeded({ limit: "toolCalls", message: `tool calls ${this.#toolCalls} > ${this.maxToolCalls}` })
+        )
+      }
+      return Effect.void
+    })
+  }
+
+  #check(): Effect.Effect<void, BudgetExceeded> {
+    if (this.maxCostUsd !== undefined && this.#spentUsd > this.maxCostUsd) {
+      return Effect.fail(
+        new BudgetExceeded({ limit: "cost", message: `cost $${pyFloat(this.#spentUsd)} > $${pyFloat(this.maxCostUsd)}` })
+      )
+    }
+    if (this.maxModelCalls !== undefined && this.#modelCalls > this.maxModelCalls) {
+      return Effect.fail(
+        new BudgetExceeded({ limit: "modelCalls", message: `calls ${this.#modelCalls} > ${this.maxModelCalls}` })
+      )
+    }
+    if (this.maxTokens !== undefined && this.#tokens > this.maxTokens) {
+      return Effect.fail(new BudgetExceeded({ limit: "tokens", message: `tokens ${this.#tokens} > ${this.maxTokens}` }))
+    }
+    return Effect.void
+  }
+}
+
+const isAmount = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0
+const isCount = (n: unknown): boolean => isAmount(n) && Number.isInteger(n)
+
+/**
+ * Checks a set of limits: every limit must be a non-negative finite number (counts and depth
+ * non-negative integers, `maxConcurrency` a positive integer).
+ *
+ * @example
+ * ```ts
+ * import { Budget } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * Effect.runSyncExit(Budget.make({ maxCostUsd: -1 }))
+ * // fails: "budget.maxCostUsd must be a non-negative finite number (USD); got -1"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (limits: Limits = {}): Effect.Effect<Budget, ConfigurationError> =>
+  Effect.suspend(() => {
+    const error = validate(limits)
+    return error === undefined ? Effect.succeed(new Budget(limits)) : Effect.fail(error)
+  })
+
+/**
+ * Like `make`, but throws the `ConfigurationError`. For module-level constants and tests.
+ *
+ * @example
+ * ```ts
+ * import { Budget } from "@agentkit/core"
+ *
+ * Budget.unsafeMake({ maxModelCalls: 10 }).maxDepth // 4
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unsafeMake = (limits: Limits = {}): Budget => new Budget(limits)
+
+const validate = (limits: Limits): ConfigurationError | undefined => {
+  if (typeof limits !== "object" || limits === null) {
+    return new ConfigurationError({ field: "budget", message: `budget must be an object of limits; got ${String(limits)}` })
+  }
+  const rules: ReadonlyArray<readonly [keyof Limits, (n: unknown) => boolean, string]> = [
+    ["maxCostUsd", isAmount, "a non-negative finite number (USD)"],
+    ["maxModelCalls", isCount, "a non-negative integer"],
+    ["maxTokens", isCount, "a non-negative integer"],
+    ["maxToolCalls", isCount, "a non-negative integer"],
+    ["maxDepth", isCount, "a non-negative integer"],
+    ["maxConcurrency", (n) => isCount(n) && (n as number) >= 1, "a positive integer"]
+  ]
+  for (const [field, ok, accepted] of rules) {
+    const value = limits[field]
+    if (value !== undefined && !ok(value)) {
+      return new ConfigurationError({
+        field: `budget.${field}`,
+        message: `budget.${field} must be ${accepted}; got ${String(value)}`
+      })
+    }
+  }
+  return undefined
+}

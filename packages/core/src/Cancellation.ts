@@ -1,0 +1,93 @@
+/**
+ * A cancellation handle that plain (non-Effect) code can flip, for example an HTTP handler
+ * cancelling a run it started. A run wrapped in `RunContext.cancellable` stops with a typed
+ * `Cancelled` failure when the handle flips; its finalizers run.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { Cancelled } from "./Errors.js"
+
+/**
+ * A one-way flag shared by a run and all its sub-runs.
+ *
+ * @example
+ * ```ts
+ * import { Cancellation } from "@agentkit/core"
+ *
+ * const token = Cancellation.make()
+ * token.cancel()
+ * token.isCancelled // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class CancellationToken {
+  #cancelled = false
+  #listeners = new Set<() => void>()
+
+  /** Whether `cancel()` has been called. */
+  get isCancelled(): boolean {
+    return this.#cancelled
+  }
+
+  /** Flips the flag (idempotent) and notifies every listener once. Safe to call from any code. */
+  cancel(): void {
+    if (this.#cancelled) return
+    this.#cancelled = true
+    const listeners = Array.from(this.#listeners)
+    this.#listeners.clear()
+    for (const listener of listeners) listener()
+  }
+
+  /**
+   * Calls `listener` when the token is cancelled (at once if it already is). Returns a function
+   * that removes the listener.
+   */
+  onCancel(listener: () => void): () => void {
+    if (this.#cancelled) {
+      listener()
+      return () => {}
+    }
+    this.#listeners.add(listener)
+    return () => {
+      this.#listeners.delete(listener)
+    }
+  }
+}
+
+/**
+ * Makes a fresh, uncancelled token.
+ *
+ * @example
+ * ```ts
+ * import { Cancellation } from "@agentkit/core"
+ *
+ * Cancellation.make().isCancelled // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (): CancellationToken => new CancellationToken()
+
+/**
+ * Fails with `Cancelled` when the token has been cancelled, succeeds otherwise. The agent loop
+ * calls it at the top of every iteration.
+ *
+ * @example
+ * ```ts
+ * import { Cancellation } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const token = Cancellation.make()
+ * token.cancel()
+ * Effect.runSyncExit(Cancellation.check(token)) // Exit.fail(Cancelled)
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const check = (token: CancellationToken): Effect.Effect<void, Cancelled> =>
+  token.isCancelled ? Effect.fail(new Cancelled()) : Effect.void

@@ -1,0 +1,136 @@
+/**
+ * The values of one model call: the tool schemas advertised, the request, the streamed deltas
+ * and the response.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { Message } from "./Message.js"
+import { ToolCall } from "./ToolCall.js"
+import { Usage } from "./Usage.js"
+
+/**
+ * What the model is shown for a tool: its name, description and JSON Schema parameters.
+ *
+ * @example
+ * ```ts
+ * import { Chat } from "@agentkit/core"
+ *
+ * const schema: Chat.ToolSchema = {
+ *   name: "lookup_order",
+ *   description: "Look up an order by its id and return its status line.",
+ *   parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolSchema = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+/** @since 0.1.0 @category models */
+export interface ToolSchema extends Schema.Schema.Type<typeof ToolSchema> {}
+
+/**
+ * One model call: the model, the transcript, the advertised tools (in the registry's sorted order)
+ * and sampling settings.
+ *
+ * @example
+ * ```ts
+ * import { Chat, Message } from "@agentkit/core"
+ *
+ * const request: Chat.ChatRequest = { model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [] }
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ChatRequest = Schema.Struct({
+  model: Schema.String,
+  messages: Schema.Array(Message),
+  tools: Schema.Array(ToolSchema),
+  maxTokens: Schema.optional(Schema.Number),
+  temperature: Schema.optional(Schema.Number)
+})
+
+/** @since 0.1.0 @category models */
+export interface ChatRequest extends Schema.Schema.Type<typeof ChatRequest> {}
+
+/**
+ * One streamed increment of the model's text.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const delta: Chat.ChatDelta = { text: "Order A-771 " }
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ChatDelta = Schema.Struct({ text: Schema.String })
+
+/** @since 0.1.0 @category models */
+export interface ChatDelta extends Schema.Schema.Type<typeof ChatDelta> {}
+
+/**
+ * Why the model stopped. Providers map their own reasons onto these; `other` covers anything new.
+ *
+ * @example
+ * ```ts
+ * import { Chat } from "@agentkit/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(Chat.FinishReason)("tool_use") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FinishReason = Schema.Literal(
+  "end_turn",
+  "tool_use",
+  "max_tokens",
+  "stop_sequence",
+  "pause_turn",
+  "refusal",
+  "model_context_window_exceeded",
+  "other"
+)
+
+/** @since 0.1.0 @category models */
+export type FinishReason = Schema.Schema.Type<typeof FinishReason>
+
+/**
+ * The model's whole answer to one call.
+ *
+ * @example
+ * ```ts
+ * import { Chat, Usage } from "@agentkit/core"
+ *
+ * const response: Chat.ChatResponse = {
+ *   content: "Order A-771 shipped.", toolCalls: [], usage: Usage.zero,
+ *   finishReason: "end_turn", model: "claude-sonnet-4-6", provider: "fake"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ChatResponse = Schema.Struct({
+  content: Schema.String,
+  toolCalls: Schema.Array(ToolCall),
+  usage: Usage,
+  finishReason: FinishReason,
+  model: Schema.String,
+  provider: Schema.String,
+  requestId: Schema.optional(Schema.String)
+})
+
+/** @since 0.1.0 @category models */
+export interface ChatResponse extends Schema.Schema.Type<typeof ChatResponse> {}

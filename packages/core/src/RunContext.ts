@@ -1,0 +1,219 @@
+/**
+ * The run context: the identity, tenant scope, budget, autonomy tier, depth, cancellation handle
+ * and tracing switch of one agent run, provided as an Effect service.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Cause from "effect/Cause"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Budget from "./Budget.js"
+import * as Cancellation from "./Cancellation.js"
+import { BudgetExceeded, Cancelled, ConfigurationError } from "./Errors.js"
+import { pyStr } from "./internal/format.js"
+import * as Scope from "./Scope.js"
+
+/**
+ * How much a run may do without a person: `auto` gates only tools that require approval, `gated`
+ * also every side-effecting tool, `manual` every call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Autonomy = "auto" | "gated" | "manual"
+
+/**
+ * The accepted autonomy tiers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const autonomyTiers: ReadonlyArray<Autonomy> = ["auto", "gated", "manual"]
+
+class RunContextValue implements RunContext.Service {
+  constructor(
+    readonly correlationId: string,
+    readonly scope: Scope.Scope,
+    readonly budget: Budget.Budget,
+    readonly autonomy: Autonomy,
+    readonly depth: number,
+    readonly cancellation: Cancellation.CancellationToken,
+    readonly tracing: boolean
+  ) {}
+
+  child(): Effect.Effect<RunContext.Service, BudgetExceeded> {
+    const depth = this.depth + 1
+    if (depth > this.budget.maxDepth) {
+      return Effect.fail(
+        new BudgetExceeded({ limit: "depth", message: `agent depth ${depth} > max_depth ${this.budget.maxDepth}` })
+      )
+    }
+    return Effect.succeed(
+      new RunContextValue(this.correlationId, this.scope, this.budget, this.autonomy, depth, this.cancellation, this.tracing)
+    )
+  }
+}
+
+/**
+ * The run context service. Provide it with `RunContext.layer(options)` (tests and simple apps) or
+ * `RunContext.provide(options)` (a fresh context per run in a server; no layer is built per
+ * call). Read it with `yield* RunContext`.
+ *
+ * @example
+ * ```ts
+ * import { RunContext } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const run = yield* RunContext
+ *   return `${run.correlationId} ${run.scope.key}`
+ * })
+ *
+ * Effect.runPromise(program.pipe(RunContext.provide({ correlationId: "run-1", scope: { orgId: 7 } })))
+ * // "run-1 org7:domNone"
+ * ```
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunContext, RunContext.Service>() {
+  /**
+   * Builds a context value, checking the options: an unknown autonomy tier or a bad budget limit
+   * is a `ConfigurationError` naming the field and what is accepted.
+   */
+  static make(options: RunContext.Options = {}): Effect.Effect<RunContext.Service, ConfigurationError> {
+    return Effect.suspend(() => {
+      const autonomy = options.autonomy ?? "auto"
+      if (!autonomyTiers.includes(autonomy)) {
+        return Effect.fail(
+          new ConfigurationError({
+            field: "autonomy",
+            message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${typeof autonomy === "string" ? pyStr(autonomy) : String(autonomy)}`
+          })
+        )
+      }
+      const budget = options.budget instanceof Budget.Budget ? Effect.succeed(options.budget) : Budget.make(options.budget)
+      let scope: Scope.Scope
+      try {
+        scope = options.scope instanceof Scope.Scope ? options.scope : Scope.make(options.scope ?? {})
+      } catch (error) {
+        return Effect.fail(
+          new ConfigurationError({
+            field: "scope",
+            message: `scope must be { orgId?, domainId?: number | string, userId?, sessionId?: string }: ${
+              error instanceof Error ? error.message : String(error)
+            }`
+          })
+        )
+      }
+      return Effect.map(budget, (budget) => {
+        return new RunContextValue(
+          options.correlationId ?? crypto.randomUUID(),
+          scope,
+          budget,
+          autonomy,
+          0,
+          options.cancellation ?? Cancellation.make(),
+          options.tracing ?? true
+        )
+      })
+    })
+  }
+
+  /** A layer providing one context (the options are checked when the layer is built). */
+  static layer(options: RunContext.Options = {}): Layer.Layer<RunContext, ConfigurationError> {
+    return Layer.effect(RunContext, RunContext.make(options))
+  }
+
+  /** Provides a fresh context to one effect: the per-run way to run agents in a server. */
+  static provide(
+    options: RunContext.Options = {}
+  ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ConfigurationError, Exclude<R, RunContext>> {
+    return (self) => Effect.flatMap(RunContext.make(options), (context) => Effect.provideService(self, RunContext, context))
+  }
+
+  /** The current context's sub-run context (depth + 1), failing past `maxDepth`. */
+  static readonly child: Effect.Effect<RunContext.Service, BudgetExceeded, RunContext> = Effect.flatMap(
+    RunContext,
+    (context) => context.child()
+  )
+
+  /**
+   * Runs `self` so that flipping the context's cancellation handle (from any code) interrupts it:
+   * its finalizers run and the result is a typed `Cancelled` failure. A token that is already
+   * cancelled fails at once. Interrupting the fiber directly stays an ordinary interruption.
+   */
+  static cancellable<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Cancelled, R | RunContext> {
+    return Effect.flatMap(RunContext, (context) => {
+      const token = context.cancellation
+      if (token.isCancelled) return Effect.fail(new Cancelled())
+      // The work runs in a child fiber so the token can interrupt it from plain code. Interrupting
+      // the caller interrupts (and awaits) that child at once, so the caller's own finalizers never
+      // run while the work is still running.
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.fork(restore(self)), (fiber) => {
+          const off = token.onCancel(() => fiber.unsafeInterruptAsFork(fiber.id()))
+          return Effect.flatMap(
+            restore(Fiber.await(fiber)).pipe(
+              Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+              Effect.ensuring(Effect.sync(off))
+            ),
+            (exit): Effect.Effect<A, E | Cancelled> =>
+              Exit.isFailure(exit) && token.isCancelled && Cause.isInterruptedOnly(exit.cause)
+                ? Effect.fail(new Cancelled())
+                : exit
+          )
+        })
+      )
+    })
+  }
+}
+
+/**
+ * @since 0.1.0
+ */
+export declare namespace RunContext {
+  /**
+   * The run context value.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    /** The run id: checkpoint key, idempotency-key part, audit run id. */
+    readonly correlationId: string
+    /** The tenant scope. */
+    readonly scope: Scope.Scope
+    /** The run's budget, shared by reference with every sub-run. */
+    readonly budget: Budget.Budget
+    /** The autonomy tier. */
+    readonly autonomy: Autonomy
+    /** 0 for a top-level run, +1 per sub-agent. */
+    readonly depth: number
+    /** The cancellation handle, shared by reference with every sub-run. */
+    readonly cancellation: Cancellation.CancellationToken
+    /** Whether the run opens spans (`false` makes tracing cost nothing). */
+    readonly tracing: boolean
+    /** A sub-run context: depth + 1 (failing past `maxDepth`); budget and cancellation shared, scope and id copied. */
+    child(): Effect.Effect<Service, BudgetExceeded>
+  }
+
+  /**
+   * Options for a context. Everything is optional: a random correlation id, the empty scope, an
+   * unlimited budget, autonomy `auto`, a fresh cancellation handle, tracing on.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Options {
+    readonly correlationId?: string | undefined
+    readonly scope?: Scope.Scope | Scope.Fields | undefined
+    readonly budget?: Budget.Budget | Budget.Limits | undefined
+    readonly autonomy?: Autonomy | undefined
+    readonly cancellation?: Cancellation.CancellationToken | undefined
+    readonly tracing?: boolean | undefined
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Token and cost accounting for model calls.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The schema of a usage record (tokens and cost in USD).
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(Usage.Usage)({
+ *   inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0001
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Usage = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  cacheReadTokens: Schema.Number,
+  cacheWriteTokens: Schema.Number,
+  costUsd: Schema.Number
+})
+
+/**
+ * Tokens (input, output, cache read, cache write) and cost in USD of one or more model calls.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Usage extends Schema.Schema.Type<typeof Usage> {}
+
+/**
+ * Rounds a dollar amount to 6 decimal places, the precision every meter keeps.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * Usage.round6(0.1 + 0.2) // 0.3
+ * ```
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const round6 = (usd: number): number => Math.round(usd * 1e6) / 1e6
+
+/**
+ * Makes a usage record; missing fields are 0.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * Usage.make({ inputTokens: 100, outputTokens: 20, costUsd: 0.0006 }).cacheReadTokens // 0
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (fields: Partial<Usage> = {}): Usage => ({
+  inputTokens: fields.inputTokens ?? 0,
+  outputTokens: fields.outputTokens ?? 0,
+  cacheReadTokens: fields.cacheReadTokens ?? 0,
+  cacheWriteTokens: fields.cacheWriteTokens ?? 0,
+  costUsd: fields.costUsd ?? 0
+})
+
+/**
+ * The usage of nothing: every field 0.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * Usage.zero.costUsd // 0
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const zero: Usage = make()
+
+/**
+ * Sums two usage records field by field; the cost is rounded to 6 decimal places.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * const total = Usage.add(Usage.make({ inputTokens: 10, costUsd: 0.1 }), Usage.make({ inputTokens: 5, costUsd: 0.2 }))
+ * total.inputTokens // 15
+ * total.costUsd // 0.3
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const add = (self: Usage, that: Usage): Usage => ({
+  inputTokens: self.inputTokens + that.inputTokens,
+  outputTokens: self.outputTokens + that.outputTokens,
+  cacheReadTokens: self.cacheReadTokens + that.cacheReadTokens,
+  cacheWriteTokens: self.cacheWriteTokens + that.cacheWriteTokens,
+  costUsd: round6(self.costUsd + that.costUsd)
+})
+
+/**
+ * Input plus output tokens (cache tokens are not counted, as in the Python agentkit).
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * Usage.totalTokens(Usage.make({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 999 })) // 120
+ * ```
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const totalTokens = (self: Usage): number => self.inputTokens + self.outputTokens

@@ -1,0 +1,66 @@
+/**
+ * @agentkit/core: the value types, errors, run context, meters, provider port and pipelines every
+ * other agentkit package stands on.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Budget from "./Budget.js"
+/** @since 0.1.0 */
+export * as Cancellation from "./Cancellation.js"
+/** @since 0.1.0 */
+export * as Chat from "./Chat.js"
+/** @since 0.1.0 */
+export { ChatModel } from "./ChatModel.js"
+/** @since 0.1.0 */
+export * as Errors from "./Errors.js"
+/** @since 0.1.0 */
+export {
+  BudgetExceeded,
+  Cancelled,
+  ChatModelError,
+  ConfigurationError,
+  ToolArgumentError,
+  ToolDefinitionError,
+  ToolDenied,
+  ToolExecutionError,
+  ToolNotFoundError,
+  ToolShapeError,
+  ToolTimeoutError
+} from "./Errors.js"
+/** @since 0.1.0 */
+export type { ChatModelErrorReason } from "./Errors.js"
+/** @since 0.1.0 */
+export { capabilities, Invoker } from "./Invoker.js"
+/** @since 0.1.0 */
+export type {
+  CallMetadata,
+  Capability,
+  ChatCall,
+  ChatError,
+  ChatHandler,
+  ChatMiddleware,
+  InvokableTool,
+  ToolHandler,
+  ToolInvocation,
+  ToolMiddleware,
+  ToolOutcome,
+  ToolPipelineError
+} from "./Invoker.js"
+/** @since 0.1.0 */
+export * as Message from "./Message.js"
+/** @since 0.1.0 */
+export * as Quota from "./Quota.js"
+/** @since 0.1.0 */
+export { autonomyTiers, RunContext } from "./RunContext.js"
+/** @since 0.1.0 */
+export type { Autonomy } from "./RunContext.js"
+/** @since 0.1.0 */
+export * as Scope from "./Scope.js"
+/** @since 0.1.0 */
+export * as ToolCall from "./ToolCall.js"
+/** @since 0.1.0 */
+export * as Tracing from "./Tracing.js"
+/** @since 0.1.0 */
+export * as Usage from "./Usage.js"

@@ -1,0 +1,240 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { Budget, BudgetExceeded, ConfigurationError, Usage } from "@agentkit/core"
+
+const cost = (costUsd: number) => Usage.make({ costUsd })
+
+describe("Budget", () => {
+  describe("cost ceiling", () => {
+    it.effect("the call that crosses the ceiling is charged, then fails with the Python text", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxCostUsd: 0.015 })
+        yield* budget.guard
+        yield* budget.charge(cost(0.01))
+        yield* budget.guard
+        const error = yield* Effect.flip(budget.charge(cost(0.01)))
+        expect(error).toBeInstanceOf(BudgetExceeded)
+        expect(error._tag).toBe("BudgetExceeded")
+        expect(error.limit).toBe("cost")
+        expect(error.message).toBe("cost $0.02 > $0.015")
+        expect(budget.spentUsd).toBe(0.02)
+        expect(budget.modelCalls).toBe(2)
+      }))
+
+    it.effect("every later call is refused by guard, before it spends", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxCostUsd: 0.015 })
+        yield* budget.charge(cost(0.01))
+        yield* Effect.flip(budget.charge(cost(0.01)))
+        const refused = yield* Effect.flip(budget.guard)
+        expect(refused.message).toBe("cost $0.02 > $0.015")
+        expect(budget.spentUsd).toBe(0.02)
+        expect(budget.modelCalls).toBe(2)
+      }))
+
+    it.effect("the ceiling is strict: spending exactly the maximum is allowed", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxCostUsd: 0.015 })
+        yield* budget.charge(cost(0.015))
+        yield* budget.guard
+        expect(budget.remainingUsd).toBe(0)
+      }))
+
+    it.effect("whole numbers are formatted the Python way ($1.0)", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxCostUsd: 1 })
+        const error = yield* Effect.flip(budget.charge(cost(1.5)))
+        expect(error.message).toBe("cost $1.5 > $1.0")
+
+        const other = yield* Budget.make({ maxCostUsd: 1 })
+        expect((yield* Effect.flip(other.charge(cost(2)))).message).toBe("cost $2.0 > $1.0")
+      }))
+
+    it.effect("spend is kept to 6 decimal places (no float drift)", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make()
+        yield* budget.charge(cost(0.1))
+        yield* budget.charge(cost(0.2))
+        expect(budget.spentUsd).toBe(0.3)
+        yield* budget.charge(cost(0.0000004))
+        expect(budget.spentUsd).toBe(0.3)
+      }))
+
+    it.effect("remainingUsd: undefined without a ceiling, never negative with one", () =>
+      Effect.gen(function* () {
+        const unlimited = yield* Budget.make()
+        yield* unlimited.charge(cost(5))
+        expect(unlimited.remainingUsd).toBeUndefined()
+
+        const budget = yield* Budget.make({ maxCostUsd: 0.015 })
+        expect(budget.remainingUsd).toBe(0.015)
+        yield* budget.charge(cost(0.01))
+        expect(budget.remainingUsd).toBe(0.005)
+        yield* Effect.flip(budget.charge(cost(0.01)))
+        expect(budget.remainingUsd).toBe(0)
+      }))
+  })
+
+  describe("model-call ceiling", () => {
+    it.effect("maxModelCalls 1: call 1 ok, call 2 is charged then fails, call 3 is refused by guard", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxModelCalls: 1 })
+        const call = Effect.zipRight(budget.guard, budget.charge(cost(0.001)))
+
+        yield* call
+        expect(budget.modelCalls).toBe(1)
+
+        const second = yield* Effect.flip(call)
+        expect(second.limit).toBe("modelCalls")
+        expect(second.message).toBe("calls 2 > 1")
+        expect(budget.modelCalls).toBe(2)
+
+        const third = yield* Effect.flip(call)
+        expect(third.message).toBe("calls 2 > 1")
+        expect(budget.modelCalls).toBe(2)
+        expect(budget.spentUsd).toBe(0.002)
+      }))
+
+    it.effect("maxModelCalls 0: guard passes, the first charged call fails", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxModelCalls: 0 })
+        yield* budget.guard
+        expect((yield* Effect.flip(budget.charge(Usage.zero))).message).toBe("calls 1 > 0")
+      }))
+  })
+
+  describe("token ceiling", () => {
+    it.effect("counts input + output tokens (not cache tokens) and fails past the maximum", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxTokens: 100 })
+        yield* budget.charge(Usage.make({ inputTokens: 60, outputTokens: 10, cacheReadTokens: 5000, cacheWriteTokens: 700 }))
+        expect(budget.tokens).toBe(70)
+        yield* budget.charge(Usage.make({ inputTokens: 20, outputTokens: 10 }))
+        expect(budget.tokens).toBe(100)
+        const error = yield* Effect.flip(budget.charge(Usage.make({ inputTokens: 7, outputTokens: 3 })))
+        expect(error.limit).toBe("tokens")
+        expect(error.message).toBe("tokens 110 > 100")
+        expect((yield* Effect.flip(budget.guard)).message).toBe("tokens 110 > 100")
+      }))
+  })
+
+  describe("tool-call ceiling", () => {
+    it.effect("the refused tool call is counted: tool calls 3 > 2", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxToolCalls: 2 })
+        yield* budget.startToolCall
+        yield* budget.startToolCall
+        const error = yield* Effect.flip(budget.startToolCall)
+        expect(error.limit).toBe("toolCalls")
+        expect(error.message).toBe("tool calls 3 > 2")
+        expect(budget.toolCalls).toBe(3)
+        expect((yield* Effect.flip(budget.startToolCall)).message).toBe("tool calls 4 > 2")
+      }))
+
+    it.effect("tool calls do not count as model calls, and model calls do not count as tool calls", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxToolCalls: 1, maxModelCalls: 1 })
+        yield* budget.startToolCall
+        yield* budget.charge(Usage.zero)
+        yield* budget.guard
+        expect(budget.toolCalls).toBe(1)
+        expect(budget.modelCalls).toBe(1)
+      }))
+  })
+
+  describe("concurrency", () => {
+    it.effect("2×50 concurrent charges of $0.01 across forked fibers lose no update", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make()
+        const fifty = Effect.all(
+          Array.from({ length: 50 }, () => Effect.zipRight(Effect.yieldNow(), budget.charge(cost(0.01)))),
+          { concurrency: "unbounded", discard: true }
+        )
+        const a = yield* Effect.fork(fifty)
+        const b = yield* Effect.fork(fifty)
+        yield* Fiber.join(a)
+        yield* Fiber.join(b)
+        expect(budget.modelCalls).toBe(100)
+        expect(budget.spentUsd).toBe(1)
+      }))
+
+    it.effect("the tree-wide semaphore has maxConcurrency permits (default 8)", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxConcurrency: 2 })
+        expect(budget.maxConcurrency).toBe(2)
+        // two permits can be taken without waiting; a third cannot
+        const taken = yield* budget.semaphore.withPermitsIfAvailable(2)(Effect.succeed("two"))
+        expect(taken._tag).toBe("Some")
+        const tooMany = yield* budget.semaphore.withPermitsIfAvailable(3)(Effect.succeed("three"))
+        expect(tooMany._tag).toBe("None")
+        expect((yield* Budget.make()).maxConcurrency).toBe(8)
+      }))
+  })
+
+  describe("defaults and construction", () => {
+    it("defaults: unlimited, maxDepth 4, maxConcurrency 8, nothing spent", () => {
+      const budget = Budget.unsafeMake()
+      expect(budget.maxCostUsd).toBeUndefined()
+      expect(budget.maxModelCalls).toBeUndefined()
+      expect(budget.maxTokens).toBeUndefined()
+      expect(budget.maxToolCalls).toBeUndefined()
+      expect(budget.maxDepth).toBe(4)
+      expect(budget.maxConcurrency).toBe(8)
+      expect([budget.spentUsd, budget.modelCalls, budget.tokens, budget.toolCalls]).toEqual([0, 0, 0, 0])
+    })
+
+    it("zero limits are legal (except maxConcurrency)", () => {
+      const budget = Budget.unsafeMake({ maxCostUsd: 0, maxModelCalls: 0, maxTokens: 0, maxToolCalls: 0, maxDepth: 0, maxConcurrency: 1 })
+      expect(budget.maxDepth).toBe(0)
+      expect(budget.maxConcurrency).toBe(1)
+    })
+
+    const invalid: ReadonlyArray<readonly [string, Budget.Limits, string]> = [
+      ["negative cost", { maxCostUsd: -1 }, "maxCostUsd"],
+      ["NaN cost", { maxCostUsd: Number.NaN }, "maxCostUsd"],
+      ["infinite cost", { maxCostUsd: Number.POSITIVE_INFINITY }, "maxCostUsd"],
+      ["non-integer model calls", { maxModelCalls: 1.5 }, "maxModelCalls"],
+      ["negative model calls", { maxModelCalls: -1 }, "maxModelCalls"],
+      ["non-integer tokens", { maxTokens: 10.5 }, "maxTokens"],
+      ["NaN tool calls", { maxToolCalls: Number.NaN }, "maxToolCalls"],
+      ["negative depth", { maxDepth: -1 }, "maxDepth"],
+      ["non-integer depth", { maxDepth: 2.5 }, "maxDepth"],
+      ["zero concurrency", { maxConcurrency: 0 }, "maxConcurrency"],
+      ["non-integer concurrency", { maxConcurrency: 1.5 }, "maxConcurrency"]
+    ]
+
+    for (const [label, limits, field] of invalid) {
+      it.effect(`Budget.make rejects ${label} with a ConfigurationError naming ${field}`, () =>
+        Effect.gen(function* () {
+          const error = yield* Effect.flip(Budget.make(limits))
+          expect(error).toBeInstanceOf(ConfigurationError)
+          expect(error.field).toBe(`budget.${field}`)
+          expect(error.message).toContain(`budget.${field} must be`)
+          expect(error.message).toContain(`got ${String(limits[field as keyof Budget.Limits])}`)
+        }))
+
+      it(`Budget.unsafeMake throws on ${label}`, () => {
+        expect(() => Budget.unsafeMake(limits)).toThrow(`budget.${field} must be`)
+      })
+    }
+
+    it.effect("the rejection says what is accepted", () =>
+      Effect.gen(function* () {
+        expect((yield* Effect.flip(Budget.make({ maxCostUsd: -1 }))).message).toBe(
+          "budget.maxCostUsd must be a non-negative finite number (USD); got -1"
+        )
+        expect((yield* Effect.flip(Budget.make({ maxConcurrency: 0 }))).message).toBe(
+          "budget.maxConcurrency must be a positive integer; got 0"
+        )
+        expect((yield* Effect.flip(Budget.make({ maxModelCalls: 1.5 }))).message).toBe(
+          "budget.maxModelCalls must be a non-negative integer; got 1.5"
+        )
+      }))
+
+    it.effect("a non-object from plain JavaScript is a ConfigurationError, not a crash", () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(Budget.make(null as unknown as Budget.Limits))
+        expect(error.field).toBe("budget")
+      }))
+  })
+})

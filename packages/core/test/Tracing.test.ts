@@ -1,0 +1,181 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Option, Tracer } from "effect"
+import { Tracing } from "@agentkit/core"
+
+/** A tracer whose spans throw from `event` and `attribute`, like a broken exporter. */
+const brokenTracer = () => {
+  let eventCalls = 0
+  let attributeCalls = 0
+  const tracer = Tracer.make({
+    span(name, parent, context, links, startTime, kind) {
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: "0000000000000001",
+        traceId: "00000000000000000000000000000001",
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes: new Map(),
+        links,
+        sampled: true,
+        kind,
+        end() {},
+        attribute() {
+          attributeCalls += 1
+          throw new Error("exporter down")
+        },
+        event() {
+          eventCalls += 1
+          throw new Error("exporter down")
+        },
+        addLinks() {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+  return {
+    layer: Layer.setTracer(tracer),
+    get eventCalls() {
+      return eventCalls
+    },
+    get attributeCalls() {
+      return attributeCalls
+    }
+  }
+}
+
+describe("Tracing", () => {
+  it("names follow the OpenTelemetry GenAI conventions", () => {
+    expect(Tracing.SpanName.chat("claude-sonnet-4-6")).toBe("chat claude-sonnet-4-6")
+    expect(Tracing.SpanName.executeTool("lookup_order")).toBe("execute_tool lookup_order")
+    expect(Tracing.SpanName.invokeAgent("support")).toBe("invoke_agent support")
+    expect(Tracing.Attribute.requestModel).toBe("gen_ai.request.model")
+    expect(Tracing.Attribute.usageInputTokens).toBe("gen_ai.usage.input_tokens")
+    expect(Tracing.Attribute.usageOutputTokens).toBe("gen_ai.usage.output_tokens")
+    expect(Tracing.Attribute.toolName).toBe("gen_ai.tool.name")
+    expect(Tracing.Attribute.toolCallId).toBe("gen_ai.tool.call.id")
+    expect(Tracing.Attribute.errorType).toBe("error.type")
+    expect(Tracing.Operation).toEqual({ invokeAgent: "invoke_agent", chat: "chat", executeTool: "execute_tool" })
+    expect(Tracing.EventName.toolShapeMismatch).toBe("tool.shape_mismatch")
+    expect(Tracing.EventName.retryAttempt).toBe("retry.attempt")
+    expect(Tracing.EventName.budgetCheckpoint).toBe("budget.checkpoint")
+  })
+
+  describe("addEvent", () => {
+    it.effect("adds the event to the current span", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* Tracing.addEvent("tool.shape_mismatch", { tool_name: "quote", expected_shape: "Quote" }).pipe(
+          Effect.withSpan("execute_tool quote")
+        )
+        const span = tracer.one("execute_tool quote")
+        expect(span.events).toEqual([
+          { name: "tool.shape_mismatch", attributes: { tool_name: "quote", expected_shape: "Quote" } }
+        ])
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
+    it.effect("lands on the innermost open span only", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* Tracing.addEvent("inner.event").pipe(
+          Effect.withSpan("inner"),
+          Effect.zipRight(Tracing.addEvent("outer.event", { n: 1 })),
+          Effect.withSpan("outer")
+        )
+        expect(tracer.one("inner").events).toEqual([{ name: "inner.event", attributes: {} }])
+        expect(tracer.one("outer").events).toEqual([{ name: "outer.event", attributes: { n: 1 } }])
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
+    it.effect("without a span it is a no-op", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* Tracing.addEvent("nobody.listens", { a: 1 })
+        yield* Tracing.setAttributes({ a: 1 })
+        expect(tracer.spans).toHaveLength(0)
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
+    it.effect("a tracer whose span.event and span.attribute throw does not break the effect", () => {
+      const broken = brokenTracer()
+      return Effect.gen(function* () {
+        const result = yield* Tracing.addEvent("budget.checkpoint", { spent_usd: 0.5 }).pipe(
+          Effect.zipRight(Tracing.setAttributes({ "gen_ai.usage.input_tokens": 10 })),
+          Effect.as("still here"),
+          Effect.withSpan("chat m", { captureStackTrace: false })
+        )
+        expect(result).toBe("still here")
+        expect(broken.eventCalls).toBe(1)
+        expect(broken.attributeCalls).toBe(1)
+      }).pipe(Effect.provide(broken.layer))
+    })
+  })
+
+  describe("setAttributes", () => {
+    it.effect("sets every attribute on the current span", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* Tracing.setAttributes({ "gen_ai.usage.input_tokens": 10, "gen_ai.response.model": "m" }).pipe(
+          Effect.withSpan("chat m")
+        )
+        const span = tracer.one("chat m")
+        expect(span.attributes.get("gen_ai.usage.input_tokens")).toBe(10)
+        expect(span.attributes.get("gen_ai.response.model")).toBe("m")
+      }).pipe(Effect.provide(tracer.layer))
+    })
+  })
+
+  describe("recording()", () => {
+    it.effect("records spans in start order, with parents, kinds, ends and exits", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* Effect.fail("boom").pipe(
+          Effect.withSpan("child-b", { kind: "client" }),
+          Effect.ignore,
+          Effect.zipRight(Effect.void.pipe(Effect.withSpan("child-a"))),
+          Effect.withSpan("root")
+        )
+        expect(tracer.spans.map((s) => s.name)).toEqual(["root", "child-b", "child-a"])
+        const root = tracer.one("root")
+        expect(root.parentSpanId).toBeUndefined()
+        expect(root.ended).toBe(true)
+        expect(tracer.childrenOf(root).map((s) => s.name)).toEqual(["child-b", "child-a"])
+        const failed = tracer.one("child-b")
+        expect(failed.kind).toBe("client")
+        expect(failed.traceId).toBe(root.traceId)
+        expect(Exit.isFailure(failed.exit!)).toBe(true)
+        expect(Exit.isSuccess(tracer.one("child-a").exit!)).toBe(true)
+        expect(root.spanId).toMatch(/^[0-9a-f]{16}$/)
+        expect(root.traceId).toMatch(/^[0-9a-f]{32}$/)
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
+    it.effect("an open span is not ended; Effect.currentSpan sees the recorded span", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        const current = yield* Effect.currentSpan.pipe(
+          Effect.tap(() => Effect.sync(() => expect(tracer.one("open").ended).toBe(false))),
+          Effect.withSpan("open")
+        )
+        expect(current).toBe(tracer.one("open"))
+        expect(Option.isNone(current.parent)).toBe(true)
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
+    it.effect("named, one (throws on none or many) and clear", () => {
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* Effect.void.pipe(Effect.withSpan("twice"))
+        yield* Effect.void.pipe(Effect.withSpan("twice"))
+        expect(tracer.named("twice")).toHaveLength(2)
+        expect(() => tracer.one("twice")).toThrow("expected one span 'twice', found 2: [twice, twice]")
+        expect(() => tracer.one("missing")).toThrow("expected one span 'missing', found 0")
+        tracer.clear()
+        expect(tracer.spans).toHaveLength(0)
+      }).pipe(Effect.provide(tracer.layer))
+    })
+  })
+})

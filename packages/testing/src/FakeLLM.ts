@@ -1,0 +1,202 @@
+/**
+ * A scripted chat model for offline tests: provide its `layer` instead of a real provider.
+ *
+ * @since 0.1.0
+ */
+import { ChatModel, ChatModelError, Usage } from "@agentkit/core"
+import type { Chat, ChatModelErrorReason, ToolCall } from "@agentkit/core"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+
+/**
+ * One scripted model turn: text, tool calls, usage, or a failure.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Turn {
+  readonly content: string
+  readonly toolCalls: ReadonlyArray<ToolCall.ToolCall>
+  readonly usage: Usage.Usage
+  /** When set, the call fails with this error before any delta. */
+  readonly error: ChatModelError | undefined
+  /** How many characters each streamed delta carries (default 8, as the Python FakeLLM). */
+  readonly chunkSize: number
+  readonly finishReason: Chat.FinishReason | undefined
+}
+
+/**
+ * The fields of a turn; everything is optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TurnFields {
+  readonly content?: string | undefined
+  readonly toolCalls?: ReadonlyArray<ToolCall.ToolCall> | undefined
+  readonly usage?: Partial<Usage.Usage> | undefined
+  readonly chunkSize?: number | undefined
+  readonly finishReason?: Chat.FinishReason | undefined
+}
+
+/**
+ * The default usage of a turn: 10 input tokens, 5 output tokens, $0.0001.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultUsage: Usage.Usage = Usage.make({ inputTokens: 10, outputTokens: 5, costUsd: 0.0001 })
+
+/**
+ * Makes a turn.
+ *
+ * @example
+ * ```ts
+ * import { Turn } from "@agentkit/testing"
+ *
+ * Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] })
+ * Turn({ content: "Order A-771 shipped on 14 August and arrives Tuesday." })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Turn = (fields: TurnFields = {}): Turn => ({
+  content: fields.content ?? "",
+  toolCalls: fields.toolCalls ?? [],
+  usage: fields.usage === undefined ? defaultUsage : Usage.make(fields.usage),
+  error: undefined,
+  chunkSize: fields.chunkSize ?? 8,
+  finishReason: fields.finishReason
+})
+
+/**
+ * A turn that fails before any delta (for retry and fallback tests). Default: a retryable
+ * `timeout` with the text `temporary upstream timeout`.
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn, failure } from "@agentkit/testing"
+ *
+ * const llm = FakeLLM.script([failure(), Turn({ content: "ok" })])
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const failure = (
+  fields: { readonly reason?: ChatModelErrorReason; readonly retryable?: boolean; readonly message?: string } = {}
+): Turn => ({
+  ...Turn(),
+  error: new ChatModelError({
+    reason: fields.reason ?? "timeout",
+    retryable: fields.retryable ?? true,
+    message: fields.message ?? "temporary upstream timeout"
+  })
+})
+
+/**
+ * A fake model handle: its `layer`, what it received, and a check that the script was used up.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeLLM {
+  /** The `ChatModel` layer to provide. */
+  readonly layer: Layer.Layer<ChatModel>
+  /** Every request received, in order (failed calls included). */
+  readonly requests: ReadonlyArray<Chat.ChatRequest>
+  /** How many calls were made. */
+  readonly calls: number
+  /** Throws when scripted turns were left unplayed. */
+  assertConsumed(): void
+}
+
+const respondWith = (turn: Turn, request: Chat.ChatRequest, emit: (delta: Chat.ChatDelta) => void) => {
+  if (turn.error !== undefined) return Effect.fail(turn.error)
+  const size = Math.max(1, turn.chunkSize)
+  for (let i = 0; i < turn.content.length; i += size) emit({ text: turn.content.slice(i, i + size) })
+  return Effect.succeed<Chat.ChatResponse>({
+    content: turn.content,
+    toolCalls: turn.toolCalls,
+    usage: turn.usage,
+    finishReason: turn.finishReason ?? (turn.toolCalls.length > 0 ? "tool_use" : "end_turn"),
+    model: request.model,
+    provider: "fake"
+  })
+}
+
+const make = (next: (request: Chat.ChatRequest, call: number) => Effect.Effect<Turn>, remaining: () => number): FakeLLM => {
+  const requests: Array<Chat.ChatRequest> = []
+  const model = ChatModel.layer({
+    chat: (request, { emit }) =>
+      Effect.suspend(() => {
+        requests.push(request)
+        return Effect.flatMap(next(request, requests.length), (turn) => respondWith(turn, request, emit))
+      })
+  })
+  return {
+    layer: model,
+    requests,
+    get calls() {
+      return requests.length
+    },
+    assertConsumed() {
+      const left = remaining()
+      if (left > 0) throw new Error(`FakeLLM: ${left} scripted turn(s) were never played (${requests.length} call(s) made)`)
+    }
+  }
+}
+
+/**
+ * A model that plays `turns` in order, one per call. A call past the end dies with
+ * `FakeLLM: call N but the script has M turns` (stricter than the Python fake, which repeats the
+ * last turn).
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn } from "@agentkit/testing"
+ *
+ * const llm = FakeLLM.script([
+ *   Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
+ *   Turn({ content: "Order A-771 shipped on 14 August and arrives Tuesday." })
+ * ])
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const script = (turns: ReadonlyArray<Turn>): FakeLLM => {
+  const played = { count: 0 }
+  return make(
+    (_request, call) => {
+      const turn = turns[call - 1]
+      if (turn === undefined) return Effect.dieMessage(`FakeLLM: call ${call} but the script has ${turns.length} turns`)
+      played.count = call
+      return Effect.succeed(turn)
+    },
+    () => turns.length - played.count
+  )
+}
+
+/**
+ * A model written as a function of the request (and the call number, from 1).
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn } from "@agentkit/testing"
+ *
+ * const llm = FakeLLM.respond((request) => Turn({ content: `${request.messages.length} message(s)` }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const respond = (fn: (request: Chat.ChatRequest, call: number) => Turn | Effect.Effect<Turn>): FakeLLM =>
+  make(
+    (request, call) => {
+      const turn = fn(request, call)
+      return Effect.isEffect(turn) ? turn : Effect.succeed(turn)
+    },
+    () => 0
+  )

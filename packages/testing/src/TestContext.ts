@@ -1,0 +1,66 @@
+/**
+ * One layer for an offline test: `RunContext`, `ChatModel` and `Invoker`.
+ *
+ * @since 0.1.0
+ */
+import { ChatModel, ConfigurationError, Invoker, RunContext } from "@agentkit/core"
+import type { Autonomy, Budget, ChatMiddleware, Scope, ToolMiddleware } from "@agentkit/core"
+import * as Layer from "effect/Layer"
+import type { FakeLLM } from "./FakeLLM.js"
+
+/**
+ * The options of `makeTestCtx`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TestContextOptions {
+  /** A `FakeLLM` handle or any `ChatModel` layer. */
+  readonly llm: FakeLLM | Layer.Layer<ChatModel>
+  readonly scope?: Scope.Scope | Scope.Fields | undefined
+  readonly budget?: Budget.Budget | Budget.Limits | undefined
+  readonly autonomy?: Autonomy | undefined
+  readonly correlationId?: string | undefined
+  readonly cancellation?: RunContext.Options["cancellation"]
+  readonly tracing?: boolean | undefined
+  readonly chatMiddleware?: ReadonlyArray<ChatMiddleware> | undefined
+  readonly toolMiddleware?: ReadonlyArray<ToolMiddleware> | undefined
+}
+
+/**
+ * Makes the one layer a test provides: `RunContext` (correlation id `test-run`, autonomy `auto`
+ * unless given), `ChatModel` (the fake) and `Invoker` (no middleware unless given).
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
+ * import { Effect } from "effect"
+ *
+ * const llm = FakeLLM.script([Turn({ content: "hello" })])
+ * const program = agent.run("hi").pipe(Effect.provide(makeTestCtx({ llm })))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeTestCtx = (
+  options: TestContextOptions
+): Layer.Layer<RunContext | Invoker | ChatModel, ConfigurationError> => {
+  const llm = options.llm
+  const model: Layer.Layer<ChatModel> = Layer.isLayer(llm) ? (llm as Layer.Layer<ChatModel>) : (llm as FakeLLM).layer
+  const invoker = Invoker.layer({
+    chatMiddleware: options.chatMiddleware ?? [],
+    toolMiddleware: options.toolMiddleware ?? []
+  })
+  return Layer.mergeAll(
+    RunContext.layer({
+      correlationId: options.correlationId ?? "test-run",
+      scope: options.scope,
+      budget: options.budget,
+      autonomy: options.autonomy ?? "auto",
+      cancellation: options.cancellation,
+      tracing: options.tracing
+    }),
+    Layer.provideMerge(invoker, model)
+  )
+}

@@ -1,0 +1,111 @@
+/**
+ * Wraps anything with `run(task)` (an agent, a coordinator) into a tool, so a delegating agent is
+ * just an agent with one more tool.
+ *
+ * @since 0.1.0
+ */
+import { BudgetExceeded, Cancelled, RunContext, ToolExecutionError } from "@agentkit/core"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { build, renderResult, type Tool } from "./Tool.js"
+
+/**
+ * Something that runs a task: an `Agent`, a coordinator, a workflow.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Runnable<A, E, R> {
+  readonly run: (task: string) => Effect.Effect<A, E, R>
+}
+
+/**
+ * The options of `asTool`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AsToolOptions<A> {
+  readonly name: string
+  /** At least 30 characters, like every tool description. */
+  readonly description: string
+  /** Default false: the sub-agent's own tools carry their own flags. */
+  readonly sideEffecting?: boolean | undefined
+  /** Replaces the default rendering of the sub-run's result. */
+  readonly render?: ((result: A) => string) | undefined
+}
+
+const parameters = {
+  task: Schema.String.annotations({ description: "the sub-task / goal to run" })
+}
+
+/**
+ * The default rendering of a sub-run's result: its `output` when that is a string, else the
+ * result rendered like any tool result.
+ *
+ * @example
+ * ```ts
+ * import { renderRunResult } from "@agentkit/tools"
+ *
+ * renderRunResult({ output: "done", partial: false }) // "done"
+ * ```
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const renderRunResult = (result: unknown): string =>
+  typeof result === "object" && result !== null && "output" in result && typeof result.output === "string"
+    ? result.output
+    : renderResult(result)
+
+/**
+ * Wraps a runnable into a tool with one `task` string parameter. The sub-run executes on
+ * `RunContext.child()`: budget, cancellation, depth and tracing flow through. A depth overflow
+ * fails the call with `BudgetExceeded` (the agent loop shows it to the model); cost and call
+ * exhaustion and cancellation end the whole run; any other failure of the sub-run is a
+ * `ToolExecutionError`. The tool takes no concurrency permit of its own, so a sub-agent never
+ * waits on a permit its parent holds.
+ *
+ * @example
+ * ```ts
+ * import { asTool } from "@agentkit/tools"
+ *
+ * const research = asTool(researcher, {
+ *   name: "research",
+ *   description: "Delegate a research sub-task to the researcher agent."
+ * })
+ * research.schema.parameters
+ * // { type: "object", properties: { task: { type: "string", description: "the sub-task / goal to run" } }, required: ["task"] }
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const asTool = <A, E, R>(
+  runnable: Runnable<A, E, R>,
+  options: AsToolOptions<A>
+): Tool<string, typeof parameters, string, BudgetExceeded | Cancelled, Exclude<R, RunContext>> => {
+  const render = options.render ?? renderRunResult
+  const tool = build(
+    options.name,
+    {
+      description: options.description,
+      parameters,
+      sideEffecting: options.sideEffecting ?? false,
+      handler: ({ task }: { readonly task: string }) =>
+        Effect.flatMap(RunContext.child, (child) =>
+          runnable.run(task).pipe(
+            Effect.provideService(RunContext, child),
+            Effect.map(render),
+            Effect.mapError((error: unknown): BudgetExceeded | Cancelled | ToolExecutionError =>
+              error instanceof BudgetExceeded || error instanceof Cancelled
+                ? error
+                : new ToolExecutionError({ toolName: options.name, cause: error })
+            )
+          )
+        )
+    } as never,
+    true
+  )
+  return tool as never
+}

@@ -1,0 +1,26 @@
+import { readdirSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+// Tests run against source: every `@agentkit/<name>` import resolves to `packages/<name>/src`.
+const root = fileURLToPath(new URL(".", import.meta.url))
+const packages = readdirSync(new URL("./packages", import.meta.url))
+const apps = readdirSync(new URL("./apps", import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    alias: packages.map((name) => ({ find: new RegExp(`^@agentkit/${name}$`), replacement: `${root}packages/${name}/src/index.ts` }))
+  },
+  test: {
+    projects: [
+      ...packages.map((name) => ({
+        extends: true as const,
+        test: { name: `@agentkit/${name}`, include: [`packages/${name}/test/**/*.test.ts`] }
+      })),
+      ...apps.map((name) => ({
+        extends: true as const,
+        test: { name: `app:${name}`, include: [`apps/${name}/test/**/*.test.ts`] }
+      }))
+    ]
+  }
+})
