@@ -1,0 +1,321 @@
+/**
+ * Egress control: a URL is checked before anything leaves the process.
+ *
+ * The checks run in this order, each with the Python agentkit's text:
+ *
+ * 1. the scheme (default `http`, `https`): `egress scheme 'ftp' not allowed (expected ('http', 'https'))`;
+ * 2. a host: `egress URL has no host: '<url>'` (a URL that cannot be parsed reads the same);
+ * 3. private, loopback, link-local, reserved, multicast and unspecified addresses in every literal
+ *    form (`2130706433`, `0x7f000001`, `0177.0.0.1`, `127.1`, `[::1]`, `[::ffff:127.0.0.1]`,
+ *    `fc00::/7`, `fe80::/10`, ...) and `localhost` / `*.localhost`:
+ *    `egress to private/loopback/link-local host '<host>' blocked (SSRF)`;
+ * 4. your own `check` (for example a DNS lookup);
+ * 5. the allowlist, when one is given (`example.com` admits `api.example.com`, not
+ *    `badexample.com`; an empty list denies everything): `egress to '<host>' not allowed (not in
+ *    egress allowlist)`.
+ *
+ * Hosts are read the way the WHATWG URL parser (which `fetch` and Node's HTTP clients use) reads
+ * them, so the check sees the address the client would connect to; the texts show the host as
+ * written. No DNS lookup is made (a name that resolves to a private address needs `check`), and
+ * redirects are the HTTP client's business: `EgressHttpClient` checks every hop.
+ *
+ * @since 0.1.0
+ */
+import { ConfigurationError, ToolDenied } from "@agentkit/core"
+import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { findInCauses } from "./internal/errors.js"
+import { type Range, inRange, isNonPublic, parseAddress, parseRange } from "./internal/ip.js"
+import { pyRepr, pyTuple } from "./internal/text.js"
+
+/**
+ * A URL was refused by the egress policy. `message` is the policy's text.
+ *
+ * @example
+ * ```ts
+ * import { Egress } from "@agentkit/middleware"
+ *
+ * new Egress.EgressDenied({ url: "https://evil.com/x", message: "egress to 'evil.com' not allowed (not in egress allowlist)" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class EgressDenied extends Data.TaggedError("EgressDenied")<{
+  readonly url: string
+  readonly message: string
+}> {}
+
+/**
+ * The options of an egress policy.
+ *
+ * @example
+ * ```ts
+ * import type { Egress } from "@agentkit/middleware"
+ *
+ * const options: Egress.Options = {
+ *   allow: ["example.com"],
+ *   allowPrivate: ["10.0.0.0/8"],
+ *   schemes: ["https"]
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The allowlist: host names (an entry admits itself and its subdomains; `*.example.com` reads
+   * as `example.com`) or IP literals (exact). Absent: no allowlist (the other checks still
+   * apply). Empty: every URL is denied.
+   */
+  readonly allow?: ReadonlyArray<string> | undefined
+  /** Accepted schemes, lower case. Default `["http", "https"]`. */
+  readonly schemes?: ReadonlyArray<string> | undefined
+  /** Refuse private, loopback, link-local and other non-public addresses. Default true. */
+  readonly blockPrivate?: boolean | undefined
+  /**
+   * Exceptions to the private-address check: IP literals, CIDR ranges (`10.0.0.0/8`, `fd00::/8`)
+   * or host names (exact), for services you run yourself. They still pass the allowlist.
+   */
+  readonly allowPrivate?: ReadonlyArray<string> | undefined
+  /**
+   * An extra check run after the built-in ones and before the allowlist, for example one that
+   * resolves the host and refuses private addresses. It fails with the denial text.
+   */
+  readonly check?: ((url: URL) => Effect.Effect<void, string>) | undefined
+}
+
+const PolicyTypeId: unique symbol = Symbol.for("@agentkit/middleware/Egress/Policy")
+
+/**
+ * A compiled egress policy: build it once with `policy(options)` and share it between the
+ * `egress` middleware and `EgressHttpClient`.
+ *
+ * @example
+ * ```ts
+ * import { Egress } from "@agentkit/middleware"
+ *
+ * const policy: Egress.Policy = Egress.policy({ allow: ["example.com"] })
+ * // share it: Egress.egress(policy) and EgressHttpClient.layer(policy)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Policy {
+  readonly [PolicyTypeId]: typeof PolicyTypeId
+  /** The options it was built from. */
+  readonly options: Options
+  /** Checks a URL: succeeds with the parsed URL, or fails with the denial. */
+  readonly check: (url: unknown) => Effect.Effect<URL, EgressDenied>
+}
+
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/
+// the WHATWG parser drops leading C0 controls and spaces
+const LEADING = /^[\u0000-\u0020]+/
+
+const stripHost = (host: string): string => {
+  let h = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
+  while (h.endsWith(".")) h = h.slice(0, -1)
+  return h
+}
+
+/** The host as written in the URL (lower case), for the denial texts. */
+const writtenHost = (text: string, fallback: string): string => {
+  const start = text.indexOf("//")
+  if (start === -1) return fallback
+  let rest = text.slice(start + 2)
+  const end = rest.search(/[/?#\\]/)
+  if (end !== -1) rest = rest.slice(0, end)
+  const at = rest.lastIndexOf("@")
+  if (at !== -1) rest = rest.slice(at + 1)
+  if (rest.startsWith("[")) {
+    const close = rest.indexOf("]")
+    return (close === -1 ? rest.slice(1) : rest.slice(1, close)).toLowerCase()
+  }
+  const colon = rest.lastIndexOf(":")
+  return (colon === -1 ? rest : rest.slice(0, colon)).toLowerCase()
+}
+
+const normalizeHost = (field: string, entry: string): string => {
+  const fail = (): never => {
+    throw new ConfigurationError({
+      field,
+      message: `${field} entries must be host names or IP addresses; got ${JSON.stringify(entry)}`
+    })
+  }
+  if (typeof entry !== "string") return fail()
+  let text = entry.trim().toLowerCase()
+  if (text.startsWith("*.")) text = text.slice(2)
+  if (text === "") return fail()
+  if (text.includes(":") && !text.startsWith("[")) text = `[${text}]`
+  try {
+    const host = stripHost(new URL(`http://${text}/`).hostname)
+    return host === "" ? fail() : host
+  } catch {
+    return fail()
+  }
+}
+
+/**
+ * Compiles a policy. Bad options (an entry that is not a host name or address, a scheme list that
+ * is not a list of strings) throw `ConfigurationError`.
+ *
+ * @example
+ * ```ts
+ * import { Egress } from "@agentkit/middleware"
+ * import { Effect } from "effect"
+ *
+ * const policy = Egress.policy({ allow: ["example.com"] })
+ * Effect.runSync(Effect.flip(policy.check("http://2130706433/"))).message
+ * // "egress to private/loopback/link-local host '2130706433' blocked (SSRF)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const policy = (options: Options = {}): Policy => {
+  const schemes = options.schemes ?? ["http", "https"]
+  if (!Array.isArray(schemes) || schemes.some((s) => typeof s !== "string")) {
+    throw new ConfigurationError({ field: "egress.schemes", message: "egress.schemes must be a list of scheme names" })
+  }
+  const accepted = schemes.map((s) => s.toLowerCase())
+  const allow = options.allow === undefined ? undefined : options.allow.map((entry) => normalizeHost("egress.allow", entry))
+  const blockPrivate = options.blockPrivate ?? true
+  const privateRanges: Array<Range> = []
+  const privateHosts = new Set<string>()
+  for (const entry of options.allowPrivate ?? []) {
+    const range = typeof entry === "string" ? parseRange(entry.trim().replace(/^\[|\]$/g, "")) : undefined
+    if (range !== undefined) privateRanges.push(range)
+    else privateHosts.add(normalizeHost("egress.allowPrivate", entry))
+  }
+  const extra = options.check
+
+  const deny = (url: string, message: string) => Effect.fail(new EgressDenied({ url, message }))
+
+  const allowed = (host: string): boolean => {
+    if (allow === undefined) return true
+    const address = parseAddress(host)
+    for (const entry of allow) {
+      if (host === entry || (address === undefined && host.endsWith(`.${entry}`))) return true
+    }
+    return false
+  }
+
+  const exempt = (host: string): boolean => {
+    if (privateHosts.has(host)) return true
+    if (privateRanges.length === 0) return false
+    const address = parseAddress(host)
+    return address !== undefined && privateRanges.some((range) => inRange(address, range))
+  }
+
+  const check = (input: unknown): Effect.Effect<URL, EgressDenied> => {
+    if (typeof input !== "string") return deny(String(input), `egress URL must be a string; got ${typeof input}`)
+    const text = input.replace(LEADING, "")
+    const scheme = (SCHEME.exec(text)?.[1] ?? "").toLowerCase()
+    if (!accepted.includes(scheme)) {
+      return deny(input, `egress scheme ${pyRepr(scheme)} not allowed (expected ${pyTuple(accepted)})`)
+    }
+    let url: URL
+    try {
+      url = new URL(text)
+    } catch {
+      return deny(input, `egress URL has no host: ${pyRepr(input)}`)
+    }
+    const parsedScheme = url.protocol.slice(0, -1)
+    if (!accepted.includes(parsedScheme)) {
+      return deny(input, `egress scheme ${pyRepr(parsedScheme)} not allowed (expected ${pyTuple(accepted)})`)
+    }
+    const host = stripHost(url.hostname)
+    if (host === "") return deny(input, `egress URL has no host: ${pyRepr(input)}`)
+    const shown = () => writtenHost(text, host) || host
+    if (blockPrivate && !exempt(host)) {
+      const address = parseAddress(host)
+      if (host === "localhost" || host.endsWith(".localhost") || (address !== undefined && isNonPublic(address))) {
+        return deny(input, `egress to private/loopback/link-local host ${pyRepr(shown())} blocked (SSRF)`)
+      }
+    }
+    const last = (): Effect.Effect<URL, EgressDenied> =>
+      allowed(host)
+        ? Effect.succeed(url)
+        : deny(input, `egress to ${pyRepr(shown())} not allowed (not in egress allowlist)`)
+    if (extra === undefined) return last()
+    return Effect.flatMap(
+      Effect.mapError(Effect.suspend(() => extra(url)), (message) => new EgressDenied({ url: input, message })),
+      last
+    )
+  }
+
+  return { [PolicyTypeId]: PolicyTypeId, options, check }
+}
+
+/**
+ * Whether a value is a compiled egress policy.
+ *
+ * @example
+ * ```ts
+ * import { Egress } from "@agentkit/middleware"
+ *
+ * Egress.isPolicy(Egress.policy()) // true
+ * Egress.isPolicy({ allow: [] }) // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isPolicy = (u: unknown): u is Policy => typeof u === "object" && u !== null && PolicyTypeId in u
+
+const egressTags: ReadonlySet<string> = new Set(["EgressDenied"])
+
+/**
+ * Checks the URL argument of every tool that declares `urlArg`, before the tool runs. A missing or
+ * non-string argument is blocked (fail closed, unlike Python). A denial is a `ToolDenied` with
+ * reason `"egress"` and the policy's text, which the model sees as the call's error. A tool that
+ * fetches through `EgressHttpClient` and is refused there fails the same way: any failure whose
+ * cause chain holds an `EgressDenied` becomes that `ToolDenied`. Denials are never retried.
+ *
+ * Place: on the tool pipeline, inside `audit` (so denials are audited) and outside `idempotent`
+ * and `retry`: `[telemetry, audit, egress, idempotent, retry]`.
+ *
+ * @example
+ * ```ts
+ * import { Invoker } from "@agentkit/core"
+ * import { Egress } from "@agentkit/middleware"
+ *
+ * const InvokerLive = Invoker.layer({ toolMiddleware: [Egress.egress({ allow: ["example.com"] })] })
+ * // a tool with urlArg "url" called with https://evil.com/x never runs; the model reads
+ * // "ERROR: tool 'fetch_url' failed: ToolDenied: egress to 'evil.com' not allowed (not in egress allowlist)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const egress = (options: Options | Policy = {}): ToolMiddleware => {
+  const compiled = isPolicy(options) ? options : policy(options)
+  return (next: ToolHandler): ToolHandler =>
+    <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+      const toolName = invocation.tool.name
+      const run = Effect.mapError(next(invocation), (error): E | ToolPipelineError => {
+        const denied = findInCauses(error, egressTags)
+        return denied instanceof EgressDenied ? new ToolDenied({ toolName, reason: "egress", message: denied.message }) : error
+      })
+      const urlArg = invocation.tool.urlArg
+      if (urlArg === undefined) return run
+      const value = invocation.call.arguments[urlArg]
+      if (typeof value !== "string") {
+        return Effect.fail(
+          new ToolDenied({
+            toolName,
+            reason: "egress",
+            message: `egress URL argument ${pyRepr(urlArg)} is missing or not a string (blocked)`
+          })
+        )
+      }
+      return Effect.flatMap(
+        Effect.mapError(compiled.check(value), (denied) => new ToolDenied({ toolName, reason: "egress", message: denied.message })),
+        () => run
+      )
+    }
+}

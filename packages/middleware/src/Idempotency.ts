@@ -1,0 +1,173 @@
+/**
+ * At-most-once execution of side-effecting tool calls within a run.
+ *
+ * @since 0.1.0
+ */
+import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { argumentsHash, sha256 } from "./internal/hash.js"
+import { flightsOf } from "./internal/singleFlight.js"
+
+/**
+ * Where the results of side-effecting calls are kept: the port. Implement it over Redis, SQL or
+ * anything else; `memoryStore()` is the in-process default. Keys are opaque strings; a stored
+ * outcome is `{ value, text }` (serialize it as your store needs).
+ *
+ * @example
+ * ```ts
+ * import type { Idempotency } from "@agentkit/middleware"
+ * import { Effect, Option } from "effect"
+ *
+ * const map = new Map<string, { readonly value: unknown; readonly text: string }>()
+ * const store: Idempotency.IdempotencyStore = {
+ *   get: (key) => Effect.sync(() => Option.fromNullable(map.get(key))),
+ *   set: (key, outcome) => Effect.sync(() => void map.set(key, outcome))
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface IdempotencyStore {
+  readonly get: (key: string) => Effect.Effect<Option.Option<ToolOutcome>>
+  readonly set: (key: string, outcome: ToolOutcome) => Effect.Effect<void>
+}
+
+/**
+ * The in-memory store: an `IdempotencyStore` that also tells how many outcomes it holds.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@agentkit/middleware"
+ *
+ * const store: Idempotency.MemoryStore = Idempotency.memoryStore()
+ * store.size // 0
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryStore extends IdempotencyStore {
+  /** How many outcomes are stored. */
+  readonly size: number
+}
+
+/**
+ * Makes an in-memory store (entries live as long as the store).
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@agentkit/middleware"
+ *
+ * const store = Idempotency.memoryStore()
+ * const idempotent = Idempotency.idempotent({ store })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const memoryStore = (): MemoryStore => {
+  const entries = new Map<string, ToolOutcome>()
+  return {
+    get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+    set: (key, outcome) =>
+      Effect.sync(() => {
+        entries.set(key, outcome)
+      }),
+    get size() {
+      return entries.size
+    }
+  }
+}
+
+/**
+ * The idempotency key of a call: `idem:` + the SHA-256 of the run's correlation id, the tenant
+ * scope key, the tool name and the hash of the arguments (canonical JSON, so key order does not
+ * matter).
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@agentkit/middleware"
+ *
+ * // inside a tool middleware:
+ * // const key = Idempotency.key(invocation) // "idem:3f1c…"
+ * ```
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const key = (invocation: ToolInvocation<unknown, unknown>): string =>
+  `idem:${sha256(
+    JSON.stringify([
+      invocation.context.correlationId,
+      invocation.context.scope.key,
+      invocation.tool.name,
+      argumentsHash(invocation.call.arguments)
+    ])
+  )}`
+
+/**
+ * The options of `idempotent`.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@agentkit/middleware"
+ *
+ * const options: Idempotency.Options = { store: Idempotency.memoryStore() }
+ * const idempotent = Idempotency.idempotent(options)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Where outcomes are kept. Default: a fresh in-memory store for this middleware. */
+  readonly store?: IdempotencyStore | undefined
+}
+
+/**
+ * Runs a side-effecting tool call at most once per run, tenant, tool and arguments: a repeat
+ * returns the stored outcome without running the tool and sets `meta.deduplicated = true`.
+ * Concurrent identical calls share one execution (success or failure). Failures are never
+ * stored, so a call that failed runs again when repeated. Read-only tools pass through untouched.
+ *
+ * Place: on the tool pipeline, inside `audit` and `egress` and outside `retry`:
+ * `[telemetry, audit, egress, idempotent, retry]`, so a deduplicated call is audited and a retried
+ * one is stored once.
+ *
+ * @example
+ * ```ts
+ * import { Invoker } from "@agentkit/core"
+ * import { Idempotency } from "@agentkit/middleware"
+ *
+ * const InvokerLive = Invoker.layer({
+ *   toolMiddleware: [Idempotency.idempotent({ store: Idempotency.memoryStore() })]
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const idempotent = (options: Options = {}): ToolMiddleware => {
+  const store = options.store ?? memoryStore()
+  const flights = flightsOf<ToolOutcome>(store)
+  return (next: ToolHandler): ToolHandler =>
+    <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+      if (!invocation.tool.sideEffecting) return next(invocation)
+      const meta = invocation.meta
+      const k = key(invocation as ToolInvocation<unknown, unknown>)
+      let stored = false
+      const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
+        if (Option.isSome(found)) {
+          stored = true
+          return Effect.succeed(found.value)
+        }
+        return Effect.tap(next(invocation), (outcome) => store.set(k, outcome))
+      })
+      return Effect.map(flights.run(k, lead), (outcome) => {
+        if (outcome.shared || stored) meta.deduplicated = true
+        return outcome.value
+      })
+    }
+}
