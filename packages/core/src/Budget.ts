@@ -56,8 +56,8 @@ export class Budget {
   readonly maxToolCalls: number | undefined
   readonly maxDepth: number
   readonly maxConcurrency: number
-  /** The tree-wide concurrency limit: tool executions hold one permit each. */
-  readonly semaphore: Effect.Semaphore
+  #free: number
+  readonly #waiting: Array<() => void> = []
   #spentUsd = 0
   #modelCalls = 0
   #tokens = 0
@@ -73,7 +73,7 @@ export class Budget {
     this.maxToolCalls = limits.maxToolCalls
     this.maxDepth = limits.maxDepth ?? 4
     this.maxConcurrency = limits.maxConcurrency ?? 8
-    this.semaphore = Effect.unsafeMakeSemaphore(this.maxConcurrency)
+    this.#free = this.maxConcurrency
   }
 
   /** USD spent so far, rounded to 6 decimal places. */
@@ -95,6 +95,54 @@ export class Budget {
   /** What is left of the cost ceiling, or `undefined` when there is none. */
   get remainingUsd(): number | undefined {
     return this.maxCostUsd === undefined ? undefined : Math.max(0, Usage.round6(this.maxCostUsd - this.#spentUsd))
+  }
+
+  /** Concurrency permits free right now. */
+  get freePermits(): number {
+    return this.#free
+  }
+
+  /**
+   * Runs `self` holding one of the tree-wide concurrency permits (tool executions do). A permit is
+   * taken without suspending when one is free; otherwise the caller waits in line, interruptibly.
+   * (A small permit pool of our own: Effect's semaphore costs several µs per use on this path.)
+   */
+  withPermit<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.zipRight(this.#acquire(restore), Effect.ensuring(restore(self), this.#release))
+    )
+  }
+
+  #acquire(restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.#free > 0) {
+        this.#free -= 1
+        return Effect.void
+      }
+      let granted = false
+      return restore(
+        Effect.async<void>((resume) => {
+          const grant = () => {
+            granted = true
+            resume(Effect.void)
+          }
+          this.#waiting.push(grant)
+          return Effect.sync(() => {
+            const index = this.#waiting.indexOf(grant)
+            if (index >= 0) this.#waiting.splice(index, 1)
+            else if (granted) this.#handOver() // interrupted after the permit was handed over: pass it on
+          })
+        })
+      )
+    })
+  }
+
+  readonly #release: Effect.Effect<void> = Effect.sync(() => this.#handOver())
+
+  #handOver(): void {
+    const next = this.#waiting.shift()
+    if (next === undefined) this.#free += 1
+    else next()
   }
 
   /** Fails when a ceiling is already crossed; run before every model call. */

@@ -218,11 +218,13 @@ const composeTool = (middleware: ReadonlyArray<ToolMiddleware>, terminal: ToolHa
 
 const toolTerminal: ToolHandler = <E, R>(invocation: ToolInvocation<E, R>) => {
   const { tool, call, context } = invocation
-  const run = Effect.map(Effect.provideService(tool.run(call.arguments), RunContext, context), (value) => ({
-    value,
-    text: tool.render(value)
-  }))
-  return tool.delegating ? run : context.budget.semaphore.withPermits(1)(run)
+  // tool.run reads the RunContext from the environment. That is `context` already (the Invoker
+  // took it from there) unless a middleware swapped it, so it is provided only then.
+  const outcome = Effect.map(tool.run(call.arguments), (value): ToolOutcome => ({ value, text: tool.render(value) }))
+  const run: Effect.Effect<ToolOutcome, E, R> = Effect.flatMap(RunContext, (current) =>
+    current === context ? outcome : Effect.provideService(outcome, RunContext, context)
+  ) as Effect.Effect<ToolOutcome, E, R>
+  return tool.delegating ? run : context.budget.withPermit(run)
 }
 
 /**

@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Cause from "effect/Cause"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
 import * as Budget from "./Budget.js"
 import * as Cancellation from "./Cancellation.js"
@@ -32,6 +34,12 @@ export type Autonomy = "auto" | "gated" | "manual"
  * @category models
  */
 export const autonomyTiers: ReadonlyArray<Autonomy> = ["auto", "gated", "manual"]
+
+/** Runs a task at once, in the caller's stack; never asks a fiber to yield. */
+const immediate: Scheduler.Scheduler = {
+  scheduleTask: (task) => task(),
+  shouldYield: () => false
+}
 
 class RunContextValue implements RunContext.Service {
   constructor(
@@ -98,7 +106,12 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
       const budget = options.budget instanceof Budget.Budget ? Effect.succeed(options.budget) : Budget.make(options.budget)
       let scope: Scope.Scope
       try {
-        scope = options.scope instanceof Scope.Scope ? options.scope : Scope.make(options.scope ?? {})
+        scope =
+          options.scope === undefined
+            ? Scope.empty
+            : options.scope instanceof Scope.Scope
+              ? options.scope
+              : Scope.make(options.scope)
       } catch (error) {
         return Effect.fail(
           new ConfigurationError({
@@ -153,20 +166,27 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
       // The work runs in a child fiber so the token can interrupt it from plain code. Interrupting
       // the caller interrupts (and awaits) that child at once, so the caller's own finalizers never
       // run while the work is still running.
-      return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Effect.fork(restore(self)), (fiber) => {
-          const off = token.onCancel(() => fiber.unsafeInterruptAsFork(fiber.id()))
-          return Effect.flatMap(
-            restore(Fiber.await(fiber)).pipe(
-              Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-              Effect.ensuring(Effect.sync(off))
-            ),
-            (exit): Effect.Effect<A, E | Cancelled> =>
-              Exit.isFailure(exit) && token.isCancelled && Cause.isInterruptedOnly(exit.cause)
-                ? Effect.fail(new Cancelled())
-                : exit
-          )
-        })
+      //
+      // Starting a fiber normally costs two trips through the scheduler (start the child, resume
+      // the caller), which is most of the price of a short run. So the child is started, and the
+      // caller resumed, in place (the `immediate` scheduler); the work itself runs on the caller's
+      // scheduler as usual.
+      return Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(Effect.fork(restore(Effect.withScheduler(self, scheduler))), (fiber) => {
+            const off = token.onCancel(() => fiber.unsafeInterruptAsFork(fiber.id()))
+            return Effect.flatMap(
+              restore(Fiber.await(fiber)).pipe(
+                Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+                Effect.ensuring(Effect.sync(off))
+              ),
+              (exit): Effect.Effect<A, E | Cancelled> =>
+                Exit.isFailure(exit) && token.isCancelled && Cause.isInterruptedOnly(exit.cause)
+                  ? Effect.fail(new Cancelled())
+                  : exit
+            )
+          })
+        ).pipe(Effect.withScheduler(immediate))
       )
     })
   }

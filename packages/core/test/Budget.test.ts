@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { Budget, BudgetExceeded, ConfigurationError, Usage } from "@agentkit/core"
 
 const cost = (costUsd: number) => Usage.make({ costUsd })
@@ -158,16 +158,43 @@ describe("Budget", () => {
         expect(budget.spentUsd).toBe(1)
       }))
 
-    it.effect("the tree-wide semaphore has maxConcurrency permits (default 8)", () =>
+    it.effect("the tree-wide permit pool has maxConcurrency permits (default 8); waiters are served in line", () =>
       Effect.gen(function* () {
         const budget = yield* Budget.make({ maxConcurrency: 2 })
         expect(budget.maxConcurrency).toBe(2)
-        // two permits can be taken without waiting; a third cannot
-        const taken = yield* budget.semaphore.withPermitsIfAvailable(2)(Effect.succeed("two"))
-        expect(taken._tag).toBe("Some")
-        const tooMany = yield* budget.semaphore.withPermitsIfAvailable(3)(Effect.succeed("three"))
-        expect(tooMany._tag).toBe("None")
-        expect((yield* Budget.make()).maxConcurrency).toBe(8)
+        expect((yield* Budget.make()).freePermits).toBe(8)
+        const gates = [yield* Deferred.make<void>(), yield* Deferred.make<void>(), yield* Deferred.make<void>()]
+        const order: Array<number> = []
+        const hold = (i: number) => budget.withPermit(Effect.zipRight(Effect.sync(() => order.push(i)), Deferred.await(gates[i]!)))
+        const fibers = [yield* Effect.fork(hold(0)), yield* Effect.fork(hold(1)), yield* Effect.fork(hold(2))]
+        yield* Effect.yieldNow()
+        expect(order).toEqual([0, 1]) // the third waits for a permit
+        expect(budget.freePermits).toBe(0)
+        yield* Deferred.succeed(gates[0]!, undefined)
+        yield* Fiber.join(fibers[0]!)
+        yield* Effect.yieldNow()
+        expect(order).toEqual([0, 1, 2]) // the permit went straight to the waiter
+        yield* Deferred.succeed(gates[1]!, undefined)
+        yield* Deferred.succeed(gates[2]!, undefined)
+        yield* Fiber.join(fibers[1]!)
+        yield* Fiber.join(fibers[2]!)
+        expect(budget.freePermits).toBe(2)
+      }))
+
+    it.effect("an interrupted waiter gives up its place and no permit is lost; a failure releases its permit", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxConcurrency: 1 })
+        const gate = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(budget.withPermit(Deferred.await(gate)))
+        yield* Effect.yieldNow()
+        const waiter = yield* Effect.fork(budget.withPermit(Effect.void))
+        yield* Effect.yieldNow()
+        yield* Fiber.interrupt(waiter)
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(holder)
+        expect(budget.freePermits).toBe(1)
+        yield* Effect.flip(budget.withPermit(Effect.fail("boom")))
+        expect(budget.freePermits).toBe(1)
       }))
   })
 

@@ -61,9 +61,11 @@ export type ParametersSchema<P extends Parameters> = P extends Schema.Schema.Any
  * @since 0.1.0
  * @category models
  */
-export type Args<P extends Parameters> = Schema.Struct.Fields extends P
-  ? ParametersNotInferred
-  : Frozen<Schema.Schema.Type<ParametersSchema<P>>>
+export type Args<P extends Parameters> = 0 extends 1 & P
+  ? unknown // P is `any`: a tool of any parameters (ToolRegistry.AnyTool)
+  : Schema.Struct.Fields extends P
+    ? ParametersNotInferred
+    : Frozen<Schema.Schema.Type<ParametersSchema<P>>>
 
 /**
  * What a handler's arguments are typed as when TypeScript could not infer the parameters (an
@@ -126,6 +128,8 @@ export interface Tool<
   readonly timeout: Duration.Duration | undefined
   /** The argument names the tool accepts, sorted. */
   readonly accepted: ReadonlyArray<string>
+  /** Validates arguments without running anything (an approver's edit is checked with it). */
+  readonly validate: (args: unknown) => Effect.Effect<Args<P>, ToolArgumentError>
   /** Validates the arguments, runs the handler, checks the output. Does not go through the pipeline. */
   readonly run: (args: unknown) => Effect.Effect<Success, ToolError | E, RunContext | R>
   /** The text the model sees for a result: the encoded form, capped in size. */
@@ -386,15 +390,17 @@ export const build = (
     )
   }
 
+  const validateArgs = (args: unknown): Effect.Effect<unknown, ToolArgumentError> => {
+    const decoded = decode(args)
+    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    const { unexpected, missing, invalid } = decoded.left
+    return Effect.fail(new ToolArgumentError({ toolName: name, unexpected, missing, invalid, accepted }))
+  }
+
   const run = (args: unknown) =>
-    Effect.flatMap(RunContext, (context) => {
-      const decoded = decode(args)
-      if (Either.isLeft(decoded)) {
-        const { unexpected, missing, invalid } = decoded.left
-        return Effect.fail(new ToolArgumentError({ toolName: name, unexpected, missing, invalid, accepted }))
-      }
-      return Effect.flatMap(bounded(decoded.right, context), checkOutput)
-    })
+    Effect.flatMap(RunContext, (context) =>
+      Effect.flatMap(validateArgs(args), (decoded) => Effect.flatMap(bounded(decoded, context), checkOutput))
+    )
 
   const render = (value: unknown): string => {
     if (encode === undefined) return renderValue(value, { maxBytes })
@@ -416,6 +422,7 @@ export const build = (
     timeout,
     accepted,
     delegating,
+    validate: validateArgs,
     run,
     render
   })

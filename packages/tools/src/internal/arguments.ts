@@ -139,25 +139,31 @@ const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<string> => {
 }
 
 /**
- * Freezes plain objects and arrays in place, nested ones included, and returns the value.
+ * Returns a deep-frozen copy: plain objects and arrays are copied and frozen, nested ones included,
+ * so the caller's own objects are never frozen (the arguments are cut off from their source).
  * Anything else (class instances such as `Option`, `Date`, `Chunk` or `Data` values, whose hashing
- * or internals freezing would break) is left as it is, and not descended into.
+ * or internals freezing would break) is kept as it is, and not descended into.
  */
-export const deepFreeze = <A>(value: A): Frozen<A> => {
-  freeze(value, new Set())
-  return value as Frozen<A>
-}
+export const deepFreeze = <A>(value: A): Frozen<A> => frozenCopy(value, new Map()) as Frozen<A>
 
-const freeze = (value: unknown, seen: Set<object>): void => {
-  if (typeof value !== "object" || value === null || seen.has(value)) return
-  seen.add(value)
+const frozenCopy = (value: unknown, copies: Map<object, unknown>): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  const done = copies.get(value)
+  if (done !== undefined) return done
   if (Array.isArray(value)) {
-    Object.freeze(value)
-    for (const item of value) freeze(item, seen)
-    return
+    const out: Array<unknown> = []
+    copies.set(value, out)
+    for (const item of value) out.push(frozenCopy(item, copies))
+    return Object.freeze(out)
   }
   const prototype: unknown = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) return
-  Object.freeze(value)
-  for (const key of Object.keys(value)) freeze((value as Record<string, unknown>)[key], seen)
+  if (prototype !== Object.prototype && prototype !== null) return value
+  const out: Record<string, unknown> = prototype === null ? Object.create(null) : {}
+  copies.set(value, out)
+  for (const key of Object.keys(value)) {
+    const item = frozenCopy((value as Record<string, unknown>)[key], copies)
+    if (key === "__proto__") Object.defineProperty(out, key, { value: item, enumerable: true })
+    else out[key] = item
+  }
+  return Object.freeze(out)
 }

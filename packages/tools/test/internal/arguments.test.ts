@@ -174,6 +174,20 @@ describe("frozen arguments", () => {
     expect(() => args.meta.deep.list.push(3)).toThrow(TypeError)
   })
 
+  it("freezes a copy: the caller's own objects stay mutable and later edits to them do not leak in", () => {
+    const source = { items: [{ sku: "a", tags: ["x"] }], meta: { deep: { list: [1, 2] } }, maybe: { _tag: "Some", value: "v" }, when: "2026-08-14T00:00:00.000Z", chunk: [1] }
+    const args = decoded(decode(source)) as unknown as { meta: { deep: { list: Array<number> } } }
+    expect(Object.isFrozen(source.meta)).toBe(false)
+    expect(Object.isFrozen(source.meta.deep.list)).toBe(false)
+    source.meta.deep.list.push(3)
+    expect(args.meta.deep.list).toEqual([1, 2])
+    const cyclic: { self?: unknown } = {}
+    cyclic.self = cyclic
+    const copy = deepFreeze(cyclic)
+    expect(copy).not.toBe(cyclic)
+    expect(copy.self).toBe(copy)
+  })
+
   it("leaves class instances (Option, Date, Chunk) unfrozen, so they keep working", () => {
     const args = decoded(decode(input))
     expect(Object.isFrozen(args.maybe)).toBe(false)
