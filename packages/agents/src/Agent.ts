@@ -11,7 +11,10 @@ import * as Stream from "effect/Stream"
 import * as AgentEvent from "./AgentEvent.js"
 import { AgentDefinitionError } from "./AgentDefinitionError.js"
 import type { AgentResult } from "./AgentResult.js"
-import type { AgentError, AgentSettings, Cognition } from "./Cognition.js"
+import type * as Approval from "./Approval.js"
+import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
+import { RunNotResumable } from "./RunNotResumable.js"
+import * as RunPolicy from "./RunPolicy.js"
 import * as SingleCallCognition from "./SingleCallCognition.js"
 
 /**
@@ -34,6 +37,11 @@ export interface Agent<R = never> extends AgentSettings, Pipeable {
   run(input: Input): Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
   /** Runs the agent as a stream of events, ending with `Final`. */
   stream(input: Input): Stream.Stream<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>
+  /**
+   * Continues a suspended run with a person's decisions (by tool call id). Needs the
+   * `CheckpointStore` the run was suspended with; works in any process that has it.
+   */
+  resume(runId: string, decisions: Approval.Decisions): Effect.Effect<AgentResult, ResumeError, RunContext | Invoker | R>
 }
 
 /**
@@ -52,6 +60,8 @@ export interface Options<R> {
   readonly cognition?: Cognition<R> | undefined
   readonly maxTokens?: number | undefined
   readonly temperature?: number | undefined
+  /** The run policy (lethal trifecta). Default: `RunPolicy.defaultPolicy` (flag statically, gate dynamically). */
+  readonly policy?: RunPolicy.RunPolicy | undefined
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
@@ -125,9 +135,22 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
     }
   }
 
-  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent) => void) | undefined) => {
-    const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
-    const driven = RunContext.cancellable(cognition.drive({ agent: settings, messages, emit }))
+  const policy = options.policy ?? RunPolicy.defaultPolicy
+  const trifecta = RunPolicy.capabilities(cognition.tools.tools())
+  // The static check, over the advertised tools, before the first model call.
+  const staticCheck: Effect.Effect<void, RunPolicy.PolicyDenied> =
+    policy.static === "off" || trifecta.length < RunPolicy.trifecta.length
+      ? Effect.void
+      : policy.static === "deny"
+        ? Effect.fail(new RunPolicy.PolicyDenied({ capabilities: trifecta }))
+        : Tracing.addEvent(Tracing.EventName.policyFlagged, {
+            "agentkit.policy.mode": policy.static,
+            "agentkit.policy.capabilities": trifecta.join(","),
+            "agentkit.policy.reason": RunPolicy.trifectaReason
+          })
+
+  const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult, E, RunContext | Invoker | R>) => {
+    const driven = RunContext.cancellable(body)
     return Effect.flatMap(RunContext, (context) =>
       context.tracing
         ? Tracing.setAttributes({ [Tracing.Attribute.conversationId]: context.correlationId }).pipe(
@@ -150,10 +173,24 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
     )
   }
 
+  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent) => void) | undefined) => {
+    const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
+    return observe(Effect.zipRight(staticCheck, cognition.drive({ agent: settings, messages, emit, policy })))
+  }
+
   const agent: Omit<Agent<R>, "pipe"> = {
     ...settings,
     cognition,
     run: (input) => execute(input, undefined),
+    resume: (runId, decisions) =>
+      cognition.resume === undefined
+        ? Effect.fail(
+            new RunNotResumable({
+              runId,
+              message: `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
+            })
+          )
+        : observe(cognition.resume({ agent: settings, runId, decisions, emit: undefined, policy })),
     stream: (input) =>
       Stream.asyncPush<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>(
         (emit) =>

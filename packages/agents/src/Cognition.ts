@@ -4,19 +4,31 @@
  *
  * @since 0.1.0
  */
-import type { BudgetExceeded, Cancelled, ChatError, Invoker, Message, RunContext } from "@agentkit/core"
+import type { BudgetExceeded, Cancelled, ChatError, Invoker, Message, RunContext, ToolArgumentError } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
+import type { Decisions } from "./Approval.js"
 import type * as Effect from "effect/Effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { AgentResult } from "./AgentResult.js"
+import type { RunNotResumable } from "./RunNotResumable.js"
+import type { PolicyDenied, RunPolicy } from "./RunPolicy.js"
 
 /**
- * The errors that end a run: a model failure, a budget or quota ceiling, cancellation.
+ * The errors that end a run: a model failure, a budget or quota ceiling, cancellation, a static
+ * policy denial.
  *
  * @since 0.1.0
  * @category models
  */
-export type AgentError = ChatError | BudgetExceeded | Cancelled
+export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied
+
+/**
+ * The errors of `agent.resume`: those of a run, plus nothing to resume and an invalid edit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResumeError = AgentError | RunNotResumable | ToolArgumentError
 
 /**
  * The model settings of the agent a cognition drives.
@@ -43,6 +55,21 @@ export interface Drive {
   readonly agent: AgentSettings
   readonly messages: ReadonlyArray<Message.Message>
   readonly emit: ((event: AgentEvent) => void) | undefined
+  readonly policy: RunPolicy
+}
+
+/**
+ * One resume of a suspended run: the decisions by tool call id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Resume {
+  readonly agent: AgentSettings
+  readonly runId: string
+  readonly decisions: Decisions
+  readonly emit: ((event: AgentEvent) => void) | undefined
+  readonly policy: RunPolicy
 }
 
 /**
@@ -56,4 +83,6 @@ export interface Cognition<out R = never> {
   /** The tools it advertises (empty for a single call). */
   readonly tools: ToolRegistry.ToolRegistry
   readonly drive: (drive: Drive) => Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
+  /** Continues a suspended run; absent when the cognition cannot suspend. */
+  readonly resume?: ((resume: Resume) => Effect.Effect<AgentResult, ResumeError, RunContext | Invoker | R>) | undefined
 }

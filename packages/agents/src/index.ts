@@ -13,8 +13,14 @@ export * as AgentEvent from "./AgentEvent.js"
 /** @since 0.1.0 */
 export type * as AgentResult from "./AgentResult.js"
 /** @since 0.1.0 */
-export type { AgentError, AgentSettings, Cognition, Drive } from "./Cognition.js"
+export * as Approval from "./Approval.js"
+/** @since 0.1.0 */
+export type { AgentError, AgentSettings, Cognition, Drive, Resume, ResumeError } from "./Cognition.js"
 /** @since 0.1.0 */
 export * as ReActCognition from "./ReActCognition.js"
+/** @since 0.1.0 */
+export { RunNotResumable } from "./RunNotResumable.js"
+/** @since 0.1.0 */
+export * as RunPolicy from "./RunPolicy.js"
 /** @since 0.1.0 */
 export * as SingleCallCognition from "./SingleCallCognition.js"

@@ -12,6 +12,10 @@ export * as Cancellation from "./Cancellation.js"
 /** @since 0.1.0 */
 export * as Chat from "./Chat.js"
 /** @since 0.1.0 */
+export { CheckpointStore } from "./CheckpointStore.js"
+/** @since 0.1.0 */
+export type { Checkpoint, CheckpointStatus } from "./CheckpointStore.js"
+/** @since 0.1.0 */
 export { ChatModel } from "./ChatModel.js"
 /** @since 0.1.0 */
 export * as Errors from "./Errors.js"

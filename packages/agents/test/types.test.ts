@@ -1,0 +1,87 @@
+/**
+ * Type-level tests (checked by `tsc -b packages/agents`): a tool handler's requirements flow into
+ * `agent.run`'s requirements; tool errors never leak into the run's error type.
+ */
+import { Agent, ReActCognition, RunPolicy } from "@agentkit/agents"
+import type { AgentError, AgentEvent, AgentResult } from "@agentkit/agents"
+import type { BudgetExceeded, Cancelled, ChatModelError, Invoker, RunContext } from "@agentkit/core"
+import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { asTool, Tool } from "@agentkit/tools"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { Context, Data, Effect, Layer, Schema } from "effect"
+import type { Stream } from "effect"
+import { cancelOrder, lookupCall } from "./fixtures.js"
+
+class OrderDb extends Context.Tag("test/OrderDb")<OrderDb, { readonly status: (id: string) => string }>() {}
+class Clock extends Context.Tag("test/Clock")<Clock, { readonly today: string }>() {}
+class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
+
+const DESCRIPTION = "Look up an order by its id and return its status line."
+
+const dbLookup = Tool.make("lookup_order", {
+  description: DESCRIPTION,
+  parameters: { order_id: Schema.String },
+  sideEffecting: false,
+  handler: ({ order_id }) =>
+    Effect.flatMap(OrderDb, (db) => (order_id === "ZZZ" ? Effect.fail(new NotFound({ message: "no such order" })) : Effect.succeed(db.status(order_id))))
+})
+
+const today = Tool.make("today", {
+  description: "Return today's date in ISO format, from the app's clock.",
+  parameters: {},
+  sideEffecting: false,
+  handler: () => Effect.map(Clock, (clock) => clock.today)
+})
+
+describe("types", () => {
+  it("a tool's handler requirements appear in agent.run's and agent.stream's requirements", () => {
+    const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup, cancelOrder] }) })
+    expectTypeOf(agent).toEqualTypeOf<Agent.Agent<OrderDb>>()
+    type Run = ReturnType<typeof agent.run>
+    expectTypeOf<Effect.Effect.Context<Run>>().toEqualTypeOf<RunContext | Invoker | OrderDb>()
+    expectTypeOf<Effect.Effect.Success<Run>>().toEqualTypeOf<AgentResult.AgentResult>()
+    // the tool's own NotFound is reflected to the model, never a failure of the run
+    expectTypeOf<Effect.Effect.Error<Run>>().toEqualTypeOf<AgentError>()
+    expectTypeOf<AgentError>().toEqualTypeOf<ChatModelError | BudgetExceeded | Cancelled | RunPolicy.PolicyDenied>()
+    expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<RunContext | Invoker | OrderDb>()
+    expectTypeOf<Stream.Stream.Success<ReturnType<typeof agent.stream>>>().toEqualTypeOf<AgentEvent.AgentEvent>()
+  })
+
+  it("several tools' requirements are unioned; a tool-less agent needs only RunContext and Invoker", () => {
+    const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup, today] }) })
+    expectTypeOf<Effect.Effect.Context<ReturnType<typeof agent.run>>>().toEqualTypeOf<RunContext | Invoker | OrderDb | Clock>()
+    const single = Agent.make({ name: "single", model: "m" })
+    expectTypeOf<Effect.Effect.Context<ReturnType<typeof single.run>>>().toEqualTypeOf<RunContext | Invoker>()
+  })
+
+  it("a sub-agent's requirements flow through asTool into the coordinator", () => {
+    const researcher = Agent.make({ name: "researcher", model: "m", cognition: ReActCognition.make({ tools: [dbLookup] }) })
+    const research = asTool(researcher, { name: "research", description: "Delegate a research sub-task to the researcher agent." })
+    const coordinator = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [research, today] }) })
+    expectTypeOf<Effect.Effect.Context<ReturnType<typeof coordinator.run>>>().toEqualTypeOf<RunContext | Invoker | OrderDb | Clock>()
+  })
+
+  it.effect("the required service is really used at run time once provided", () =>
+    Effect.gen(function* () {
+      const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup] }) })
+      const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1", "A-771"), lookupCall("c2", "ZZZ")] }), Turn({ content: "done" })])
+      const db = Layer.succeed(OrderDb, { status: (id) => `db says ${id} shipped` })
+      const program = agent.run("?").pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(db))
+      expectTypeOf<Effect.Effect.Context<typeof program>>().toEqualTypeOf<never>()
+      const result = yield* program
+      expect(result.transcript.slice(-3, -1).map((message) => message.content)).toEqual([
+        "db says A-771 shipped",
+        "ERROR: tool 'lookup_order' failed: NotFound: no such order"
+      ])
+    })
+  )
+
+  it("running without the tool's service does not compile", () => {
+    const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup] }) })
+    const llm = FakeLLM.script([])
+    const unprovided = () =>
+      // @ts-expect-error OrderDb is still required
+      Effect.runPromise(agent.run("?").pipe(Effect.provide(makeTestCtx({ llm }))))
+    expect(typeof unprovided).toBe("function")
+  })
+})
