@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
-import { pyFloat } from "./internal/format.js"
+import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
 
 /**
@@ -179,7 +179,7 @@ export class Budget {
   #check(): Effect.Effect<void, BudgetExceeded> {
     if (this.maxCostUsd !== undefined && this.#spentUsd > this.maxCostUsd) {
       return Effect.fail(
-        new BudgetExceeded({ limit: "cost", message: `cost $${pyFloat(this.#spentUsd)} > $${pyFloat(this.maxCostUsd)}` })
+        new BudgetExceeded({ limit: "cost", message: `cost $${PythonText.float(this.#spentUsd)} > $${PythonText.float(this.maxCostUsd)}` })
       )
     }
     if (this.maxModelCalls !== undefined && this.#modelCalls > this.maxModelCalls) {

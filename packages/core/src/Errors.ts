@@ -6,7 +6,7 @@
  */
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
-import { pyList, sortCodePoint } from "./internal/format.js"
+import * as PythonText from "./PythonText.js"
 
 /**
  * A ceiling was crossed: run cost, model calls, tokens, tool calls, depth, or a tenant quota.
@@ -157,13 +157,13 @@ export class ToolArgumentError extends Data.TaggedError("ToolArgumentError")<{
 }> {
   override get message(): string {
     const clauses: Array<string> = []
-    if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${pyList(this.unexpected)}`)
-    if (this.missing.length > 0) clauses.push(`missing required argument(s) ${pyList(this.missing)}`)
+    if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${PythonText.list(this.unexpected)}`)
+    if (this.missing.length > 0) clauses.push(`missing required argument(s) ${PythonText.list(this.missing)}`)
     if (clauses.length === 0 && this.invalid.length > 0) {
-      const names = sortCodePoint(new Set(this.invalid.map((problem) => problem.split(/[:.]/)[0] ?? problem)))
-      clauses.push(`invalid argument(s) ${pyList(names)}: ${this.invalid.join("; ")}`)
+      const names = PythonText.sorted(new Set(this.invalid.map((problem) => problem.split(/[:.]/)[0] ?? problem)))
+      clauses.push(`invalid argument(s) ${PythonText.list(names)}: ${this.invalid.join("; ")}`)
     }
-    return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${pyList(this.accepted)}`
+    return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${PythonText.list(this.accepted)}`
   }
 }
 

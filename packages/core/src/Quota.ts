@@ -9,7 +9,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
-import { pyFloat } from "./internal/format.js"
+import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
 
 /**
@@ -80,7 +80,7 @@ export class Quota {
       }
       const cost = Usage.round6(partition.charges.reduce((sum, c) => sum + c.costUsd, 0))
       if (this.maxUsd !== undefined && cost >= this.maxUsd) {
-        return Effect.fail(exceeded(`${key}: $${pyFloat(cost)} ≥ $${pyFloat(this.maxUsd)} per window`))
+        return Effect.fail(exceeded(`${key}: $${PythonText.float(cost)} ≥ $${PythonText.float(this.maxUsd)} per window`))
       }
       partition.requests.push(now)
       return Effect.void

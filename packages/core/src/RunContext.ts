@@ -15,7 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Budget from "./Budget.js"
 import * as Cancellation from "./Cancellation.js"
 import { BudgetExceeded, Cancelled, ConfigurationError } from "./Errors.js"
-import { pyStr } from "./internal/format.js"
+import * as PythonText from "./PythonText.js"
 import * as Scope from "./Scope.js"
 
 /**
@@ -99,7 +99,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
         return Effect.fail(
           new ConfigurationError({
             field: "autonomy",
-            message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${typeof autonomy === "string" ? pyStr(autonomy) : String(autonomy)}`
+            message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${typeof autonomy === "string" ? PythonText.repr(autonomy) : String(autonomy)}`
           })
         )
       }

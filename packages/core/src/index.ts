@@ -55,6 +55,8 @@ export type {
 /** @since 0.1.0 */
 export * as Message from "./Message.js"
 /** @since 0.1.0 */
+export * as PythonText from "./PythonText.js"
+/** @since 0.1.0 */
 export * as Quota from "./Quota.js"
 /** @since 0.1.0 */
 export { autonomyTiers, RunContext } from "./RunContext.js"

@@ -6,6 +6,7 @@ import {
   Chat,
   ConfigurationError,
   Message,
+  PythonText,
   Scope,
   ToolArgumentError,
   ToolCall,
@@ -15,7 +16,6 @@ import {
   ToolTimeoutError,
   Usage
 } from "@agentkit/core"
-import { pyFloat, pyList, pyStr, sortCodePoint } from "../src/internal/format.js"
 
 describe("Scope", () => {
   it("key renders absent parts as None, like the Python keys", () => {
@@ -219,29 +219,58 @@ describe("error texts", () => {
     }))
 })
 
-describe("Python-style formatting (internal)", () => {
-  it("pyFloat writes floats like Python's repr", () => {
-    expect(pyFloat(1)).toBe("1.0")
-    expect(pyFloat(0)).toBe("0.0")
-    expect(pyFloat(0.02)).toBe("0.02")
-    expect(pyFloat(0.015)).toBe("0.015")
-    expect(pyFloat(1.5)).toBe("1.5")
-    expect(pyFloat(0.0001)).toBe("0.0001")
-    expect(pyFloat(0.00001)).toBe("1e-05")
-    expect(pyFloat(0.000015)).toBe("1.5e-05")
-    expect(pyFloat(1e16)).toBe("1e+16")
-    expect(pyFloat(-2)).toBe("-2.0")
-    expect(pyFloat(Number.POSITIVE_INFINITY)).toBe("inf")
-    expect(pyFloat(Number.NaN)).toBe("nan")
+describe("PythonText", () => {
+  it("float writes floats like Python's repr", () => {
+    expect(PythonText.float(1)).toBe("1.0")
+    expect(PythonText.float(0)).toBe("0.0")
+    expect(PythonText.float(0.02)).toBe("0.02")
+    expect(PythonText.float(0.015)).toBe("0.015")
+    expect(PythonText.float(1.5)).toBe("1.5")
+    expect(PythonText.float(0.0001)).toBe("0.0001")
+    expect(PythonText.float(0.00001)).toBe("1e-05")
+    expect(PythonText.float(0.000015)).toBe("1.5e-05")
+    expect(PythonText.float(1e16)).toBe("1e+16")
+    expect(PythonText.float(-2)).toBe("-2.0")
+    expect(PythonText.float(Number.POSITIVE_INFINITY)).toBe("inf")
+    expect(PythonText.float(Number.NaN)).toBe("nan")
   })
 
-  it("pyStr / pyList quote like Python's repr; sortCodePoint is not locale-aware", () => {
-    expect(pyStr("a")).toBe("'a'")
-    expect(pyStr("it's")).toBe(`"it's"`)
-    expect(pyStr(`it's "x"`)).toBe(`'it\\'s "x"'`)
-    expect(pyStr("a\nb")).toBe("'a\\nb'")
-    expect(pyList(["a", "b"])).toBe("['a', 'b']")
-    expect(pyList([])).toBe("[]")
-    expect(sortCodePoint(["b", "B", "a", "_", "Z"])).toEqual(["B", "Z", "_", "a", "b"])
+  it("repr / list / tuple quote like Python's repr; sorted is not locale-aware", () => {
+    expect(PythonText.repr("a")).toBe("'a'")
+    expect(PythonText.repr("it's")).toBe(`"it's"`)
+    expect(PythonText.repr(`it's "x"`)).toBe(`'it\\'s "x"'`)
+    expect(PythonText.repr("a\nb")).toBe("'a\\nb'")
+    expect(PythonText.list(["a", "b"])).toBe("['a', 'b']")
+    expect(PythonText.list([])).toBe("[]")
+    expect(PythonText.tuple(["http", "https"])).toBe("('http', 'https')")
+    expect(PythonText.tuple(["https"])).toBe("('https',)")
+    expect(PythonText.sorted(["b", "B", "a", "_", "Z"])).toEqual(["B", "Z", "_", "a", "b"])
+  })
+})
+
+describe("PythonText.list and PythonText.repr", () => {
+  it("quotes like Python's repr of a list of strings", () => {
+    expect(PythonText.list([])).toBe("[]")
+    expect(PythonText.list(["order"])).toBe("['order']")
+    expect(PythonText.list(["order_id", "reason"])).toBe("['order_id', 'reason']")
+    expect(`unexpected argument(s) ${PythonText.list(["order"])}`).toBe("unexpected argument(s) ['order']")
+  })
+
+  it("switches to double quotes for a single quote without a double quote, and escapes otherwise", () => {
+    expect(PythonText.repr("it's")).toBe(`"it's"`)
+    expect(PythonText.repr(`it's "x"`)).toBe(`'it\\'s "x"'`)
+    expect(PythonText.repr(`say "hi"`)).toBe(`'say "hi"'`)
+    expect(PythonText.repr("a\\b")).toBe(`'a\\\\b'`)
+    expect(PythonText.list(["it's", "a\\b"])).toBe(`["it's", 'a\\\\b']`)
+  })
+
+  it("escapes control and non-printable characters as Python does", () => {
+    expect(PythonText.repr("a\nb\tc\r")).toBe(`'a\\nb\\tc\\r'`)
+    expect(PythonText.repr("\u0000\u007f")).toBe(`'\\x00\\x7f'`)
+    expect(PythonText.repr("\u00a0\u00ad")).toBe(`'\\xa0\\xad'`)
+    expect(PythonText.repr("\u2028\u200b")).toBe(`'\\u2028\\u200b'`)
+    expect(PythonText.repr("\u{E0001}")).toBe(`'\\U000e0001'`)
+    expect(PythonText.repr("\ud800")).toBe(`'\\ud800'`)
+    expect(PythonText.repr("é ü 日本 \u{1F600}")).toBe(`'é ü 日本 \u{1F600}'`)
   })
 })

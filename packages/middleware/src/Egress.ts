@@ -21,13 +21,12 @@
  *
  * @since 0.1.0
  */
-import { ConfigurationError, ToolDenied } from "@agentkit/core"
+import { ConfigurationError, PythonText, ToolDenied } from "@agentkit/core"
 import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { findInCauses } from "./internal/errors.js"
 import { type Range, inRange, isNonPublic, parseAddress, parseRange } from "./internal/ip.js"
-import { pyRepr, pyTuple } from "./internal/text.js"
 
 /**
  * A URL was refused by the egress policy. `message` is the policy's text.
@@ -216,31 +215,31 @@ export const policy = (options: Options = {}): Policy => {
     const text = input.replace(LEADING, "")
     const scheme = (SCHEME.exec(text)?.[1] ?? "").toLowerCase()
     if (!accepted.includes(scheme)) {
-      return deny(input, `egress scheme ${pyRepr(scheme)} not allowed (expected ${pyTuple(accepted)})`)
+      return deny(input, `egress scheme ${PythonText.repr(scheme)} not allowed (expected ${PythonText.tuple(accepted)})`)
     }
     let url: URL
     try {
       url = new URL(text)
     } catch {
-      return deny(input, `egress URL has no host: ${pyRepr(input)}`)
+      return deny(input, `egress URL has no host: ${PythonText.repr(input)}`)
     }
     const parsedScheme = url.protocol.slice(0, -1)
     if (!accepted.includes(parsedScheme)) {
-      return deny(input, `egress scheme ${pyRepr(parsedScheme)} not allowed (expected ${pyTuple(accepted)})`)
+      return deny(input, `egress scheme ${PythonText.repr(parsedScheme)} not allowed (expected ${PythonText.tuple(accepted)})`)
     }
     const host = stripHost(url.hostname)
-    if (host === "") return deny(input, `egress URL has no host: ${pyRepr(input)}`)
+    if (host === "") return deny(input, `egress URL has no host: ${PythonText.repr(input)}`)
     const shown = () => writtenHost(text, host) || host
     if (blockPrivate && !exempt(host)) {
       const address = parseAddress(host)
       if (host === "localhost" || host.endsWith(".localhost") || (address !== undefined && isNonPublic(address))) {
-        return deny(input, `egress to private/loopback/link-local host ${pyRepr(shown())} blocked (SSRF)`)
+        return deny(input, `egress to private/loopback/link-local host ${PythonText.repr(shown())} blocked (SSRF)`)
       }
     }
     const last = (): Effect.Effect<URL, EgressDenied> =>
       allowed(host)
         ? Effect.succeed(url)
-        : deny(input, `egress to ${pyRepr(shown())} not allowed (not in egress allowlist)`)
+        : deny(input, `egress to ${PythonText.repr(shown())} not allowed (not in egress allowlist)`)
     if (extra === undefined) return last()
     return Effect.flatMap(
       Effect.mapError(Effect.suspend(() => extra(url)), (message) => new EgressDenied({ url: input, message })),
@@ -309,7 +308,7 @@ export const egress = (options: Options | Policy = {}): ToolMiddleware => {
           new ToolDenied({
             toolName,
             reason: "egress",
-            message: `egress URL argument ${pyRepr(urlArg)} is missing or not a string (blocked)`
+            message: `egress URL argument ${PythonText.repr(urlArg)} is missing or not a string (blocked)`
           })
         )
       }

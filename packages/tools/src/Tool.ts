@@ -11,6 +11,7 @@
  */
 import {
   capabilities as acceptedCapabilities,
+  PythonText,
   RunContext,
   ToolArgumentError,
   ToolDefinitionError,
@@ -30,7 +31,7 @@ import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import { acceptedArguments, type Frozen, makeArgumentDecoder } from "./internal/arguments.js"
 import { fromParameters, isStringParameter } from "./internal/jsonSchema.js"
-import { DEFAULT_MAX_BYTES, pythonString, renderValue } from "./internal/render.js"
+import { DEFAULT_MAX_BYTES, renderValue } from "./internal/render.js"
 
 const TypeId: unique symbol = Symbol.for("@agentkit/tools/Tool")
 
@@ -201,7 +202,7 @@ export const checkDescription = (name: string, description: unknown): string => 
   const length = codePoints(text)
   if (length < 30) {
     fail(
-      `tool '${name}' needs a description of at least 30 characters so the model can understand it; got ${length} chars: ${pythonString(text)}`
+      `tool '${name}' needs a description of at least 30 characters so the model can understand it; got ${length} chars: ${PythonText.repr(text)}`
     )
   }
   return text

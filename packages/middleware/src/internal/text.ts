@@ -1,24 +1,5 @@
 /** Small text helpers. @internal */
 
-/** Python `repr` of a string: single quotes unless it holds a single quote and no double quote. */
-export const pyRepr = (s: string): string => {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
-  let out = ""
-  for (const ch of s) {
-    if (ch === "\\") out += "\\\\"
-    else if (ch === quote) out += `\\${ch}`
-    else if (ch === "\n") out += "\\n"
-    else if (ch === "\r") out += "\\r"
-    else if (ch === "\t") out += "\\t"
-    else out += ch
-  }
-  return `${quote}${out}${quote}`
-}
-
-/** Python `repr` of a tuple of strings: `('http', 'https')`, `('https',)`. */
-export const pyTuple = (items: ReadonlyArray<string>): string =>
-  items.length === 1 ? `(${pyRepr(items[0]!)},)` : `(${items.map(pyRepr).join(", ")})`
-
 /** The UTF-8 size of a string in bytes, without encoding it. */
 export const utf8Length = (text: string): number => {
   let bytes = 0

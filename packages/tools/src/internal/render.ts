@@ -1,5 +1,5 @@
 /**
- * Text the model is shown: a tool's output, and Python-style quoting for error messages.
+ * Text the model is shown: a tool's output, rendered and capped in size.
  *
  * @internal
  */
@@ -67,32 +67,4 @@ const truncate = (text: string, maxBytes: number): string => {
     if (size === 4) i++
   }
   return cut < 0 ? text : `${text.slice(0, cut)}…[truncated ${bytes - keptBytes} bytes]`
-}
-
-/** Python `repr` of a list of strings: `['a', 'b']`. */
-export const pythonList = (items: ReadonlyArray<string>): string => `[${items.map(pythonString).join(", ")}]`
-
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u
-
-/**
- * Python `repr` of a string: single quotes, or double quotes when the text holds a single quote and
- * no double quote; backslash, the quote, `\n`, `\r`, `\t` and non-printable characters escaped.
- */
-export const pythonString = (text: string): string => {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'"
-  let out = ""
-  for (const ch of text) {
-    if (ch === "\\" || ch === quote) out += `\\${ch}`
-    else if (ch === "\n") out += "\\n"
-    else if (ch === "\r") out += "\\r"
-    else if (ch === "\t") out += "\\t"
-    else if (ch !== " " && NON_PRINTABLE.test(ch)) out += escapeCodePoint(ch.codePointAt(0) ?? 0)
-    else out += ch
-  }
-  return `${quote}${out}${quote}`
-}
-
-const escapeCodePoint = (code: number): string => {
-  const hex = code.toString(16)
-  return code < 0x100 ? `\\x${hex.padStart(2, "0")}` : code < 0x10000 ? `\\u${hex.padStart(4, "0")}` : `\\U${hex.padStart(8, "0")}`
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc, Option } from "effect"
-import { DEFAULT_MAX_BYTES, pythonList, pythonString, renderValue } from "../../src/internal/render.js"
+import { DEFAULT_MAX_BYTES, renderValue } from "../../src/internal/render.js"
 
 const utf8 = (text: string): number => new TextEncoder().encode(text).length
 
@@ -89,29 +89,3 @@ describe("renderValue", () => {
   })
 })
 
-describe("pythonList and pythonString", () => {
-  it("quotes like Python's repr of a list of strings", () => {
-    expect(pythonList([])).toBe("[]")
-    expect(pythonList(["order"])).toBe("['order']")
-    expect(pythonList(["order_id", "reason"])).toBe("['order_id', 'reason']")
-    expect(`unexpected argument(s) ${pythonList(["order"])}`).toBe("unexpected argument(s) ['order']")
-  })
-
-  it("switches to double quotes for a single quote without a double quote, and escapes otherwise", () => {
-    expect(pythonString("it's")).toBe(`"it's"`)
-    expect(pythonString(`it's "x"`)).toBe(`'it\\'s "x"'`)
-    expect(pythonString(`say "hi"`)).toBe(`'say "hi"'`)
-    expect(pythonString("a\\b")).toBe(`'a\\\\b'`)
-    expect(pythonList(["it's", "a\\b"])).toBe(`["it's", 'a\\\\b']`)
-  })
-
-  it("escapes control and non-printable characters as Python does", () => {
-    expect(pythonString("a\nb\tc\r")).toBe(`'a\\nb\\tc\\r'`)
-    expect(pythonString("\u0000\u007f")).toBe(`'\\x00\\x7f'`)
-    expect(pythonString("\u00a0\u00ad")).toBe(`'\\xa0\\xad'`)
-    expect(pythonString("\u2028\u200b")).toBe(`'\\u2028\\u200b'`)
-    expect(pythonString("\u{E0001}")).toBe(`'\\U000e0001'`)
-    expect(pythonString("\ud800")).toBe(`'\\ud800'`)
-    expect(pythonString("é ü 日本 \u{1F600}")).toBe(`'é ü 日本 \u{1F600}'`)
-  })
-})
