@@ -20,6 +20,15 @@ import * as SingleCallCognition from "./SingleCallCognition.js"
 /**
  * What a run takes: a task, or a whole conversation.
  *
+ * @example
+ * ```ts
+ * import type { Agent } from "@agentkit/agents"
+ * import { Message } from "@agentkit/core"
+ *
+ * const task: Agent.Input = "What happened to order A-771?"
+ * const conversation: Agent.Input = [Message.user("Hi"), Message.assistant("Hello! How can I help?"), Message.user("Where is A-771?")]
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -27,6 +36,14 @@ export type Input = string | ReadonlyArray<Message.Message>
 
 /**
  * An agent value. `R` is what its tools need.
+ *
+ * @example
+ * ```ts
+ * import type { Agent } from "@agentkit/agents"
+ * import { Effect } from "effect"
+ *
+ * const answer = <R>(agent: Agent.Agent<R>, task: string) => Effect.map(agent.run(task), (result) => result.output)
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -46,6 +63,14 @@ export interface Agent<R = never> extends AgentSettings, Pipeable {
 
 /**
  * The options of `Agent.make`.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agentkit/agents"
+ *
+ * const options: Agent.Options<never> = { name: "summarizer", model: "claude-sonnet-4-6", prompt: "Summarize in one sentence.", maxTokens: 256 }
+ * const summarizer = Agent.make(options)
+ * ```
  *
  * @since 0.1.0
  * @category models

@@ -9,6 +9,13 @@ import type { Chat, Message, ToolCall, Usage } from "@agentkit/core"
  * Why a run stopped: the model's finish reason for a final answer (`end_turn`, `max_tokens`,
  * ...), `max_iterations` when the loop ran out, `awaiting_approval` when it suspended.
  *
+ * @example
+ * ```ts
+ * import type { AgentResult } from "@agentkit/agents"
+ *
+ * const needsPerson = (reason: AgentResult.StopReason) => reason === "awaiting_approval"
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -16,6 +23,14 @@ export type StopReason = Exclude<Chat.FinishReason, "tool_use"> | "max_iteration
 
 /**
  * A call that waits for a person's decision, with its frozen arguments and their digest.
+ *
+ * @example
+ * ```ts
+ * import { Approval, type AgentResult } from "@agentkit/agents"
+ *
+ * const approveAll = (pending: ReadonlyArray<AgentResult.PendingCall>) =>
+ *   Object.fromEntries(pending.map((p) => [p.call.id, Approval.approve(p.digest)]))
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -27,6 +42,14 @@ export interface PendingCall {
 
 /**
  * A suspended run: resume it with `agent.resume(runId, decisions)`.
+ *
+ * @example
+ * ```ts
+ * import { Approval, type AgentResult } from "@agentkit/agents"
+ *
+ * const rejectAll = (suspended: AgentResult.Suspended) =>
+ *   agent.resume(suspended.runId, Object.fromEntries(suspended.pending.map((p) => [p.call.id, Approval.reject(p.digest)])))
+ * ```
  *
  * @since 0.1.0
  * @category models

@@ -15,6 +15,15 @@ import type { PendingCall } from "./AgentResult.js"
  * A person's decision on one pending call. It names the digest of the arguments it was given
  * for; a decision whose digest does not match the pending call is refused (the call does not run).
  *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(Approval.Decision)({ _tag: "Reject", digest: "3f1a", reason: "not confirmed" }) // true
+ * Schema.is(Approval.Decision)("approved") // false: read as a rejection
+ * ```
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -28,6 +37,17 @@ export const Decision = Schema.Union(
 )
 
 /**
+ * A person's decision on one pending call: `Approve`, `Reject` or `Edit`, each naming the digest of
+ * the arguments it was given for.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ *
+ * const describe = (decision: Approval.Decision) =>
+ *   decision._tag === "Edit" ? `edit to ${JSON.stringify(decision.arguments)}` : decision._tag.toLowerCase()
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -36,6 +56,14 @@ export type Decision = Schema.Schema.Type<typeof Decision>
 /**
  * Decisions by tool call id. A pending call with no decision is rejected; so is any value that is
  * not a valid decision (fail closed).
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ *
+ * const decisions: Approval.Decisions = { [pending.call.id]: Approval.approve(pending.digest) }
+ * agent.resume("run-1", decisions)
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -124,6 +152,15 @@ export const digest = (call: ToolCall.ToolCall): string =>
 
 /**
  * What an approver is asked: the run and every pending call of one turn.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ * import { Effect } from "effect"
+ *
+ * const rejectAll = (request: Approval.ApprovalRequest) =>
+ *   Effect.succeed(Object.fromEntries(request.pending.map((p) => [p.call.id, Approval.reject(p.digest, `${request.agent} may not act alone`)])))
+ * ```
  *
  * @since 0.1.0
  * @category models

@@ -17,6 +17,13 @@ import type { PolicyDenied, RunPolicy } from "./RunPolicy.js"
  * The errors that end a run: a model failure, a budget or quota ceiling, cancellation, a static
  * policy denial.
  *
+ * @example
+ * ```ts
+ * import type { AgentError } from "@agentkit/agents"
+ *
+ * const describe = (error: AgentError) => (error._tag === "PolicyDenied" ? "refused by the run policy" : `${error._tag}: ${error.message}`)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -25,6 +32,13 @@ export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied
 /**
  * The errors of `agent.resume`: those of a run, plus nothing to resume and an invalid edit.
  *
+ * @example
+ * ```ts
+ * import type { ResumeError } from "@agentkit/agents"
+ *
+ * const badEdit = (error: ResumeError) => error._tag === "ToolArgumentError" // nothing ran; send corrected decisions
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -32,6 +46,14 @@ export type ResumeError = AgentError | RunNotResumable | ToolArgumentError
 
 /**
  * The model settings of the agent a cognition drives.
+ *
+ * @example
+ * ```ts
+ * import type { AgentSettings } from "@agentkit/agents"
+ *
+ * const label = (settings: AgentSettings) => `${settings.name} (${settings.model})`
+ * label(agent) // an Agent is AgentSettings too
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -48,6 +70,13 @@ export interface AgentSettings {
  * One drive of a cognition: the agent, the conversation so far (system prompt first) and the sink
  * that receives the run's events as they happen.
  *
+ * @example
+ * ```ts
+ * import type { Drive } from "@agentkit/agents"
+ *
+ * const task = (drive: Drive) => drive.messages.filter((message) => message.role === "user").at(-1)?.content
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -60,6 +89,13 @@ export interface Drive {
 
 /**
  * One resume of a suspended run: the decisions by tool call id.
+ *
+ * @example
+ * ```ts
+ * import type { Resume } from "@agentkit/agents"
+ *
+ * const describe = (resume: Resume) => `${resume.agent.name} resumes ${resume.runId} with ${Object.keys(resume.decisions).length} decision(s)`
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -74,6 +110,17 @@ export interface Resume {
 
 /**
  * A cognition: `R` is what its tools need.
+ *
+ * @example
+ * ```ts
+ * import type { Cognition } from "@agentkit/agents"
+ * import { Effect } from "effect"
+ *
+ * const logged = <R>(cognition: Cognition<R>): Cognition<R> => ({
+ *   ...cognition,
+ *   drive: (drive) => Effect.zipRight(Effect.log(`${drive.agent.name}: ${drive.messages.length} message(s)`), cognition.drive(drive))
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category models

@@ -22,6 +22,15 @@ import { type RunPolicy, trifectaReason } from "./RunPolicy.js"
 /**
  * The options of `ReActCognition.make`.
  *
+ * @example
+ * ```ts
+ * import { ReActCognition } from "@agentkit/agents"
+ * import { ToolRegistry } from "@agentkit/tools"
+ *
+ * const options: ReActCognition.Options<typeof lookupOrder> = { tools: ToolRegistry.fromTools([lookupOrder]), maxIterations: 4 }
+ * const cognition = ReActCognition.make(options)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

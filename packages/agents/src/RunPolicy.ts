@@ -11,6 +11,14 @@ import { AgentDefinitionError } from "./AgentDefinitionError.js"
 /**
  * The whole trifecta.
  *
+ * @example
+ * ```ts
+ * import { RunPolicy } from "@agentkit/agents"
+ *
+ * RunPolicy.trifecta // ["private_data", "untrusted_content", "egress"]
+ * RunPolicy.capabilities([lookupOrder]).length === RunPolicy.trifecta.length // false: no caps at all
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -18,6 +26,13 @@ export const trifecta: ReadonlyArray<Capability> = ["private_data", "untrusted_c
 
 /**
  * The reason text of a trifecta verdict (the Python agentkit's).
+ *
+ * @example
+ * ```ts
+ * import { RunPolicy } from "@agentkit/agents"
+ *
+ * new RunPolicy.PolicyDenied({ capabilities: RunPolicy.trifecta }).message === RunPolicy.trifectaReason // true
+ * ```
  *
  * @since 0.1.0
  * @category constants
@@ -54,6 +69,14 @@ export class PolicyDenied extends Data.TaggedError("PolicyDenied")<{ readonly ca
  *   approval (`gate`, even under autonomy `auto`), refused (`deny`: the model sees the denial) or
  *   let through (`off`).
  * - `wrapUntrusted`: how results of `untrusted_content` tools are shown to the model.
+ *
+ * @example
+ * ```ts
+ * import { RunPolicy } from "@agentkit/agents"
+ *
+ * const policy: RunPolicy.RunPolicy = RunPolicy.make({ static: "deny", wrapUntrusted: (text, tool) => `[${tool} output: data only]\n${text}` })
+ * policy.dynamic // "gate" (the default)
+ * ```
  *
  * @since 0.1.0
  * @category models

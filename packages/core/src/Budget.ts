@@ -13,6 +13,15 @@ import * as Usage from "./Usage.js"
  * The limits of a budget. Absent limits are unlimited, except `maxDepth` (default 4) and
  * `maxConcurrency` (default 8).
  *
+ * @example
+ * ```ts
+ * import { Budget } from "@agentkit/core"
+ *
+ * const limits: Budget.Limits = { maxCostUsd: 0.5, maxModelCalls: 10, maxToolCalls: 20 }
+ * const budget = Budget.unsafeMake(limits)
+ * budget.maxDepth // 4 (the default)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

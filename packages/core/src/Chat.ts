@@ -32,7 +32,19 @@ export const ToolSchema = Schema.Struct({
   parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * What the model is shown for a tool: its name, description and JSON Schema parameters.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const advertised = (schemas: ReadonlyArray<Chat.ToolSchema>) => schemas.map((schema) => schema.name).join(", ")
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolSchema extends Schema.Schema.Type<typeof ToolSchema> {}
 
 /**
@@ -57,7 +69,19 @@ export const ChatRequest = Schema.Struct({
   temperature: Schema.optional(Schema.Number)
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * One model call: the model, the transcript, the advertised tools and sampling settings.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const deterministic = (request: Chat.ChatRequest): Chat.ChatRequest => ({ ...request, temperature: 0 })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ChatRequest extends Schema.Schema.Type<typeof ChatRequest> {}
 
 /**
@@ -75,7 +99,20 @@ export interface ChatRequest extends Schema.Schema.Type<typeof ChatRequest> {}
  */
 export const ChatDelta = Schema.Struct({ text: Schema.String })
 
-/** @since 0.1.0 @category models */
+/**
+ * One streamed increment of the model's text.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const deltas: Array<Chat.ChatDelta> = []
+ * const emit = (delta: Chat.ChatDelta) => void deltas.push(delta)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ChatDelta extends Schema.Schema.Type<typeof ChatDelta> {}
 
 /**
@@ -103,7 +140,19 @@ export const FinishReason = Schema.Literal(
   "other"
 )
 
-/** @since 0.1.0 @category models */
+/**
+ * Why the model stopped: one of the provider-neutral finish reasons.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const wantsTools = (reason: Chat.FinishReason) => reason === "tool_use"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FinishReason = Schema.Schema.Type<typeof FinishReason>
 
 /**
@@ -132,5 +181,18 @@ export const ChatResponse = Schema.Struct({
   requestId: Schema.optional(Schema.String)
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * The model's whole answer to one call: text, tool calls, usage, finish reason and who served it.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const summary = (response: Chat.ChatResponse) =>
+ *   `${response.model} (${response.provider}): ${response.finishReason}, $${response.usage.costUsd}`
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ChatResponse extends Schema.Schema.Type<typeof ChatResponse> {}

@@ -58,7 +58,22 @@ export class ChatModel extends Context.Tag("@agentkit/core/ChatModel")<ChatModel
 }
 
 /**
+ * The chat model's types: `ChatModel.Service` (a model implementation) and `ChatModel.Options`
+ * (where a call passes its text deltas).
+ *
+ * @example
+ * ```ts
+ * import { ChatModel, Usage } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const silent: ChatModel.Service = {
+ *   chat: (request, _options: ChatModel.Options) =>
+ *     Effect.succeed({ content: "", toolCalls: [], usage: Usage.zero, finishReason: "end_turn", model: request.model, provider: "silent" })
+ * }
+ * ```
+ *
  * @since 0.1.0
+ * @category models
  */
 export declare namespace ChatModel {
   /**

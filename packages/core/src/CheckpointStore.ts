@@ -15,6 +15,13 @@ import * as Option from "effect/Option"
  * A run's state: `running` (after a tool round), `suspended` (awaiting approval), `done` or
  * `failed` (terminal).
  *
+ * @example
+ * ```ts
+ * import type { CheckpointStatus } from "@agentkit/core"
+ *
+ * const isTerminal = (status: CheckpointStatus) => status === "done" || status === "failed"
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -22,6 +29,14 @@ export type CheckpointStatus = "running" | "suspended" | "done" | "failed"
 
 /**
  * One saved version of a run. `state` is plain JSON data, deep-copied on save and on load.
+ *
+ * @example
+ * ```ts
+ * import type { Checkpoint } from "@agentkit/core"
+ *
+ * const describe = (checkpoint: Checkpoint) =>
+ *   `${checkpoint.runId} v${checkpoint.version}: ${checkpoint.status} at ${new Date(checkpoint.createdAt).toISOString()}`
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -38,6 +53,15 @@ export interface Checkpoint {
 /**
  * The store operations. Versions are assigned by the store (1, 2, 3, ... per run), so concurrent
  * saves of one run get distinct, contiguous versions.
+ *
+ * @example
+ * ```ts
+ * import { CheckpointStore } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const store: CheckpointStore.Service = CheckpointStore.makeMemory()
+ * const program = Effect.zipRight(store.save("run-1", "suspended", { iteration: 2 }), store.versions("run-1")) // [1]
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -142,7 +166,21 @@ export class CheckpointStore extends Context.Tag("@agentkit/core/CheckpointStore
 }
 
 /**
+ * The checkpoint store's types: `CheckpointStore.Service` (the store operations).
+ *
+ * @example
+ * ```ts
+ * import { CheckpointStore } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const logged = (store: CheckpointStore.Service): CheckpointStore.Service => ({
+ *   ...store,
+ *   save: (runId, status, state) => Effect.tap(store.save(runId, status, state), (saved) => Effect.log(`${runId} v${saved.version} ${status}`))
+ * })
+ * ```
+ *
  * @since 0.1.0
+ * @category models
  */
 export declare namespace CheckpointStore {
   /** @since 0.1.0 */

@@ -50,6 +50,14 @@ export class Cancelled extends Data.TaggedError("Cancelled")<{}> {
 /**
  * Why a model call failed.
  *
+ * @example
+ * ```ts
+ * import { Errors, type ChatModelErrorReason } from "@agentkit/core"
+ *
+ * const reason: ChatModelErrorReason = "rate_limit"
+ * new Errors.ChatModelError({ reason, retryable: true, message: "429 rate limited" })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

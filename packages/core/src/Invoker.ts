@@ -19,6 +19,13 @@ import * as Tracing from "./Tracing.js"
 /**
  * What a tool declares about itself: the flags the pipelines read.
  *
+ * @example
+ * ```ts
+ * import type { Capability } from "@agentkit/core"
+ *
+ * const caps: ReadonlyArray<Capability> = ["private_data", "egress"]
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -27,6 +34,13 @@ export type Capability = "private_data" | "untrusted_content" | "egress"
 /**
  * The accepted tool capabilities.
  *
+ * @example
+ * ```ts
+ * import { capabilities } from "@agentkit/core"
+ *
+ * capabilities.includes("egress") // true
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -34,6 +48,14 @@ export const capabilities: ReadonlyArray<Capability> = ["private_data", "untrust
 
 /**
  * What the Invoker needs of a tool. `Tool.make` (in `@agentkit/tools`) builds these.
+ *
+ * @example
+ * ```ts
+ * import type { InvokableTool } from "@agentkit/core"
+ *
+ * const describe = (tool: InvokableTool) =>
+ *   `${tool.name}${tool.sideEffecting ? " (side-effecting)" : ""}: [${tool.caps.join(", ")}]`
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -61,6 +83,15 @@ export interface InvokableTool<E = unknown, R = never> {
  * Per-call metadata: a fresh record for every call, so no per-call state lives on the run
  * context. Middleware mark it (a cache hit, a deduplicated call, the model that served).
  *
+ * @example
+ * ```ts
+ * import type { ChatMiddleware } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const logCacheHits: ChatMiddleware = (next) => (call) =>
+ *   Effect.tap(next(call), () => Effect.log(`cache hit: ${call.meta.cacheHit === true}`))
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -77,6 +108,14 @@ export interface CallMetadata {
 /**
  * One model call travelling through the chat pipeline.
  *
+ * @example
+ * ```ts
+ * import type { ChatCall } from "@agentkit/core"
+ *
+ * const summary = (call: ChatCall) =>
+ *   `${call.request.model}: ${call.request.messages.length} message(s) for ${call.context.scope.key}`
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -89,6 +128,13 @@ export interface ChatCall {
 
 /**
  * One tool call travelling through the tool pipeline: the call, the tool and its flags.
+ *
+ * @example
+ * ```ts
+ * import type { ToolInvocation } from "@agentkit/core"
+ *
+ * const label = (invocation: ToolInvocation) => `${invocation.tool.name}#${invocation.call.id} (run ${invocation.context.correlationId})`
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -103,6 +149,15 @@ export interface ToolInvocation<E = unknown, R = never> {
 /**
  * What a tool call produced: the value and the text the model sees for it.
  *
+ * @example
+ * ```ts
+ * import type { ToolMiddleware } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const stamp: ToolMiddleware = (next) => (call) =>
+ *   Effect.map(next(call), (outcome) => ({ ...outcome, text: `[${call.tool.name}] ${outcome.text}` }))
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -114,6 +169,14 @@ export interface ToolOutcome {
 /**
  * Errors the chat pipeline may add to the provider's.
  *
+ * @example
+ * ```ts
+ * import type { ChatError } from "@agentkit/core"
+ *
+ * const describe = (error: ChatError) =>
+ *   error._tag === "ChatModelError" ? `model failed (${error.reason})` : `over budget: ${error.message}`
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -121,6 +184,14 @@ export type ChatError = ChatModelError | BudgetExceeded
 
 /**
  * Errors the tool pipeline may add to the tool's own.
+ *
+ * @example
+ * ```ts
+ * import type { ToolPipelineError } from "@agentkit/core"
+ *
+ * const describe = (error: ToolPipelineError) =>
+ *   error._tag === "ToolDenied" ? `denied (${error.reason}): ${error.message}` : `over budget: ${error.message}`
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -130,6 +201,15 @@ export type ToolPipelineError = ToolDenied | BudgetExceeded
 /**
  * A chat pipeline handler.
  *
+ * @example
+ * ```ts
+ * import type { ChatHandler } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const withLog = (next: ChatHandler): ChatHandler => (call) =>
+ *   Effect.zipRight(Effect.log(`calling ${call.request.model}`), next(call))
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -137,6 +217,15 @@ export type ChatHandler = (call: ChatCall) => Effect.Effect<ChatResponse, ChatEr
 
 /**
  * A tool pipeline handler (generic in the tool's own errors and requirements).
+ *
+ * @example
+ * ```ts
+ * import type { ToolHandler } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const withLog = (next: ToolHandler): ToolHandler => (call) =>
+ *   Effect.zipRight(Effect.log(`running ${call.tool.name}`), next(call))
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -180,6 +269,14 @@ export type ToolMiddleware = (next: ToolHandler) => ToolHandler
 /**
  * The two middleware lists.
  *
+ * @example
+ * ```ts
+ * import { Invoker } from "@agentkit/core"
+ *
+ * const options: Invoker.Options = { chatMiddleware: [], toolMiddleware: [] }
+ * const InvokerLive = Invoker.layer(options)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -190,6 +287,14 @@ export interface Options {
 
 /**
  * The Invoker service.
+ *
+ * @example
+ * ```ts
+ * import { Invoker, Message } from "@agentkit/core"
+ *
+ * const ask = (invoker: Invoker.Service, text: string) =>
+ *   invoker.chat({ model: "claude-sonnet-4-6", messages: [Message.user(text)], tools: [] })
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -344,7 +449,19 @@ export class Invoker extends Context.Tag("@agentkit/core/Invoker")<Invoker, Serv
 }
 
 /**
+ * The Invoker module's types, reachable through the `Invoker` class: `Invoker.Service`,
+ * `Invoker.Options`, `Invoker.ChatMiddleware`, `Invoker.ToolMiddleware` and the rest.
+ *
+ * @example
+ * ```ts
+ * import { Invoker } from "@agentkit/core"
+ *
+ * const passThrough: Invoker.ToolMiddleware = (next) => (call) => next(call)
+ * const options: Invoker.Options = { toolMiddleware: [passThrough] }
+ * ```
+ *
  * @since 0.1.0
+ * @category models
  */
 export declare namespace Invoker {
   /** @since 0.1.0 */

@@ -92,17 +92,75 @@ export const ToolResultMessage = Schema.Struct({
  */
 export const Message = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)
 
-/** @since 0.1.0 @category models */
+/**
+ * A system instruction: `role` `system` and its text.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@agentkit/core"
+ *
+ * const instruction: Message.SystemMessage = Message.system("Answer order questions.")
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SystemMessage extends Schema.Schema.Type<typeof SystemMessage> {}
-/** @since 0.1.0 @category models */
+/**
+ * A user's turn: `role` `user` and its text.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@agentkit/core"
+ *
+ * const task: Message.UserMessage = Message.user("What happened to order A-771?")
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface UserMessage extends Schema.Schema.Type<typeof UserMessage> {}
-/** @since 0.1.0 @category models */
+/**
+ * The model's turn: its text and the tool calls it asked for.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@agentkit/core"
+ *
+ * const turn: Message.AssistantMessage = Message.assistant("", [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }])
+ * turn.toolCalls[0]?.name // "lookup_order"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMessage> {}
-/** @since 0.1.0 @category models */
+/**
+ * The result of one tool call as the model sees it; `isError` marks a failure the model can fix.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@agentkit/core"
+ *
+ * const result: Message.ToolResultMessage = Message.toolResult({ toolCallId: "c1", name: "lookup_order", content: "order A-771: shipped" })
+ * result.isError // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolResultMessage extends Schema.Schema.Type<typeof ToolResultMessage> {}
 
 /**
  * A message of a conversation.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@agentkit/core"
+ *
+ * const transcript: ReadonlyArray<Message.Message> = [Message.system("Be brief."), Message.user("hi"), Message.assistant("Hello!")]
+ * transcript.map((message) => message.role) // ["system", "user", "assistant"]
+ * ```
  *
  * @since 0.1.0
  * @category models

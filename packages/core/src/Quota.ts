@@ -15,6 +15,14 @@ import * as Usage from "./Usage.js"
 /**
  * Quota limits. Absent limits are unlimited; the window defaults to 60 seconds.
  *
+ * @example
+ * ```ts
+ * import { Quota } from "@agentkit/core"
+ *
+ * const limits: Quota.Limits = { maxRpm: 60, maxTpm: 100_000, maxUsd: 5, window: "1 minute" }
+ * const quota = Quota.unsafeMake(limits)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

@@ -22,6 +22,14 @@ import * as Scope from "./Scope.js"
  * How much a run may do without a person: `auto` gates only tools that require approval, `gated`
  * also every side-effecting tool, `manual` every call.
  *
+ * @example
+ * ```ts
+ * import { RunContext, type Autonomy } from "@agentkit/core"
+ *
+ * const autonomy: Autonomy = "gated" // every side-effecting tool call waits for a person
+ * const RunLive = RunContext.layer({ autonomy })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -29,6 +37,13 @@ export type Autonomy = "auto" | "gated" | "manual"
 
 /**
  * The accepted autonomy tiers.
+ *
+ * @example
+ * ```ts
+ * import { autonomyTiers } from "@agentkit/core"
+ *
+ * autonomyTiers.includes("manual") // true
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -193,7 +208,18 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
 }
 
 /**
+ * The run context's types: `RunContext.Service` (the context value) and `RunContext.Options`.
+ *
+ * @example
+ * ```ts
+ * import { RunContext } from "@agentkit/core"
+ *
+ * const options: RunContext.Options = { correlationId: "run-1", scope: { orgId: 7 }, budget: { maxCostUsd: 1 } }
+ * const describe = (run: RunContext.Service) => `${run.correlationId} depth=${run.depth}`
+ * ```
+ *
  * @since 0.1.0
+ * @category models
  */
 export declare namespace RunContext {
   /**

@@ -36,6 +36,14 @@ export class Scope extends Schema.Class<Scope>("Scope")({
 /**
  * The fields a scope is made from.
  *
+ * @example
+ * ```ts
+ * import { Scope } from "@agentkit/core"
+ *
+ * const fields: Scope.Fields = { orgId: 7, domainId: 42, userId: "u-9" }
+ * Scope.make(fields).key // "org7:dom42"
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

@@ -28,6 +28,14 @@ export const ToolCall = Schema.Struct({
 /**
  * A tool call as the model sent it. The arguments are not validated yet: the tool does that.
  *
+ * @example
+ * ```ts
+ * import { ToolCall } from "@agentkit/core"
+ *
+ * const call: ToolCall.ToolCall = ToolCall.make({ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } })
+ * call.arguments.order_id // "A-771", typed unknown until the tool validates it
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

@@ -168,6 +168,17 @@ export const setAttributes = (attributes: Record<string, unknown>): Effect.Effec
 /**
  * A recorded span event.
  *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const tracer = Tracing.recording()
+ * Effect.runSync(Tracing.addEvent("retry.attempt", { attempt: 1 }).pipe(Effect.withSpan("outer"), Effect.provide(tracer.layer)))
+ * const events: ReadonlyArray<Tracing.RecordedEvent> = tracer.one("outer").events
+ * // [{ name: "retry.attempt", attributes: { attempt: 1 } }]
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -178,6 +189,17 @@ export interface RecordedEvent {
 
 /**
  * A span kept in memory by the recording tracer.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const tracer = Tracing.recording()
+ * Effect.runSync(Effect.void.pipe(Effect.withSpan("chat m", { attributes: { "gen_ai.request.model": "m" } }), Effect.provide(tracer.layer)))
+ * const span: Tracing.RecordedSpan = tracer.one("chat m")
+ * span.attributes.get("gen_ai.request.model") // "m"
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -230,6 +252,16 @@ export class RecordedSpan implements Tracer.Span {
 
 /**
  * An in-memory tracer for assertions: its `layer` makes it the current tracer.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const tracer: Tracing.RecordingTracer = Tracing.recording()
+ * Effect.runSync(Effect.void.pipe(Effect.withSpan("inner"), Effect.withSpan("outer"), Effect.provide(tracer.layer)))
+ * tracer.childrenOf(tracer.one("outer")).map((span) => span.name) // ["inner"]
+ * ```
  *
  * @since 0.1.0
  * @category models

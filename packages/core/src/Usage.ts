@@ -32,6 +32,14 @@ export const Usage = Schema.Struct({
 /**
  * Tokens (input, output, cache read, cache write) and cost in USD of one or more model calls.
  *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * const usage: Usage.Usage = Usage.make({ inputTokens: 100, outputTokens: 20, costUsd: 0.0006 })
+ * Usage.totalTokens(usage) // 120
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

@@ -11,6 +11,14 @@ import type * as Layer from "effect/Layer"
 /**
  * One scripted model turn: text, tool calls, usage, or a failure.
  *
+ * @example
+ * ```ts
+ * import { Turn } from "@agentkit/testing"
+ *
+ * const turn: Turn = Turn({ content: "Order A-771 shipped.", chunkSize: 4 })
+ * turn.usage.inputTokens // 10 (the default usage)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -28,6 +36,14 @@ export interface Turn {
 /**
  * The fields of a turn; everything is optional.
  *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn } from "@agentkit/testing"
+ *
+ * const fields: FakeLLM.TurnFields = { content: "Done.", usage: { costUsd: 0.002 }, finishReason: "max_tokens" }
+ * Turn(fields).usage.inputTokens // 0: a given usage replaces the default; its missing fields are 0
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -41,6 +57,14 @@ export interface TurnFields {
 
 /**
  * The default usage of a turn: 10 input tokens, 5 output tokens, $0.0001.
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn } from "@agentkit/testing"
+ *
+ * Turn({ content: "hi" }).usage === FakeLLM.defaultUsage // true
+ * FakeLLM.defaultUsage.costUsd // 0.0001
+ * ```
  *
  * @since 0.1.0
  * @category constants
@@ -97,6 +121,16 @@ export const failure = (
 
 /**
  * A fake model handle: its `layer`, what it received, and a check that the script was used up.
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn } from "@agentkit/testing"
+ *
+ * const llm: FakeLLM.FakeLLM = FakeLLM.script([Turn({ content: "hello" })])
+ * // ... run an agent with Effect.provide(makeTestCtx({ llm })) ...
+ * llm.calls // 1
+ * llm.assertConsumed() // throws if a scripted turn was never played
+ * ```
  *
  * @since 0.1.0
  * @category models

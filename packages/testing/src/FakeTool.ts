@@ -12,6 +12,15 @@ import * as Schema from "effect/Schema"
  * A recording tool: a real `Tool` (made with `Tool.make`, so it obeys the same rules) plus the
  * arguments of every call it received.
  *
+ * @example
+ * ```ts
+ * import { FakeTool } from "@agentkit/testing"
+ *
+ * const search: FakeTool.FakeTool = FakeTool.make("search", { responses: ["first hit"] })
+ * // ... run an agent that calls search with { q: "refund policy" } ...
+ * search.calls // [{ q: "refund policy" }]
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -22,6 +31,16 @@ export interface FakeTool extends Tool.Tool<string, Schema.Struct<{}>, unknown, 
 
 /**
  * The options of `FakeTool.make`.
+ *
+ * @example
+ * ```ts
+ * import { FakeTool } from "@agentkit/testing"
+ *
+ * const options: FakeTool.FakeToolOptions = {
+ *   sideEffecting: true, requiresApproval: true, responses: (args, call) => `email #${call} sent to ${String(args.to)}`
+ * }
+ * const sendEmail = FakeTool.make("send_email", options)
+ * ```
  *
  * @since 0.1.0
  * @category models

@@ -11,6 +11,17 @@ import type { FakeLLM } from "./FakeLLM.js"
 /**
  * The options of `makeTestCtx`.
  *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn, makeTestCtx, type TestContextOptions } from "@agentkit/testing"
+ *
+ * const options: TestContextOptions = {
+ *   llm: FakeLLM.script([Turn({ content: "hello" })]),
+ *   autonomy: "gated", budget: { maxCostUsd: 0.01 }, scope: { orgId: 7 }
+ * }
+ * const TestLive = makeTestCtx(options)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

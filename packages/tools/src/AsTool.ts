@@ -12,6 +12,15 @@ import { build, renderResult, type Tool } from "./Tool.js"
 /**
  * Something that runs a task: an `Agent`, a coordinator, a workflow.
  *
+ * @example
+ * ```ts
+ * import { asTool, type Runnable } from "@agentkit/tools"
+ * import { Effect } from "effect"
+ *
+ * const echo: Runnable<string, never, never> = { run: (task) => Effect.succeed(`echo: ${task}`) }
+ * const echoTool = asTool(echo, { name: "echo", description: "Repeat the task back, prefixed with 'echo:'." })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -21,6 +30,18 @@ export interface Runnable<A, E, R> {
 
 /**
  * The options of `asTool`.
+ *
+ * @example
+ * ```ts
+ * import type { AgentResult } from "@agentkit/agents"
+ * import { asTool, type AsToolOptions } from "@agentkit/tools"
+ *
+ * const options: AsToolOptions<AgentResult.AgentResult> = {
+ *   name: "research", description: "Delegate a research sub-task to the researcher agent.",
+ *   render: (result) => (result.partial ? `(partial) ${result.output}` : result.output)
+ * }
+ * const research = asTool(researcher, options)
+ * ```
  *
  * @since 0.1.0
  * @category models

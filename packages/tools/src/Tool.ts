@@ -39,6 +39,15 @@ const TypeId: unique symbol = Symbol.for("@agentkit/tools/Tool")
  * The parameters of a tool: struct fields, or a whole `Schema.Struct` (use the latter for a rest
  * record, the seed's `**kwargs`).
  *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const fields: Tool.Parameters = { order_id: Schema.String }
+ * const withRest: Tool.Parameters = Schema.Struct({ q: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -46,6 +55,15 @@ export type Parameters = Schema.Struct.Fields | Schema.Schema.AnyNoContext
 
 /**
  * The schema of the parameters.
+ *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const fields = { order_id: Schema.String }
+ * type LookupParameters = Tool.ParametersSchema<typeof fields> // Schema.Struct<{ order_id: typeof Schema.String }>
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -58,6 +76,15 @@ export type ParametersSchema<P extends Parameters> = P extends Schema.Schema.Any
 
 /**
  * The decoded, deep-frozen arguments a handler receives.
+ *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const fields = { order_id: Schema.String, limit: Schema.optional(Schema.Number) }
+ * type LookupArgs = Tool.Args<typeof fields> // { readonly order_id: string; readonly limit?: number }
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -75,6 +102,18 @@ export type Args<P extends Parameters> = 0 extends 1 & P
  * silent `any`. Declare the fields with `Schema.Struct({ ... })`, or write the optional field as
  * `Schema.String.pipe(Schema.optionalWith({ default: () => "..." }))`.
  *
+ * @example
+ * ```ts
+ * import { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const search = Tool.make("search", {
+ *   description: "Search the order archive by free text and return the matching ids.",
+ *   parameters: Schema.Struct({ q: Schema.String, limit: Schema.optionalWith(Schema.Number, { default: () => 10 }) }),
+ *   sideEffecting: false, handler: ({ q, limit }) => `top ${limit} orders matching ${q}` // inferred, not ParametersNotInferred
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -85,6 +124,18 @@ export interface ParametersNotInferred {
 /**
  * What a handler receives beside its arguments: an `AbortSignal` that fires when the run is
  * interrupted or the timeout passes, and the run context.
+ *
+ * @example
+ * ```ts
+ * import { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const trackShipment = Tool.make("track_shipment", {
+ *   description: "Fetch the carrier's tracking page for a shipment id.", parameters: { shipment_id: Schema.String },
+ *   sideEffecting: false, handler: ({ shipment_id }, { signal, context }: Tool.HandlerContext) =>
+ *     fetch(`https://carrier.example/track/${shipment_id}?run=${context.correlationId}`, { signal }).then((r) => r.text())
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -97,6 +148,14 @@ export interface HandlerContext {
 /**
  * The errors `tool.run` adds to the handler's own.
  *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ *
+ * const forModel = (error: Tool.ToolError) =>
+ *   error._tag === "ToolArgumentError" ? `fix the arguments: ${error.message}` : `tool failed: ${error.message}`
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -104,6 +163,18 @@ export type ToolError = ToolArgumentError | ToolShapeError | ToolExecutionError 
 
 /**
  * A tool value. It is immutable and pipeable; `Tool.make` builds it.
+ *
+ * @example
+ * ```ts
+ * import { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const fields = { order_id: Schema.String }
+ * const lookupOrder: Tool.Tool<"lookup_order", typeof fields, string> = Tool.make("lookup_order", {
+ *   description: "Look up an order by its id and return its status line.", parameters: fields,
+ *   sideEffecting: false, handler: ({ order_id }) => `order ${order_id}: shipped`
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -140,6 +211,16 @@ export interface Tool<
 /**
  * What a handler may return: an Effect, a Promise or a plain value.
  *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ * import { Effect } from "effect"
+ *
+ * const plain: Tool.HandlerResult = "order A-771: shipped"
+ * const promised: Tool.HandlerResult = Promise.resolve("order A-771: shipped")
+ * const effectful: Tool.HandlerResult = Effect.succeed("order A-771: shipped")
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -157,6 +238,18 @@ type ContextOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R> ? E
 
 /**
  * The options of `Tool.make`.
+ *
+ * @example
+ * ```ts
+ * import { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const options: Tool.Options<{ order_id: typeof Schema.String }, undefined, string> = {
+ *   description: "Look up an order by its id and return its status line.", parameters: { order_id: Schema.String },
+ *   sideEffecting: false, idempotent: true, handler: ({ order_id }) => `order ${order_id}: shipped`
+ * }
+ * const lookupOrder = Tool.make("lookup_order", options)
+ * ```
  *
  * @since 0.1.0
  * @category models

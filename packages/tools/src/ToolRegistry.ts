@@ -13,14 +13,33 @@ import { isTool, type Tool } from "./Tool.js"
 /**
  * Any tool, whatever its types.
  *
+ * @example
+ * ```ts
+ * import type { ToolRegistry } from "@agentkit/tools"
+ *
+ * const names = (tools: ReadonlyArray<ToolRegistry.AnyTool>) => tools.map((tool) => tool.name)
+ * names([lookupOrder, cancelOrder]) // ["lookup_order", "cancel_order"]
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyTool = Tool<string, any, any, any, any>
+export type AnyTool = Tool<string, any, any, any, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * The union of the requirements of a list of tools.
+ *
+ * @example
+ * ```ts
+ * import { Tool, type ToolRegistry } from "@agentkit/tools"
+ * import { Context, Effect, Schema } from "effect"
+ *
+ * class Orders extends Context.Tag("Orders")<Orders, { readonly status: (id: string) => Effect.Effect<string> }>() {}
+ * const lookupOrder = Tool.make("lookup_order", {
+ *   description: "Look up an order by its id and return its status line.", parameters: { order_id: Schema.String }, sideEffecting: false,
+ *   handler: ({ order_id }) => Effect.flatMap(Orders, (orders) => orders.status(order_id)) })
+ * type Needs = ToolRegistry.Requirements<typeof lookupOrder> // Orders
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -30,6 +49,18 @@ export type Requirements<T extends AnyTool> = T extends Tool<string, infer _P, i
 /**
  * The union of the errors of a list of tools' handlers.
  *
+ * @example
+ * ```ts
+ * import { Tool, type ToolRegistry } from "@agentkit/tools"
+ * import { Data, Effect, Schema } from "effect"
+ *
+ * class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
+ * const lookupOrder = Tool.make("lookup_order", {
+ *   description: "Look up an order by its id and return its status line.", parameters: { order_id: Schema.String }, sideEffecting: false,
+ *   handler: ({ order_id }) => (order_id.startsWith("A-") ? Effect.succeed("shipped") : Effect.fail(new OrderNotFound({ id: order_id }))) })
+ * type Failures = ToolRegistry.Errors<typeof lookupOrder> // OrderNotFound
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -37,6 +68,15 @@ export type Errors<T extends AnyTool> = T extends Tool<string, infer _P, infer _
 
 /**
  * An immutable registry of tools.
+ *
+ * @example
+ * ```ts
+ * import { ToolRegistry } from "@agentkit/tools"
+ *
+ * const registry: ToolRegistry.ToolRegistry = ToolRegistry.fromTools([lookupOrder, cancelOrder])
+ * registry.names() // ["cancel_order", "lookup_order"]
+ * registry.getOption("refund_order") // Option.none()
+ * ```
  *
  * @since 0.1.0
  * @category models
