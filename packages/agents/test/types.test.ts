@@ -84,4 +84,14 @@ describe("types", () => {
       Effect.runPromise(agent.run("?").pipe(Effect.provide(makeTestCtx({ llm }))))
     expect(typeof unprovided).toBe("function")
   })
+
+  it("a tool whose handler can only fail (success type never) can be registered", () => {
+    const failing = Tool.make("failing", {
+      description: "A tool that always fails, for checking the registry accepts it.",
+      parameters: { q: Schema.String },
+      sideEffecting: false,
+      handler: () => Effect.fail("nope" as const)
+    })
+    expectTypeOf(ReActCognition.make({ tools: [failing] }).tools.names()).toEqualTypeOf<ReadonlyArray<string>>()
+  })
 })

@@ -7,7 +7,8 @@
 import { BudgetExceeded, Cancelled, RunContext, ToolExecutionError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { build, renderResult, type Tool } from "./Tool.js"
+import { build } from "./internal/tool.js"
+import { renderResult, type Tool } from "./Tool.js"
 
 /**
  * Something that runs a task: an `Agent`, a coordinator, a workflow.

@@ -1,0 +1,235 @@
+/**
+ * How a tool value is built: the definition checks and the per-call pipeline (validate, run the
+ * handler with its signal, bound it by the timeout, check the output). `Tool.make` and `asTool`
+ * build tools here; it is not part of the public API. @internal
+ */
+import { capabilities as acceptedCapabilities, PythonText, RunContext, ToolArgumentError, ToolDefinitionError, ToolExecutionError, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
+import type { Chat } from "@agentkit/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import { pipeArguments } from "effect/Pipeable"
+import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
+import type { HandlerContext, Options, Parameters, Tool } from "../Tool.js"
+import { acceptedArguments, makeArgumentDecoder } from "./arguments.js"
+import { fromParameters, isStringParameter } from "./jsonSchema.js"
+import { DEFAULT_MAX_BYTES, renderValue } from "./render.js"
+
+/** Marks tool values. */
+export const TypeId: unique symbol = Symbol.for("@agentkit/tools/Tool")
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+const fail = (message: string): never => {
+  throw new ToolDefinitionError({ message })
+}
+
+const codePoints = (text: string): number => {
+  let n = 0
+  for (const _ of text) n++
+  return n
+}
+
+/** Checks a definition's description and returns it trimmed. Shared with `asTool`. @internal */
+export const checkDescription = (name: string, description: unknown): string => {
+  const text = typeof description === "string" ? description.trim() : ""
+  const length = codePoints(text)
+  if (length < 30) {
+    fail(
+      `tool '${name}' needs a description of at least 30 characters so the model can understand it; got ${length} chars: ${PythonText.repr(text)}`
+    )
+  }
+  return text
+}
+
+/** Checks a tool name against what providers accept. Shared with `asTool`. @internal */
+export const checkName = (name: unknown): string => {
+  if (typeof name !== "string" || !NAME.test(name)) {
+    fail(`tool name ${JSON.stringify(name)} is invalid: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-')`)
+  }
+  return name as string
+}
+
+const checkFlag = (name: string, flag: string, value: unknown): boolean => {
+  if (value === undefined) return false
+  if (typeof value !== "boolean") fail(`tool '${name}': \`${flag}\` must be true or false; got ${JSON.stringify(value)}`)
+  return value as boolean
+}
+
+const expectedShapeName = (schema: Schema.Schema.AnyNoContext): string => {
+  const ast = schema.ast
+  const candidates = [ast, AST.typeAST(ast)]
+  for (const node of candidates) {
+    const id = AST.getIdentifierAnnotation(node)
+    if (Option.isSome(id)) return id.value
+    const title = AST.getTitleAnnotation(node)
+    if (Option.isSome(title)) return title.value
+  }
+  return "Output"
+}
+
+const shapeErrors = (issue: ParseResult.ParseIssue): ReadonlyArray<string> =>
+  ParseResult.ArrayFormatter.formatIssueSync(issue).map(
+    (issue) => `${issue.path.length === 0 ? "top-level" : issue.path.map(String).join(".")}: ${issue.message}`
+  )
+
+const toExecutionError = (name: string) => (cause: unknown) => new ToolExecutionError({ toolName: name, cause })
+
+const Proto = {
+  [TypeId]: TypeId,
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+/** Builds a tool; `delegating` is set only by `asTool`. @internal */
+export const build = (
+  nameInput: string,
+  options: Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>,
+  delegating: boolean
+): Tool<string, Parameters, unknown, unknown, unknown> => {
+  const name = checkName(nameInput)
+  if (typeof options !== "object" || options === null) fail(`Tool.make('${name}', options): options must be an object`)
+  if (typeof options.sideEffecting !== "boolean") {
+    fail(
+      "Tool.make requires an explicit `sideEffecting` (true if the tool mutates the world / has external effects, false if it's read-only). The framework's approval gating and idempotency depend on knowing upfront."
+    )
+  }
+  const description = checkDescription(name, options.description)
+  const idempotent = checkFlag(name, "idempotent", options.idempotent)
+  const requiresApproval = checkFlag(name, "requiresApproval", options.requiresApproval)
+  const caps = options.caps ?? []
+  if (!Array.isArray(caps)) fail(`tool '${name}': \`caps\` must be an array of 'private_data', 'untrusted_content', 'egress'`)
+  for (const cap of caps) {
+    if (!acceptedCapabilities.includes(cap)) {
+      fail(`tool '${name}': unknown capability ${JSON.stringify(cap)}; accepted: 'private_data', 'untrusted_content', 'egress'`)
+    }
+  }
+  if (typeof options.handler !== "function") fail(`tool '${name}': \`handler\` must be a function`)
+
+  const input = options.parameters
+  const parameters: Schema.Schema.AnyNoContext = Schema.isSchema(input)
+    ? input
+    : typeof input === "object" && input !== null
+      ? (Schema.Struct(input) as unknown as Schema.Schema.AnyNoContext)
+      : fail(`tool '${name}': \`parameters\` must be struct fields or a Schema.Struct`)
+  let jsonSchema: Chat.ToolSchema["parameters"]
+  try {
+    jsonSchema = fromParameters(parameters)
+  } catch (error) {
+    return fail(`tool '${name}': unsupported parameters schema: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const urlArg = options.urlArg
+  if (urlArg !== undefined && !isStringParameter(parameters, urlArg)) {
+    fail(`tool '${name}': urlArg '${String(urlArg)}' must name a declared string parameter; declared: ${acceptedArguments(parameters).join(", ") || "(none)"}`)
+  }
+  let timeout: Duration.Duration | undefined
+  if (options.timeout !== undefined) {
+    const decoded = Duration.decodeUnknown(options.timeout)
+    if (Option.isNone(decoded) || Duration.toMillis(decoded.value) <= 0) {
+      fail(`tool '${name}': \`timeout\` must be a positive Duration (e.g. "5 seconds"); got ${String(options.timeout)}`)
+    }
+    timeout = Option.getOrUndefined(decoded)
+  }
+  const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_BYTES
+
+  // Everything below is built once, here, never per call.
+  const decode = makeArgumentDecoder(parameters)
+  const accepted = acceptedArguments(parameters)
+  const success = options.success
+  const validate = success === undefined ? undefined : ParseResult.validateEither(Schema.typeSchema(success))
+  const encode = success === undefined ? undefined : ParseResult.encodeUnknownEither(success)
+  const expected = success === undefined ? "Output" : expectedShapeName(success)
+  const handler = options.handler
+  const onError = toExecutionError(name)
+
+  const invoke = (args: unknown, context: RunContext.Service): Effect.Effect<unknown, unknown, unknown> =>
+    Effect.suspend(() => {
+      let controller: AbortController | undefined
+      const handlerContext: HandlerContext = {
+        get signal() {
+          controller ??= new AbortController()
+          return controller.signal
+        },
+        context
+      }
+      let out: unknown
+      try {
+        out = handler(args as never, handlerContext)
+      } catch (error) {
+        return Effect.fail(onError(error))
+      }
+      const running: Effect.Effect<unknown, unknown, unknown> = Effect.isEffect(out)
+        ? Effect.catchAllDefect(out, (defect) => Effect.fail(onError(defect)))
+        : isPromiseLike(out)
+          ? Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
+          : Effect.succeed(out)
+      // Create the controller if the handler has not read its signal yet: a handler that reads it
+      // later (after an `await`) must still see it aborted.
+      return Effect.onInterrupt(running, () =>
+        Effect.sync(() => (controller ??= new AbortController()).abort(new Error(`tool '${name}' interrupted`)))
+      )
+    })
+
+  const bounded = (args: unknown, context: RunContext.Service) =>
+    timeout === undefined
+      ? invoke(args, context)
+      : Effect.timeoutFail(invoke(args, context), {
+          duration: timeout,
+          onTimeout: () => new ToolTimeoutError({ toolName: name, timeout: Duration.format(timeout) })
+        })
+
+  const checkOutput = (value: unknown): Effect.Effect<unknown, ToolShapeError> => {
+    if (validate === undefined) return Effect.succeed(value)
+    const result = validate(value)
+    if (Either.isRight(result)) return Effect.succeed(result.right)
+    return Effect.zipRight(
+      Tracing.addEvent(Tracing.EventName.toolShapeMismatch, { tool_name: name, expected_shape: expected }),
+      Effect.fail(new ToolShapeError({ toolName: name, expected, raw: value, errors: shapeErrors(result.left) }))
+    )
+  }
+
+  const validateArgs = (args: unknown): Effect.Effect<unknown, ToolArgumentError> => {
+    const decoded = decode(args)
+    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    const { unexpected, missing, invalid } = decoded.left
+    return Effect.fail(new ToolArgumentError({ toolName: name, unexpected, missing, invalid, accepted }))
+  }
+
+  const run = (args: unknown) =>
+    Effect.flatMap(RunContext, (context) =>
+      Effect.flatMap(validateArgs(args), (decoded) => Effect.flatMap(bounded(decoded, context), checkOutput))
+    )
+
+  const render = (value: unknown): string => {
+    if (encode === undefined) return renderValue(value, { maxBytes })
+    const encoded = encode(value)
+    return renderValue(Either.isRight(encoded) ? encoded.right : value, { maxBytes })
+  }
+
+  const tool = Object.assign(Object.create(Proto), {
+    name,
+    description,
+    parameters,
+    success,
+    schema: Object.freeze({ name, description, parameters: jsonSchema }),
+    sideEffecting: options.sideEffecting,
+    idempotent,
+    requiresApproval,
+    caps: Object.freeze([...caps]),
+    urlArg,
+    timeout,
+    accepted,
+    delegating,
+    validate: validateArgs,
+    run,
+    render
+  })
+  return Object.freeze(tool)
+}
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
