@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Cancellation, CheckpointStore, Invoker, Message, RunContext, ToolDenied, Usage } from "@agentkit/core"
-import type { ToolArgumentError, ToolCall } from "@agentkit/core"
+import type { ToolCall } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
