@@ -367,6 +367,31 @@ const attemptEvent = (tracing: boolean, attempt: number, error: unknown, waitMil
       })
     : Effect.void
 
+/**
+ * Runs `once`, and again after a backoff while `final(error)` says the failure may be retried and
+ * attempts remain; each retry adds a `retry.attempt` event.
+ */
+const retrying = <A, E, R>(
+  settings: Settings,
+  tracing: boolean,
+  once: Effect.Effect<A, E, R>,
+  final: (error: E) => boolean
+): Effect.Effect<A, E, R> => {
+  const loop = (attempt: number): Effect.Effect<A, E, R> =>
+    Effect.catchAll(once, (error) => {
+      if (attempt >= settings.maxAttempts || final(error)) return Effect.fail(error)
+      return Effect.flatMap(backoff(settings, attempt, error), (wait) =>
+        wait === undefined
+          ? Effect.fail(error)
+          : attemptEvent(tracing, attempt + 1, error, wait).pipe(
+              Effect.zipRight(Effect.sleep(Duration.millis(wait))),
+              Effect.zipRight(loop(attempt + 1))
+            )
+      )
+    })
+  return loop(1)
+}
+
 const refusedEvent = (tracing: boolean, breaker: CircuitBreaker): Effect.Effect<void> =>
   tracing ? Tracing.addEvent(Tracing.EventName.circuitOpen, { circuit: breaker.name }) : Effect.void
 
@@ -395,19 +420,8 @@ const chatRetry = (settings: Settings): ChatMiddleware => {
                 Effect.fail(new ChatModelError({ reason: "overloaded", retryable: true, message: open.message, cause: open }))
               )
             )
-      const loop = (attempt: number): Effect.Effect<Chat.ChatResponse, ChatError> =>
-        Effect.catchAll(once, (error) => {
-          if (attempt >= settings.maxAttempts || emitted || !isRetryable(error)) return Effect.fail(error)
-          return Effect.flatMap(backoff(settings, attempt, error), (wait) =>
-            wait === undefined
-              ? Effect.fail(error)
-              : attemptEvent(tracing, attempt + 1, error, wait).pipe(
-                  Effect.zipRight(Effect.sleep(Duration.millis(wait))),
-                  Effect.zipRight(loop(attempt + 1))
-                )
-          )
-        })
-      return loop(1)
+      // once text is shown, a failure propagates
+      return retrying(settings, tracing, once, (error) => emitted || !isRetryable(error))
     }
 }
 
@@ -448,21 +462,8 @@ const toolRetry = (settings: Settings): ToolMiddleware => {
                   Effect.fail(new ToolDenied({ toolName: tool.name, reason: "other", message: open.message }))
                 )
             )
-      const loop = (attempt: number): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
-        Effect.catchAll(once, (error) => {
-          if (attempt >= settings.maxAttempts || !isRetryable(error) || (started && !tool.idempotent)) {
-            return Effect.fail(error)
-          }
-          return Effect.flatMap(backoff(settings, attempt, error), (wait) =>
-            wait === undefined
-              ? Effect.fail(error)
-              : attemptEvent(tracing, attempt + 1, error, wait).pipe(
-                  Effect.zipRight(Effect.sleep(Duration.millis(wait))),
-                  Effect.zipRight(loop(attempt + 1))
-                )
-          )
-        })
-      return loop(1)
+      // a side-effecting, non-idempotent tool that started runs at most once
+      return retrying(settings, tracing, once, (error) => !isRetryable(error) || (started && !tool.idempotent))
     }
 }
 
