@@ -242,6 +242,7 @@ export const make = <const T extends ToolRegistry.AnyTool>(
         const finished = new Map(done.map((result) => [result.call.id, result]))
         const record = (result: CallResult) => {
           finished.set(result.call.id, result)
+          if (store === undefined) return Effect.succeed(result) // nothing to checkpoint: no copy on the hot path
           return Effect.as(
             save({ iteration, phase: "tools", done: Array.from(finished.values()), pending: [] }, "running"),
             result
