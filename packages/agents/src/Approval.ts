@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
+import { CanonicalJson } from "@agentkit/core"
 import type { ToolCall } from "@agentkit/core"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { createHash } from "node:crypto"
 import type { PendingCall } from "./AgentResult.js"
 
 /**
@@ -122,16 +122,6 @@ export const edit = (digest: string, args: Readonly<Record<string, unknown>>): D
   arguments: args
 })
 
-const stable = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(stable)
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value).sort()) out[key] = stable((value as Record<string, unknown>)[key])
-    return out
-  }
-  return typeof value === "bigint" ? value.toString() : value
-}
-
 /**
  * The digest of a call's name and arguments: SHA-256 over their canonical JSON (keys sorted).
  *
@@ -146,9 +136,7 @@ const stable = (value: unknown): unknown => {
  * @category utils
  */
 export const digest = (call: ToolCall.ToolCall): string =>
-  createHash("sha256")
-    .update(JSON.stringify({ name: call.name, arguments: stable(call.arguments) }))
-    .digest("hex")
+  CanonicalJson.hash({ name: call.name, arguments: call.arguments })
 
 /**
  * What an approver is asked: the run and every pending call of one turn.

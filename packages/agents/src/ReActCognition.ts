@@ -9,6 +9,7 @@ import { Cancellation, CheckpointStore, Invoker, Message, RunContext, ToolDenied
 import type { ToolCall } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AgentEvent from "./AgentEvent.js"
 import { AgentDefinitionError } from "./AgentDefinitionError.js"
@@ -283,11 +284,10 @@ export const make = <const T extends ToolRegistry.AnyTool>(
             }
             if (decision._tag === "Edit") {
               const tool = Option.getOrUndefined(registry.getOption(entry.call.name))
-              const valid = tool === undefined ? Effect.void : Effect.asVoid(tool.validate(decision.arguments))
-              const error = yield* Effect.flip(valid).pipe(Effect.option)
-              if (Option.isSome(error)) {
-                if (invalidEdit === "fail") return yield* error.value
-                planned.push({ call: entry.call, reject: `the edited arguments were invalid: ${error.value.message}` })
+              const checked = tool === undefined ? Either.void : yield* Effect.either(tool.validate(decision.arguments))
+              if (Either.isLeft(checked)) {
+                if (invalidEdit === "fail") return yield* checked.left
+                planned.push({ call: entry.call, reject: `the edited arguments were invalid: ${checked.left.message}` })
                 continue
               }
               planned.push({ call: { ...entry.call, arguments: decision.arguments } })

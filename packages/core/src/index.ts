@@ -10,6 +10,8 @@ export * as Budget from "./Budget.js"
 /** @since 0.1.0 */
 export * as Cancellation from "./Cancellation.js"
 /** @since 0.1.0 */
+export * as CanonicalJson from "./CanonicalJson.js"
+/** @since 0.1.0 */
 export * as Chat from "./Chat.js"
 /** @since 0.1.0 */
 export { CheckpointStore } from "./CheckpointStore.js"

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { CanonicalJson } from "@agentkit/core"
 import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -10,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { errorMessage, errorType } from "./internal/errors.js"
-import { argumentsHash, sha256 } from "./internal/hash.js"
+import { argumentsHash } from "./internal/hash.js"
 
 /**
  * What happened to a call: it ran (`executed`), a stored result was returned (`deduplicated`),
@@ -183,7 +184,7 @@ export const audit = (options: Options): ToolMiddleware => {
           let error: AuditRecord["error"]
           if (Exit.isSuccess(exit)) {
             decision = meta.deduplicated === true ? "deduplicated" : "executed"
-            resultHash = sha256(exit.value.text)
+            resultHash = CanonicalJson.sha256(exit.value.text)
           } else {
             const failure = Cause.failureOption(exit.cause)
             if (Option.isSome(failure) && isToolDenied(failure.value)) {

@@ -3,10 +3,11 @@
  *
  * @since 0.1.0
  */
+import { CanonicalJson } from "@agentkit/core"
 import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { argumentsHash, sha256 } from "./internal/hash.js"
+import { argumentsHash } from "./internal/hash.js"
 import { flightsOf } from "./internal/singleFlight.js"
 
 /**
@@ -98,7 +99,7 @@ export const memoryStore = (): MemoryStore => {
  * @category keys
  */
 export const key = (invocation: ToolInvocation<unknown, unknown>): string =>
-  `idem:${sha256(
+  `idem:${CanonicalJson.sha256(
     JSON.stringify([
       invocation.context.correlationId,
       invocation.context.scope.key,

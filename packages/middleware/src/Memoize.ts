@@ -3,13 +3,12 @@
  *
  * @since 0.1.0
  */
-import { ConfigurationError, Tracing } from "@agentkit/core"
+import { CanonicalJson, ConfigurationError, Tracing } from "@agentkit/core"
 import type { Chat, ChatCall, ChatError, ChatHandler, ChatMiddleware } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { canonicalJson, sha256 } from "./internal/hash.js"
 import { flightsOf } from "./internal/singleFlight.js"
 
 /**
@@ -116,7 +115,7 @@ export const memoryStore = (options: { readonly maxEntries?: number | undefined 
  */
 export const defaultKey = (call: ChatCall): string => {
   const { model, messages, tools, maxTokens, temperature } = call.request
-  return canonicalJson({ model, messages, tools, maxTokens, temperature })
+  return CanonicalJson.stringify({ model, messages, tools, maxTokens, temperature })
 }
 
 /**
@@ -182,7 +181,7 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
 
   return (next: ChatHandler): ChatHandler =>
     (call) => {
-      const key = `memo:${sha256(JSON.stringify([call.context.scope.key, keyOf(call)]))}`
+      const key = `memo:${CanonicalJson.sha256(JSON.stringify([call.context.scope.key, keyOf(call)]))}`
       const hit = (response: Chat.ChatResponse): Effect.Effect<Chat.ChatResponse> => {
         call.meta.cacheHit = true
         if (response.content !== "") call.emit({ text: response.content })

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { ConfigurationError, RunContext, Tracing } from "@agentkit/core"
+import { CanonicalJson, ConfigurationError, RunContext, Tracing } from "@agentkit/core"
 import type {
   Chat,
   ChatCall,
@@ -31,7 +31,6 @@ import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
 import { errorType } from "./internal/errors.js"
-import { canonicalJson } from "./internal/hash.js"
 import { both } from "./internal/pipeline.js"
 import { truncateUtf8, utf8Length } from "./internal/text.js"
 
@@ -519,7 +518,7 @@ export const telemetry = (options: Options = {}): ChatMiddleware & ToolMiddlewar
         ? onSpan((span) =>
             span.attribute(
               Names.toolCallArguments,
-              truncateUtf8(canonicalJson(invocation.call.arguments), TOOL_BYTES, TRUNCATED)
+              truncateUtf8(CanonicalJson.stringify(invocation.call.arguments), TOOL_BYTES, TRUNCATED)
             )
           )
         : Effect.void

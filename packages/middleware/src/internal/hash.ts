@@ -1,74 +1,5 @@
-/** Stable, key-order independent hashing of JSON-like values. @internal */
-import { createHash } from "node:crypto"
-
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
-const write = (value: unknown, path: Set<object>): string => {
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value)
-    case "number":
-      return Number.isFinite(value) ? JSON.stringify(value) : JSON.stringify(String(value))
-    case "boolean":
-      return value ? "true" : "false"
-    case "bigint":
-      return JSON.stringify(`${value}n`)
-    case "undefined":
-      return "null"
-    case "symbol":
-      return JSON.stringify(value.toString())
-    case "function":
-      return JSON.stringify(`[function ${value.name}]`)
-  }
-  if (value === null) return "null"
-  const object = value as object
-  if (path.has(object)) return '"[Circular]"'
-  path.add(object)
-  try {
-    if (Array.isArray(object)) return `[${object.map((item) => write(item, path)).join(",")}]`
-    if (object instanceof Date) return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString())
-    if (object instanceof Map) {
-      const entries = Array.from(object, ([k, v]) => [write(k, path), write(v, path)] as const)
-      entries.sort((a, b) => compare(a[0], b[0]))
-      return `{"$map":[${entries.map(([k, v]) => `[${k},${v}]`).join(",")}]}`
-    }
-    if (object instanceof Set) {
-      const items = Array.from(object, (item) => write(item, path)).sort(compare)
-      return `{"$set":[${items.join(",")}]}`
-    }
-    if (ArrayBuffer.isView(object)) {
-      return JSON.stringify(Buffer.from(object.buffer, object.byteOffset, object.byteLength).toString("base64"))
-    }
-    const toJSON = (object as { readonly toJSON?: unknown }).toJSON
-    if (typeof toJSON === "function") {
-      const json: unknown = toJSON.call(object)
-      if (json !== object) return write(json, path)
-    }
-    const keys = Object.keys(object).sort(compare)
-    const parts: Array<string> = []
-    for (const key of keys) {
-      const item = (object as Record<string, unknown>)[key]
-      if (item === undefined) continue
-      parts.push(`${JSON.stringify(key)}:${write(item, path)}`)
-    }
-    return `{${parts.join(",")}}`
-  } finally {
-    path.delete(object)
-  }
-}
-
-/**
- * Canonical JSON: object keys sorted by code point at every level, `undefined` members dropped,
- * deterministic texts for values JSON has no form for (BigInt, non-finite numbers, cycles, Map,
- * Set, typed arrays). Never contains a memory address.
- */
-export const canonicalJson = (value: unknown): string => write(value, new Set())
-
-/** SHA-256 (hex) of a string. */
-export const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
-
-/** SHA-256 (hex) of the canonical JSON of a value. */
-export const stableHash = (value: unknown): string => sha256(canonicalJson(value))
+/** The per-arguments-object cache of stable hashes. @internal */
+import { CanonicalJson } from "@agentkit/core"
 
 const argumentHashes = new WeakMap<object, string>()
 
@@ -79,7 +10,7 @@ const argumentHashes = new WeakMap<object, string>()
 export const argumentsHash = (args: object): string => {
   let hash = argumentHashes.get(args)
   if (hash === undefined) {
-    hash = stableHash(args)
+    hash = CanonicalJson.hash(args)
     argumentHashes.set(args, hash)
   }
   return hash
