@@ -223,9 +223,11 @@ const isCount = (n: unknown): boolean => isAmount(n) && Number.isInteger(n)
  * @category constructors
  */
 export const make = (limits: Limits = {}): Effect.Effect<Budget, ConfigurationError> =>
-  Effect.suspend(() => {
-    const error = validate(limits)
-    return error === undefined ? Effect.succeed(new Budget(limits)) : Effect.fail(error)
+  Effect.try({
+    // the constructor checks the limits (once)
+    try: () => new Budget(limits),
+    catch: (error) =>
+      error instanceof ConfigurationError ? error : new ConfigurationError({ field: "budget", message: String(error) })
   })
 
 /**
