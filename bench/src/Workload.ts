@@ -1,0 +1,51 @@
+/**
+ * A workload: what one run does, independent of who runs it. Every case of a workload (its Effect
+ * floor and the agentkit setups measured against it) runs exactly this: the same prompt and
+ * input, the same mock model answering the same steps, the same tool.
+ */
+import { Effect, Schema } from "effect"
+
+export interface Workload {
+  /** Short id, used in `--workload` and in the JSON output. */
+  readonly id: string
+  /** One line for the report's heading. */
+  readonly title: string
+  /** The model name sent on every call. */
+  readonly model: string
+  /** The system prompt. */
+  readonly prompt: string
+  /** The user's input. */
+  readonly input: string
+  /** How many model steps ask for the tool before the final answer (1: two model steps, one tool call). */
+  readonly toolRounds: number
+  /** The `text` argument of every tool call (the tool echoes it back, so it is also the tool's result). */
+  readonly argument: string
+  /** The final answer's text: every run must end with it, or the case is broken. */
+  readonly answer: string
+}
+
+/** The minimal workload of issues 10 and 19: two model steps and one tool call. */
+export const minimal: Workload = {
+  id: "minimal",
+  title: "2 model steps, 1 tool call",
+  model: "bench-model",
+  prompt: "Echo.",
+  input: "say hi",
+  toolRounds: 1,
+  argument: "hi",
+  answer: "done"
+}
+
+/** The workloads, in report order. A new workload is added here and gets its own floor case. */
+export const workloads: ReadonlyArray<Workload> = [minimal]
+
+/**
+ * The one tool every workload uses: it echoes its `text` argument, answering asynchronously (a
+ * resolved promise), as real I/O does.
+ */
+export const echoTool = {
+  name: "echo",
+  description: "Echo the text back to the caller, unchanged, for benchmarking.",
+  fields: { text: Schema.String },
+  handler: ({ text }: { readonly text: string }): Effect.Effect<string> => Effect.promise(() => Promise.resolve(text))
+} as const
