@@ -20,7 +20,8 @@ export default defineConfig({
       ...apps.map((name) => ({
         extends: true as const,
         test: { name: `app:${name}`, include: [`apps/${name}/test/**/*.test.ts`] }
-      }))
+      })),
+      { extends: true as const, test: { name: "scripts", include: ["scripts/test/**/*.test.mjs"] } }
     ]
   }
 })

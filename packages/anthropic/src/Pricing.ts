@@ -132,7 +132,7 @@ const stripProvider = (name: string): string => {
  * ```
  *
  * @since 0.1.0
- * @category lookups
+ * @category getters
  */
 export const lookup = (model: string, table: Table = defaultTable): Option.Option<Rates> => {
   const name = model.trim().toLowerCase()
@@ -159,7 +159,7 @@ export const lookup = (model: string, table: Table = defaultTable): Option.Optio
  * ```
  *
  * @since 0.1.0
- * @category pricing
+ * @category metering
  */
 export const costOf = (rates: Rates, tokens: Tokens): number =>
   Usage.round6(
@@ -183,7 +183,7 @@ export const costOf = (rates: Rates, tokens: Tokens): number =>
  * ```
  *
  * @since 0.1.0
- * @category pricing
+ * @category metering
  */
 export const cost = (model: string, tokens: Tokens, table: Table = defaultTable): Option.Option<number> =>
   Option.map(lookup(model, table), (rates) => costOf(rates, tokens))
