@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { ChatModel, ConfigurationError, Invoker, RunContext } from "@agentkit/core"
-import type { Autonomy, Budget, ChatMiddleware, Scope, ToolMiddleware } from "@agentkit/core"
+import { Invoker, RunContext } from "@agentkit/core"
+import type { Autonomy, Budget, ChatMiddleware, ChatModel, ConfigurationError, Scope, ToolMiddleware } from "@agentkit/core"
 import * as Layer from "effect/Layer"
 import type { FakeLLM } from "./FakeLLM.js"
 

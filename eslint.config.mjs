@@ -1,0 +1,102 @@
+// ESLint 9 flat config: eslint recommended, typescript-eslint recommended (syntactic, no type
+// information, so it stays fast) and the Effect rules the Effect v3 repository applies.
+import effect from "@effect/eslint-plugin"
+import js from "@eslint/js"
+import tseslint from "typescript-eslint"
+
+/**
+ * Known findings in files another lane is rewriting, downgraded to warnings for those files and
+ * rules only: file -> rule -> reason. scripts/lint.mjs fails on any other warning and on an entry
+ * that no longer fires, so this list only shrinks (to nothing, once the docs lane's second task
+ * fixes them after the spine refactor merges).
+ */
+export const pending = {
+  "packages/core/src/Tracing.ts": {
+    "no-restricted-syntax": "`push(...links)` spreads an array of unbounded length"
+  },
+  "packages/middleware/src/Egress.ts": {
+    "no-control-regex": "`LEADING = /^[\\u0000-\\u0020]+/` strips C0 controls on purpose (as WHATWG does): needs a disable comment with that reason"
+  },
+  "packages/middleware/src/Meter.ts": {
+    "@typescript-eslint/consistent-type-imports": "`Usage` is imported as a value but used only as a type"
+  },
+  "packages/middleware/test/Meter.test.ts": {
+    "@typescript-eslint/consistent-type-imports": "`Layer` is imported as a value but used only as a type"
+  },
+  "packages/middleware/test/fixtures.ts": {
+    "@typescript-eslint/consistent-type-imports": "`Duration` is imported as a value but used only as a type"
+  },
+  "packages/agents/test/GovernanceTrifecta.test.ts": {
+    "no-restricted-syntax": "`push(...)` with a spread argument"
+  },
+  "packages/agents/test/SubAgent.test.ts": {
+    "@typescript-eslint/consistent-type-imports": "`ToolRegistry` is imported as a value but used only as a type"
+  },
+  "packages/agents/test/types.test.ts": {
+    "@typescript-eslint/consistent-type-imports": "`RunPolicy` is imported as a value but used only as a type",
+    "@typescript-eslint/no-unused-vars": "three values used only through `typeof`"
+  },
+  "packages/tools/test/types.test.ts": {
+    "@typescript-eslint/no-unused-vars": "three values used only through `typeof`"
+  }
+}
+
+export default tseslint.config(
+  {
+    ignores: ["**/node_modules/**", "**/dist/**", "**/build/**", "**/coverage/**", "**/*.md"]
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.{ts,mts,mjs}"],
+    plugins: { "@effect": effect },
+    languageOptions: { ecmaVersion: 2022, sourceType: "module" },
+    rules: {
+      // TypeScript checks these (noFallthroughCasesInSwitch is not needed: every switch is total).
+      "no-fallthrough": "off",
+      "no-irregular-whitespace": "off",
+      // `Effect.gen(function*() { return x })` without a yield is fine.
+      "require-yield": "off",
+      "prefer-rest-params": "off",
+      "prefer-spread": "off",
+      "object-shorthand": "error",
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='push'] > SpreadElement.arguments",
+          message: "Do not use spread arguments in Array.push (it overflows the stack on large arrays)"
+        }
+      ],
+      "no-unused-vars": "off",
+      "no-duplicate-imports": ["error", { allowSeparateTypeImports: true }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // A namespace merged with a same-named class or tag names the module's own types with
+      // `import("./Module.js").Type` (inside the namespace the bare name means the namespace).
+      "@typescript-eslint/consistent-type-imports": ["error", { disallowTypeAnnotations: false }],
+      "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
+      // `declare namespace X` merges types into a module, as Effect does.
+      "@typescript-eslint/no-namespace": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/ban-ts-comment": "off"
+    }
+  },
+  {
+    // Plain Node scripts: TypeScript does not check their names, so ESLint's no-undef does.
+    files: ["**/*.mjs"],
+    languageOptions: {
+      globals: { console: "readonly", process: "readonly", performance: "readonly", URL: "readonly", setTimeout: "readonly" }
+    }
+  },
+  {
+    files: ["packages/*/src/**/*.ts"],
+    rules: {
+      "no-console": "error",
+      // A package's sources import each Effect module on its own path (tree-shaking, import cost).
+      "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect", "@effect/platform"] }]
+    }
+  },
+  ...Object.entries(pending).map(([file, rules]) => ({
+    files: [file],
+    rules: Object.fromEntries(Object.keys(rules).map((rule) => [rule, "warn"]))
+  }))
+)
