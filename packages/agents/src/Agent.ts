@@ -9,11 +9,10 @@ import * as Effect from "effect/Effect"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as Stream from "effect/Stream"
 import * as AgentEvent from "./AgentEvent.js"
-import { AgentDefinitionError } from "./AgentDefinitionError.js"
+import { AgentDefinitionError, PolicyDenied, RunNotResumable } from "./Errors.js"
 import type { AgentResult } from "./AgentResult.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
-import { RunNotResumable } from "./RunNotResumable.js"
 import * as RunPolicy from "./RunPolicy.js"
 import * as SingleCallCognition from "./SingleCallCognition.js"
 
@@ -163,11 +162,11 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
   const policy = options.policy ?? RunPolicy.defaultPolicy
   const trifecta = RunPolicy.capabilities(cognition.tools.tools())
   // The static check, over the advertised tools, before the first model call.
-  const staticCheck: Effect.Effect<void, RunPolicy.PolicyDenied> =
+  const staticCheck: Effect.Effect<void, PolicyDenied> =
     policy.static === "off" || trifecta.length < RunPolicy.trifecta.length
       ? Effect.void
       : policy.static === "deny"
-        ? Effect.fail(new RunPolicy.PolicyDenied({ capabilities: trifecta }))
+        ? Effect.fail(new PolicyDenied({ capabilities: trifecta }))
         : Tracing.addEvent(Tracing.EventName.policyFlagged, {
             "agentkit.policy.mode": policy.static,
             "agentkit.policy.capabilities": trifecta.join(","),

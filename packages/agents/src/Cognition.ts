@@ -10,8 +10,8 @@ import type { Decisions } from "./Approval.js"
 import type * as Effect from "effect/Effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { AgentResult } from "./AgentResult.js"
-import type { RunNotResumable } from "./RunNotResumable.js"
-import type { PolicyDenied, RunPolicy } from "./RunPolicy.js"
+import type { PolicyDenied, RunNotResumable } from "./Errors.js"
+import type { RunPolicy } from "./RunPolicy.js"
 
 /**
  * The errors that end a run: a model failure, a budget or quota ceiling, cancellation, a static

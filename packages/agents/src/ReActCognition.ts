@@ -5,20 +5,29 @@
  *
  * @since 0.1.0
  */
-import { Cancellation, CheckpointStore, Invoker, Message, RunContext, ToolDenied, Usage } from "@agentkit/core"
+import {
+  Cancellation,
+  CheckpointStore,
+  endsRun,
+  Invoker,
+  Message,
+  RunContext,
+  ToolDenied,
+  toolFailureText,
+  unknownToolText,
+  Usage
+} from "@agentkit/core"
 import type { ToolCall } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AgentEvent from "./AgentEvent.js"
-import { AgentDefinitionError } from "./AgentDefinitionError.js"
+import { AgentDefinitionError, RunNotResumable, trifectaReason } from "./Errors.js"
 import type { AgentResult, PendingCall } from "./AgentResult.js"
 import * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, Drive, Resume, ResumeError } from "./Cognition.js"
-import { failureText, isFatal, unknownTool } from "./internal/reflect.js"
-import { RunNotResumable } from "./RunNotResumable.js"
-import { type RunPolicy, trifectaReason } from "./RunPolicy.js"
+import type { RunPolicy } from "./RunPolicy.js"
 
 /**
  * The options of `ReActCognition.make`.
@@ -195,13 +204,13 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       /** Runs one call through the tool pipeline; what the model may fix comes back as a result. */
       const runCall = (call: ToolCall.ToolCall): Effect.Effect<CallResult, AgentError, RunContext> => {
         const found = registry.getOption(call.name)
-        if (Option.isNone(found)) return Effect.succeed({ call, content: unknownTool(call.name, names), isError: true })
+        if (Option.isNone(found)) return Effect.succeed({ call, content: unknownToolText(call.name, names), isError: true })
         const tool = found.value
         const denied = policy.dynamic === "deny" && completesTrifecta(tool)
         const check = policyCheck(tool, denied ? "deny" : "allow")
         if (denied) {
           const error = new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
-          return Effect.as(check, { call, content: failureText(call.name, error), isError: true })
+          return Effect.as(check, { call, content: toolFailureText(call.name, error), isError: true })
         }
         const untrusted = tool.caps.includes("untrusted_content")
         return Effect.zipRight(
@@ -214,7 +223,7 @@ export const make = <const T extends ToolRegistry.AnyTool>(
               return Effect.succeed({ call, content, isError: false })
             },
             onFailure: (error) =>
-              isFatal(error) ? Effect.fail(error) : Effect.succeed({ call, content: failureText(call.name, error), isError: true })
+              endsRun(error) ? Effect.fail(error) : Effect.succeed({ call, content: toolFailureText(call.name, error), isError: true })
           }) as Effect.Effect<CallResult, AgentError, RunContext>
         )
       }

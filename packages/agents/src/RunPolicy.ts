@@ -5,8 +5,7 @@
  * @since 0.1.0
  */
 import type { Capability } from "@agentkit/core"
-import * as Data from "effect/Data"
-import { AgentDefinitionError } from "./AgentDefinitionError.js"
+import { AgentDefinitionError } from "./Errors.js"
 
 /**
  * The whole trifecta.
@@ -25,39 +24,19 @@ import { AgentDefinitionError } from "./AgentDefinitionError.js"
 export const trifecta: ReadonlyArray<Capability> = ["private_data", "untrusted_content", "egress"]
 
 /**
- * The reason text of a trifecta verdict (the Python agentkit's).
+ * The reason text of a trifecta verdict (the Python agentkit's), written next to `PolicyDenied`.
  *
  * @example
  * ```ts
  * import { RunPolicy } from "@agentkit/agents"
  *
- * new RunPolicy.PolicyDenied({ capabilities: RunPolicy.trifecta }).message === RunPolicy.trifectaReason // true
+ * RunPolicy.trifectaReason.startsWith("lethal trifecta") // true
  * ```
  *
  * @since 0.1.0
  * @category constants
  */
-export const trifectaReason =
-  "lethal trifecta: this tool set combines private-data access, untrusted-content ingestion, and egress in one run — require a human gate or split the run"
-
-/**
- * The static check failed in `deny` mode: the run is refused before its first model call.
- *
- * @example
- * ```ts
- * import { RunPolicy } from "@agentkit/agents"
- *
- * new RunPolicy.PolicyDenied({ capabilities: ["egress", "private_data", "untrusted_content"] }).message
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class PolicyDenied extends Data.TaggedError("PolicyDenied")<{ readonly capabilities: ReadonlyArray<Capability> }> {
-  override get message(): string {
-    return trifectaReason
-  }
-}
+export { trifectaReason } from "./Errors.js"
 
 /**
  * A run policy.

@@ -7,7 +7,7 @@
 /** @since 0.1.0 */
 export * as Agent from "./Agent.js"
 /** @since 0.1.0 */
-export { AgentDefinitionError } from "./AgentDefinitionError.js"
+export { AgentDefinitionError, PolicyDenied, RunNotResumable } from "./Errors.js"
 /** @since 0.1.0 */
 export * as AgentEvent from "./AgentEvent.js"
 /** @since 0.1.0 */
@@ -18,8 +18,6 @@ export * as Approval from "./Approval.js"
 export type { AgentError, AgentSettings, Cognition, Drive, Resume, ResumeError } from "./Cognition.js"
 /** @since 0.1.0 */
 export * as ReActCognition from "./ReActCognition.js"
-/** @since 0.1.0 */
-export { RunNotResumable } from "./RunNotResumable.js"
 /** @since 0.1.0 */
 export * as RunPolicy from "./RunPolicy.js"
 /** @since 0.1.0 */

@@ -3,7 +3,7 @@
  * checkpoints, resume, termination conditions and parse-repair are not built yet).
  */
 import { Agent, AgentDefinitionError, ReActCognition } from "@agentkit/agents"
-import { Budget, BudgetExceeded, Cancelled, Message, ToolDefinitionError, ToolShapeError, Usage } from "@agentkit/core"
+import { Budget, BudgetExceeded, Cancelled, DepthExceeded, Message, ToolDefinitionError, ToolShapeError, Usage } from "@agentkit/core"
 import type { ToolMiddleware } from "@agentkit/core"
 import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool, ToolRegistry } from "@agentkit/tools"
@@ -434,24 +434,30 @@ describe("ReActCognition: failures that end the run", () => {
     })
   )
 
-  it.effect("a tool failing with a cost BudgetExceeded ends the run; a depth one is reflected", () =>
+  it.effect("a tool failing with a cost BudgetExceeded ends the run; a DepthExceeded is reflected", () =>
     Effect.gen(function* () {
-      const over = (limit: "cost" | "depth") =>
+      const over = (error: BudgetExceeded | DepthExceeded) =>
         Tool.make("over", {
           description: DESCRIPTION,
           parameters: {},
           sideEffecting: false,
-          handler: (): Effect.Effect<string, BudgetExceeded> => Effect.fail(new BudgetExceeded({ limit, message: `${limit} exceeded` }))
+          handler: (): Effect.Effect<string, BudgetExceeded | DepthExceeded> => Effect.fail(error)
         })
       const cost = FakeLLM.script([Turn({ toolCalls: [call("c1", "over")] }), Turn({ content: "never reached" })])
-      const exit = yield* agentWith([over("cost")]).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: cost })), Effect.exit)
+      const exit = yield* agentWith([over(new BudgetExceeded({ limit: "cost", message: "cost exceeded" }))])
+        .run(TASK)
+        .pipe(Effect.provide(makeTestCtx({ llm: cost })), Effect.exit)
       expect(failureOf(exit)).toMatchObject({ _tag: "BudgetExceeded", limit: "cost" })
       expect(cost.calls).toBe(1)
 
       const depth = FakeLLM.script([Turn({ toolCalls: [call("c1", "over")] }), Turn({ content: "went on" })])
-      const result = yield* agentWith([over("depth")]).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: depth })))
+      const result = yield* agentWith([over(new DepthExceeded({ depth: 5, maxDepth: 4 }))])
+        .run(TASK)
+        .pipe(Effect.provide(makeTestCtx({ llm: depth })))
       expect(result.output).toBe("went on")
-      expect(toolMessages(result.transcript)).toEqual([["c1", "ERROR: tool 'over' failed: BudgetExceeded: depth exceeded", true]])
+      expect(toolMessages(result.transcript)).toEqual([
+        ["c1", "ERROR: tool 'over' failed: DepthExceeded: agent depth 5 > max_depth 4", true]
+      ])
     })
   )
 })

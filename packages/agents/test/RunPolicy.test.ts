@@ -2,7 +2,7 @@
  * The run policy (spec-runtime §6.2, §9 `test_control`, issue 6): the module's values, the
  * static check before the first model call, and how untrusted output is shown to the model.
  */
-import { Agent, AgentDefinitionError, ReActCognition, RunPolicy } from "@agentkit/agents"
+import { Agent, AgentDefinitionError, PolicyDenied, ReActCognition, RunPolicy } from "@agentkit/agents"
 import { FakeLLM, FakeTool, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
 import type { Capability, Message } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
@@ -68,7 +68,7 @@ describe("RunPolicy values", () => {
   })
 
   it("PolicyDenied carries the capabilities and the reason as its message", () => {
-    const error = new RunPolicy.PolicyDenied({ capabilities: ["egress", "private_data", "untrusted_content"] })
+    const error = new PolicyDenied({ capabilities: ["egress", "private_data", "untrusted_content"] })
     expect(error._tag).toBe("PolicyDenied")
     expect(error.message).toBe(REASON)
     expect(error.capabilities).toEqual(["egress", "private_data", "untrusted_content"])
@@ -97,7 +97,7 @@ describe("the static check, before the first model call", () => {
         .run(TASK)
         .pipe(Effect.provide(makeTestCtx({ llm })), Effect.exit)
       const error = failureOf(exit)
-      expect(error).toBeInstanceOf(RunPolicy.PolicyDenied)
+      expect(error).toBeInstanceOf(PolicyDenied)
       expect(error.message).toMatch(/lethal trifecta/)
       expect(error).toMatchObject({ capabilities: ["egress", "private_data", "untrusted_content"] })
       expect(llm.calls).toBe(0)

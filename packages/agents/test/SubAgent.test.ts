@@ -192,7 +192,7 @@ describe("sub-agent failures", () => {
         Message.toolResult({
           toolCallId: "r1",
           name: "research",
-          content: "ERROR: tool 'research' failed: BudgetExceeded: agent depth 1 > max_depth 0",
+          content: "ERROR: tool 'research' failed: DepthExceeded: agent depth 1 > max_depth 0",
           isError: true
         })
       )

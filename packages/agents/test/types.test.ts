@@ -2,7 +2,7 @@
  * Type-level tests (checked by `tsc -b packages/agents`): a tool handler's requirements flow into
  * `agent.run`'s requirements; tool errors never leak into the run's error type.
  */
-import { Agent, ReActCognition, RunPolicy } from "@agentkit/agents"
+import { Agent, PolicyDenied, ReActCognition, RunPolicy } from "@agentkit/agents"
 import type { AgentError, AgentEvent, AgentResult } from "@agentkit/agents"
 import type { BudgetExceeded, Cancelled, ChatModelError, Invoker, RunContext } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
@@ -42,7 +42,7 @@ describe("types", () => {
     expectTypeOf<Effect.Effect.Success<Run>>().toEqualTypeOf<AgentResult.AgentResult>()
     // the tool's own NotFound is reflected to the model, never a failure of the run
     expectTypeOf<Effect.Effect.Error<Run>>().toEqualTypeOf<AgentError>()
-    expectTypeOf<AgentError>().toEqualTypeOf<ChatModelError | BudgetExceeded | Cancelled | RunPolicy.PolicyDenied>()
+    expectTypeOf<AgentError>().toEqualTypeOf<ChatModelError | BudgetExceeded | Cancelled | PolicyDenied>()
     expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<RunContext | Invoker | OrderDb>()
     expectTypeOf<Stream.Stream.Success<ReturnType<typeof agent.stream>>>().toEqualTypeOf<AgentEvent.AgentEvent>()
   })

@@ -5,8 +5,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+import { compare } from "./PythonText.js"
 
 const write = (value: unknown, path: Set<object>): string => {
   switch (typeof value) {

@@ -1,47 +1,231 @@
 /**
- * The typed errors of agentkit. Each carries the exact text the Python agentkit (or the seed page)
- * prints, so logs and model-visible messages read the same in both frameworks.
+ * The typed errors of agentkit core. Each carries the exact text the Python agentkit (or the seed
+ * page) prints, so logs and model-visible messages read the same in both frameworks.
+ *
+ * Every agentkit error carries `ErrorTypeId` (`isAgentkitError` tells them apart from any other
+ * value). The errors that are stored (a checkpoint, an audit record) or cross a process boundary
+ * are `Schema.TaggedError`s: `Schema.encode(BudgetExceeded)(error)` gives a JSON-safe value and
+ * decoding it gives the error back, message and all. The text the model sees for a tool failure
+ * (`toolFailureText`, `unknownToolText`) is written here, next to the errors it describes.
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
-import type * as Duration from "effect/Duration"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import * as PythonText from "./PythonText.js"
 
 /**
- * A ceiling was crossed: run cost, model calls, tokens, tool calls, depth, or a tenant quota.
- * It ends the run (it is never shown to the model as a tool error, except a sub-agent's depth
- * overflow).
+ * Marks every agentkit error (core's and the other packages').
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { BudgetExceeded, ErrorTypeId } from "@agentkit/core"
  *
- * new Errors.BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" }).message // "cost $0.02 > $0.015"
+ * new BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" })[ErrorTypeId] === ErrorTypeId // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const ErrorTypeId: "~@agentkit/core/AgentkitError" = "~@agentkit/core/AgentkitError"
+
+/**
+ * The type of `ErrorTypeId`.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorTypeId } from "@agentkit/core"
+ *
+ * interface MyError { readonly [key: string]: unknown; readonly "~@agentkit/core/AgentkitError": ErrorTypeId }
+ * ```
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export type ErrorTypeId = typeof ErrorTypeId
+
+/**
+ * An agentkit error: a tagged error carrying `ErrorTypeId`.
+ *
+ * @example
+ * ```ts
+ * import type { AgentkitError } from "@agentkit/core"
+ *
+ * const label = (error: AgentkitError) => `${error._tag}: ${error.message}`
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentkitError extends Error {
+  readonly [ErrorTypeId]: ErrorTypeId
+  readonly _tag: string
+}
+
+/**
+ * Whether a value is an agentkit error (of any agentkit package).
+ *
+ * @example
+ * ```ts
+ * import { Cancelled, isAgentkitError } from "@agentkit/core"
+ *
+ * isAgentkitError(new Cancelled()) // true
+ * isAgentkitError(new Error("boom")) // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAgentkitError = (u: unknown): u is AgentkitError => Predicate.hasProperty(u, ErrorTypeId)
+
+const isTagged =
+  <T>(tag: string) =>
+  (u: unknown): u is T =>
+    isAgentkitError(u) && u._tag === tag
+
+/**
+ * A cause or other foreign value kept on an error. Its type is `unknown`; it encodes to a
+ * JSON-safe form that never throws (an `Error` as `{ name, message }`, anything else as its JSON
+ * text or its string form), so an error carrying any cause still encodes.
+ *
+ * @example
+ * ```ts
+ * import { ForeignValue } from "@agentkit/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.encodeSync(ForeignValue)(new Error("boom")) // { name: "Error", message: "boom" }
+ * Schema.encodeSync(ForeignValue)({ big: 1n }) // "[object Object]"
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ForeignValue: Schema.Schema<unknown> = Schema.transform(Schema.Unknown, Schema.Unknown, {
+  strict: true,
+  decode: (encoded) => encoded,
+  encode: (value) => {
+    if (value instanceof Error) return { name: value.name, message: value.message }
+    if (value === undefined || value === null || typeof value !== "object") {
+      return typeof value === "bigint" ? value.toString() : value
+    }
+    try {
+      return JSON.parse(JSON.stringify(value)) as unknown
+    } catch {
+      return String(value)
+    }
+  }
+})
+
+/**
+ * The error's type as telemetry, audit records and the model read it: its `_tag`, else its class
+ * name, else `Error`.
+ *
+ * @example
+ * ```ts
+ * import { Cancelled, errorType } from "@agentkit/core"
+ *
+ * errorType(new Cancelled()) // "Cancelled"
+ * errorType(new TypeError("x")) // "TypeError"
+ * errorType("oops") // "Error"
+ * ```
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const errorType = (error: unknown): string => {
+  if (typeof error === "object" && error !== null) {
+    if ("_tag" in error && typeof error._tag === "string") return error._tag
+    if (error instanceof Error) return error.name
+  }
+  return "Error"
+}
+
+/**
+ * The error's message, or its string form.
+ *
+ * @example
+ * ```ts
+ * import { errorMessage } from "@agentkit/core"
+ *
+ * errorMessage(new Error("card declined")) // "card declined"
+ * errorMessage(42) // "42"
+ * ```
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const errorMessage = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return error.message
+  }
+  return String(error)
+}
+
+/**
+ * A ceiling was crossed: run cost, model calls, tokens, tool calls, or a tenant quota. It ends
+ * the run (it is never shown to the model as a tool error). A sub-agent's depth overflow is
+ * `DepthExceeded`, which the model sees.
+ *
+ * @example
+ * ```ts
+ * import { BudgetExceeded } from "@agentkit/core"
+ *
+ * new BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" }).message // "cost $0.02 > $0.015"
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class BudgetExceeded extends Data.TaggedError("BudgetExceeded")<{
-  readonly limit: "cost" | "modelCalls" | "tokens" | "toolCalls" | "depth" | "quota"
-  readonly message: string
-}> {}
+export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>("@agentkit/core/BudgetExceeded")("BudgetExceeded", {
+  limit: Schema.Literal("cost", "modelCalls", "tokens", "toolCalls", "quota"),
+  message: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
+
+/**
+ * A sub-run would nest deeper than the budget's `maxDepth`. The delegating tool call fails with
+ * it and the model sees `ERROR: tool 'x' failed: DepthExceeded: agent depth 5 > max_depth 4`;
+ * the parent run goes on.
+ *
+ * @example
+ * ```ts
+ * import { DepthExceeded } from "@agentkit/core"
+ *
+ * new DepthExceeded({ depth: 5, maxDepth: 4 }).message // "agent depth 5 > max_depth 4"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DepthExceeded extends Schema.TaggedError<DepthExceeded>("@agentkit/core/DepthExceeded")("DepthExceeded", {
+  depth: Schema.Number,
+  maxDepth: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `agent depth ${this.depth} > max_depth ${this.maxDepth}`
+  }
+}
 
 /**
  * The run was cancelled through its cancellation handle.
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { Cancelled } from "@agentkit/core"
  *
- * new Errors.Cancelled().message // "run cancelled"
+ * new Cancelled().message // "run cancelled"
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class Cancelled extends Data.TaggedError("Cancelled")<{}> {
+export class Cancelled extends Schema.TaggedError<Cancelled>("@agentkit/core/Cancelled")("Cancelled", {}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     return "run cancelled"
   }
@@ -52,29 +236,46 @@ export class Cancelled extends Data.TaggedError("Cancelled")<{}> {
  *
  * @example
  * ```ts
- * import { Errors, type ChatModelErrorReason } from "@agentkit/core"
+ * import { ChatModelError, type ChatModelErrorReason } from "@agentkit/core"
  *
  * const reason: ChatModelErrorReason = "rate_limit"
- * new Errors.ChatModelError({ reason, retryable: true, message: "429 rate limited" })
+ * new ChatModelError({ reason, retryable: true, message: "429 rate limited" })
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export type ChatModelErrorReason =
-  | "rate_limit"
-  | "overloaded"
-  | "server"
-  | "timeout"
-  | "network"
-  | "auth"
-  | "permission"
-  | "invalid_request"
-  | "not_found"
-  | "too_large"
-  | "stream"
-  | "configuration"
-  | "unknown"
+export type ChatModelErrorReason = Schema.Schema.Type<typeof ChatModelErrorReason>
+
+/**
+ * The accepted values of `ChatModelErrorReason`.
+ *
+ * @example
+ * ```ts
+ * import { ChatModelErrorReason } from "@agentkit/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(ChatModelErrorReason)("overloaded") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ChatModelErrorReason = Schema.Literal(
+  "rate_limit",
+  "overloaded",
+  "server",
+  "timeout",
+  "network",
+  "auth",
+  "permission",
+  "invalid_request",
+  "not_found",
+  "too_large",
+  "stream",
+  "configuration",
+  "unknown"
+)
 
 /**
  * A model call failed. `retryable` is the provider's classification (rate limits, overload,
@@ -82,24 +283,27 @@ export type ChatModelErrorReason =
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ChatModelError } from "@agentkit/core"
  *
- * const error = new Errors.ChatModelError({ reason: "overloaded", retryable: true, message: "529 overloaded" })
+ * const error = new ChatModelError({ reason: "overloaded", retryable: true, message: "529 overloaded" })
  * error.retryable // true
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ChatModelError extends Data.TaggedError("ChatModelError")<{
-  readonly reason: ChatModelErrorReason
-  readonly retryable: boolean
-  readonly message: string
-  readonly status?: number
-  readonly requestId?: string
-  readonly retryAfter?: Duration.Duration
-  readonly cause?: unknown
-}> {}
+export class ChatModelError extends Schema.TaggedError<ChatModelError>("@agentkit/core/ChatModelError")("ChatModelError", {
+  reason: ChatModelErrorReason,
+  retryable: Schema.Boolean,
+  message: Schema.String,
+  status: Schema.optional(Schema.Number),
+  requestId: Schema.optional(Schema.String),
+  retryAfter: Schema.optional(Schema.Duration),
+  cause: Schema.optional(ForeignValue)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
 
 /**
  * Options, limits or a layer's configuration were invalid. The message names the field and what
@@ -107,18 +311,21 @@ export class ChatModelError extends Data.TaggedError("ChatModelError")<{
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ConfigurationError } from "@agentkit/core"
  *
- * new Errors.ConfigurationError({ field: "autonomy", message: "autonomy must be one of 'auto', 'gated', 'manual'; got 'yolo'" })
+ * new ConfigurationError({ field: "autonomy", message: "autonomy must be one of 'auto', 'gated', 'manual'; got 'yolo'" })
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ConfigurationError extends Data.TaggedError("ConfigurationError")<{
-  readonly field: string
-  readonly message: string
-}> {}
+export class ConfigurationError extends Schema.TaggedError<ConfigurationError>("@agentkit/core/ConfigurationError")(
+  "ConfigurationError",
+  { field: Schema.String, message: Schema.String }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
 
 /**
  * A tool (or registry, cognition, agent) was wired wrong. Thrown synchronously when it is made,
@@ -126,17 +333,21 @@ export class ConfigurationError extends Data.TaggedError("ConfigurationError")<{
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolDefinitionError } from "@agentkit/core"
  *
- * new Errors.ToolDefinitionError({ message: "tool 'get' needs a description of at least 30 characters" })
+ * new ToolDefinitionError({ message: "tool 'get' needs a description of at least 30 characters" })
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolDefinitionError extends Data.TaggedError("ToolDefinitionError")<{
-  readonly message: string
-}> {}
+export class ToolDefinitionError extends Schema.TaggedError<ToolDefinitionError>("@agentkit/core/ToolDefinitionError")(
+  "ToolDefinitionError",
+  { message: Schema.String }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
 
 /**
  * The model's arguments did not fit the tool: unexpected keys, missing keys, or values of the
@@ -144,9 +355,9 @@ export class ToolDefinitionError extends Data.TaggedError("ToolDefinitionError")
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolArgumentError } from "@agentkit/core"
  *
- * new Errors.ToolArgumentError({
+ * new ToolArgumentError({
  *   toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"], invalid: [], accepted: ["order_id", "reason"]
  * }).message
  * // "tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
@@ -155,14 +366,19 @@ export class ToolDefinitionError extends Data.TaggedError("ToolDefinitionError")
  * @since 0.1.0
  * @category errors
  */
-export class ToolArgumentError extends Data.TaggedError("ToolArgumentError")<{
-  readonly toolName: string
-  readonly unexpected: ReadonlyArray<string>
-  readonly missing: ReadonlyArray<string>
-  /** One `<path>: <schema message>` entry per invalid value, e.g. `quantity: Expected number, actual "two"`. */
-  readonly invalid: ReadonlyArray<string>
-  readonly accepted: ReadonlyArray<string>
-}> {
+export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@agentkit/core/ToolArgumentError")(
+  "ToolArgumentError",
+  {
+    toolName: Schema.String,
+    unexpected: Schema.Array(Schema.String),
+    missing: Schema.Array(Schema.String),
+    /** One `<path>: <schema message>` entry per invalid value, e.g. `quantity: Expected number, actual "two"`. */
+    invalid: Schema.Array(Schema.String),
+    accepted: Schema.Array(Schema.String)
+  }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     const clauses: Array<string> = []
     if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${PythonText.list(this.unexpected)}`)
@@ -176,25 +392,28 @@ export class ToolArgumentError extends Data.TaggedError("ToolArgumentError")<{
 }
 
 /**
- * A tool returned a value that does not match its declared `success` schema.
+ * A tool returned a value that does not match its declared `success` schema. The model sees
+ * `shapeMismatchText(error)`.
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolShapeError } from "@agentkit/core"
  *
- * new Errors.ToolShapeError({ toolName: "quote", expected: "Quote", raw: "oops", errors: ["top-level: expected object"] }).message
+ * new ToolShapeError({ toolName: "quote", expected: "Quote", raw: "oops", errors: ["top-level: expected object"] }).message
  * // "tool 'quote' returned value not matching schema 'Quote'"
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolShapeError extends Data.TaggedError("ToolShapeError")<{
-  readonly toolName: string
-  readonly expected: string
-  readonly raw: unknown
-  readonly errors: ReadonlyArray<string>
-}> {
+export class ToolShapeError extends Schema.TaggedError<ToolShapeError>("@agentkit/core/ToolShapeError")("ToolShapeError", {
+  toolName: Schema.String,
+  expected: Schema.String,
+  raw: ForeignValue,
+  errors: Schema.Array(Schema.String)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     return `tool '${this.toolName}' returned value not matching schema '${this.expected}'`
   }
@@ -205,18 +424,20 @@ export class ToolShapeError extends Data.TaggedError("ToolShapeError")<{
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolExecutionError } from "@agentkit/core"
  *
- * new Errors.ToolExecutionError({ toolName: "charge", cause: new Error("card declined") }).message // "card declined"
+ * new ToolExecutionError({ toolName: "charge", cause: new Error("card declined") }).message // "card declined"
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolExecutionError extends Data.TaggedError("ToolExecutionError")<{
-  readonly toolName: string
-  readonly cause: unknown
-}> {
+export class ToolExecutionError extends Schema.TaggedError<ToolExecutionError>("@agentkit/core/ToolExecutionError")(
+  "ToolExecutionError",
+  { toolName: Schema.String, cause: ForeignValue }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     const cause = this.cause
     if (cause instanceof Error) return cause.message
@@ -229,42 +450,47 @@ export class ToolExecutionError extends Data.TaggedError("ToolExecutionError")<{
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolTimeoutError } from "@agentkit/core"
  *
- * new Errors.ToolTimeoutError({ toolName: "slow", timeout: "2 seconds" }).message // "tool 'slow' timed out after 2 seconds"
+ * new ToolTimeoutError({ toolName: "slow", timeout: "2 seconds" }).message // "tool 'slow' timed out after 2 seconds"
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolTimeoutError extends Data.TaggedError("ToolTimeoutError")<{
-  readonly toolName: string
-  readonly timeout: string
-}> {
+export class ToolTimeoutError extends Schema.TaggedError<ToolTimeoutError>("@agentkit/core/ToolTimeoutError")(
+  "ToolTimeoutError",
+  { toolName: Schema.String, timeout: Schema.String }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     return `tool '${this.toolName}' timed out after ${this.timeout}`
   }
 }
 
 /**
- * No tool has that name. The text lists the available tools, sorted.
+ * No tool has that name. The text lists the available tools, sorted. (The model, asking for an
+ * unknown tool, sees `unknownToolText`.)
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolNotFoundError } from "@agentkit/core"
  *
- * new Errors.ToolNotFoundError({ name: "x", available: ["a", "b"] }).message // "no tool 'x'. Available tools: a, b."
+ * new ToolNotFoundError({ name: "x", available: ["a", "b"] }).message // "no tool 'x'. Available tools: a, b."
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolNotFoundError extends Data.TaggedError("ToolNotFoundError")<{
-  readonly name: string
-  readonly available: ReadonlyArray<string>
-}> {
+export class ToolNotFoundError extends Schema.TaggedError<ToolNotFoundError>("@agentkit/core/ToolNotFoundError")(
+  "ToolNotFoundError",
+  { name: Schema.String, available: Schema.Array(Schema.String) }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `no tool '${this.name}'. Available tools: ${this.available.length > 0 ? this.available.join(", ") : "(none)"}.`
+    return `no tool '${this.name}'. Available tools: ${availableText(this.available)}.`
   }
 }
 
@@ -274,16 +500,157 @@ export class ToolNotFoundError extends Data.TaggedError("ToolNotFoundError")<{
  *
  * @example
  * ```ts
- * import { Errors } from "@agentkit/core"
+ * import { ToolDenied } from "@agentkit/core"
  *
- * new Errors.ToolDenied({ toolName: "fetch_url", reason: "egress", message: "host 'evil.com' not in allowlist" })
+ * new ToolDenied({ toolName: "fetch_url", reason: "egress", message: "host 'evil.com' not in allowlist" })
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolDenied extends Data.TaggedError("ToolDenied")<{
-  readonly toolName: string
-  readonly reason: "egress" | "policy" | "approval" | "other"
-  readonly message: string
-}> {}
+export class ToolDenied extends Schema.TaggedError<ToolDenied>("@agentkit/core/ToolDenied")("ToolDenied", {
+  toolName: Schema.String,
+  reason: Schema.Literal("egress", "policy", "approval", "other"),
+  message: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
+
+/**
+ * Whether a value is a `BudgetExceeded` (a ceiling that ends the run).
+ *
+ * @example
+ * ```ts
+ * import { BudgetExceeded, isBudgetExceeded } from "@agentkit/core"
+ *
+ * isBudgetExceeded(new BudgetExceeded({ limit: "toolCalls", message: "tool calls 3 > 2" })) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isBudgetExceeded: (u: unknown) => u is BudgetExceeded = isTagged("BudgetExceeded")
+
+/**
+ * Whether a value is a `DepthExceeded` (a sub-run nested too deep; the model is told).
+ *
+ * @example
+ * ```ts
+ * import { DepthExceeded, isDepthExceeded } from "@agentkit/core"
+ *
+ * isDepthExceeded(new DepthExceeded({ depth: 2, maxDepth: 1 })) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isDepthExceeded: (u: unknown) => u is DepthExceeded = isTagged("DepthExceeded")
+
+/**
+ * Whether a value is a `Cancelled`.
+ *
+ * @example
+ * ```ts
+ * import { Cancelled, isCancelled } from "@agentkit/core"
+ *
+ * isCancelled(new Cancelled()) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isCancelled: (u: unknown) => u is Cancelled = isTagged("Cancelled")
+
+/**
+ * Whether a value is a `ChatModelError`.
+ *
+ * @example
+ * ```ts
+ * import { ChatModelError, isChatModelError } from "@agentkit/core"
+ *
+ * isChatModelError(new ChatModelError({ reason: "timeout", retryable: true, message: "timed out" })) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isChatModelError: (u: unknown) => u is ChatModelError = isTagged("ChatModelError")
+
+/**
+ * Whether a tool failure ends the whole run instead of going back to the model: cancellation and
+ * every budget ceiling (a sub-agent's `DepthExceeded` goes back to the model).
+ *
+ * @example
+ * ```ts
+ * import { Cancelled, DepthExceeded, endsRun } from "@agentkit/core"
+ *
+ * endsRun(new Cancelled()) // true
+ * endsRun(new DepthExceeded({ depth: 2, maxDepth: 1 })) // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const endsRun = (error: unknown): error is BudgetExceeded | Cancelled => isCancelled(error) || isBudgetExceeded(error)
+
+const availableText = (available: ReadonlyArray<string>): string =>
+  available.length > 0 ? available.join(", ") : "(none)"
+
+/**
+ * The text the model sees when it asks for a tool that does not exist.
+ *
+ * @example
+ * ```ts
+ * import { unknownToolText } from "@agentkit/core"
+ *
+ * unknownToolText("refund", ["cancel_order", "lookup_order"])
+ * // "ERROR: no tool named 'refund'. Available tools: cancel_order, lookup_order."
+ * ```
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const unknownToolText = (name: string, available: ReadonlyArray<string>): string =>
+  `ERROR: no tool named '${name}'. Available tools: ${availableText(available)}.`
+
+/**
+ * The text the model sees for a tool result that did not match the declared output schema.
+ *
+ * @example
+ * ```ts
+ * import { shapeMismatchText, ToolShapeError } from "@agentkit/core"
+ *
+ * shapeMismatchText(new ToolShapeError({ toolName: "quote", expected: "Quote", raw: {}, errors: ["price: is missing"] }))
+ * // "ERROR: tool returned a value that does not match its declared output schema 'Quote'. Details: price: is missing"
+ * ```
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const shapeMismatchText = (error: ToolShapeError): string =>
+  `ERROR: tool returned a value that does not match its declared output schema '${error.expected}'. Details: ${
+    error.errors.length > 0 ? error.errors.join("; ") : error.message
+  }`
+
+/**
+ * The text the model sees for a tool failure it can fix: the shape-mismatch text for a
+ * `ToolShapeError`, else `ERROR: tool 'x' failed: <type>: <message>`.
+ *
+ * @example
+ * ```ts
+ * import { DepthExceeded, toolFailureText } from "@agentkit/core"
+ *
+ * toolFailureText("research", new DepthExceeded({ depth: 5, maxDepth: 4 }))
+ * // "ERROR: tool 'research' failed: DepthExceeded: agent depth 5 > max_depth 4"
+ * ```
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const toolFailureText = (toolName: string, error: unknown): string => {
+  if (error instanceof ToolShapeError) return shapeMismatchText(error)
+  const described =
+    typeof error === "object" && error !== null ? `${errorType(error)}: ${errorMessage(error)}` : `Error: ${String(error)}`
+  return `ERROR: tool '${toolName}' failed: ${described}`
+}

@@ -107,6 +107,35 @@ export const float = (n: number): string => {
 }
 
 /**
+ * Compares two strings by Unicode code point, as Python compares `str` (never locale-aware, and
+ * not by UTF-16 code unit: U+FF5E sorts before U+1F600, though its code unit is larger than the
+ * surrogate's).
+ *
+ * @example
+ * ```ts
+ * import { PythonText } from "@agentkit/core"
+ *
+ * ["\u{1F600}", "\uFF5E"].sort(PythonText.compare) // ["\uFF5E", "\u{1F600}"]
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const compare = (a: string, b: string): number => {
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    // UTF-16 order differs from code point order only between surrogates and U+E000..U+FFFF.
+    if (x !== y) return codePointRank(x) - codePointRank(y)
+  }
+  return a.length - b.length
+}
+
+const codePointRank = (unit: number): number =>
+  unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit
+
+/**
  * Sorts strings by code point, as Python does (never locale-aware).
  *
  * @example
@@ -114,10 +143,10 @@ export const float = (n: number): string => {
  * import { PythonText } from "@agentkit/core"
  *
  * PythonText.sorted(["b", "B", "a"]) // ["B", "a", "b"]
+ * PythonText.sorted(["\u{1F600}", "\uFF5E"]) // ["\uFF5E", "\u{1F600}"]
  * ```
  *
  * @since 0.1.0
  * @category formatting
  */
-export const sorted = (items: Iterable<string>): Array<string> =>
-  Array.from(items).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+export const sorted = (items: Iterable<string>): Array<string> => Array.from(items).sort(compare)

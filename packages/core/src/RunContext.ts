@@ -14,7 +14,7 @@ import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
 import * as Budget from "./Budget.js"
 import * as Cancellation from "./Cancellation.js"
-import { BudgetExceeded, Cancelled, ConfigurationError } from "./Errors.js"
+import { Cancelled, ConfigurationError, DepthExceeded } from "./Errors.js"
 import * as PythonText from "./PythonText.js"
 import * as Scope from "./Scope.js"
 
@@ -67,13 +67,9 @@ class RunContextValue implements RunContext.Service {
     readonly tracing: boolean
   ) {}
 
-  child(): Effect.Effect<RunContext.Service, BudgetExceeded> {
+  child(): Effect.Effect<RunContext.Service, DepthExceeded> {
     const depth = this.depth + 1
-    if (depth > this.budget.maxDepth) {
-      return Effect.fail(
-        new BudgetExceeded({ limit: "depth", message: `agent depth ${depth} > max_depth ${this.budget.maxDepth}` })
-      )
-    }
+    if (depth > this.budget.maxDepth) return Effect.fail(new DepthExceeded({ depth, maxDepth: this.budget.maxDepth }))
     return Effect.succeed(
       new RunContextValue(this.correlationId, this.scope, this.budget, this.autonomy, depth, this.cancellation, this.tracing)
     )
@@ -164,7 +160,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
   }
 
   /** The current context's sub-run context (depth + 1), failing past `maxDepth`. */
-  static readonly child: Effect.Effect<RunContext.Service, BudgetExceeded, RunContext> = Effect.flatMap(
+  static readonly child: Effect.Effect<RunContext.Service, DepthExceeded, RunContext> = Effect.flatMap(
     RunContext,
     (context) => context.child()
   )
@@ -243,8 +239,8 @@ export declare namespace RunContext {
     readonly cancellation: Cancellation.CancellationToken
     /** Whether the run opens spans (`false` makes tracing cost nothing). */
     readonly tracing: boolean
-    /** A sub-run context: depth + 1 (failing past `maxDepth`); budget and cancellation shared, scope and id copied. */
-    child(): Effect.Effect<Service, BudgetExceeded>
+    /** A sub-run context: depth + 1 (failing with `DepthExceeded` past `maxDepth`); budget and cancellation shared, scope and id copied. */
+    child(): Effect.Effect<Service, DepthExceeded>
   }
 
   /**

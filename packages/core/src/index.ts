@@ -20,40 +20,58 @@ export type { Checkpoint, CheckpointStatus } from "./CheckpointStore.js"
 /** @since 0.1.0 */
 export { ChatModel } from "./ChatModel.js"
 /** @since 0.1.0 */
-export * as Errors from "./Errors.js"
-/** @since 0.1.0 */
 export {
   BudgetExceeded,
   Cancelled,
   ChatModelError,
+  ChatModelErrorReason,
   ConfigurationError,
+  DepthExceeded,
+  endsRun,
+  errorMessage,
+  ErrorTypeId,
+  errorType,
+  ForeignValue,
+  isAgentkitError,
+  isBudgetExceeded,
+  isCancelled,
+  isChatModelError,
+  isDepthExceeded,
+  shapeMismatchText,
   ToolArgumentError,
   ToolDefinitionError,
   ToolDenied,
   ToolExecutionError,
+  toolFailureText,
   ToolNotFoundError,
   ToolShapeError,
-  ToolTimeoutError
+  ToolTimeoutError,
+  unknownToolText
 } from "./Errors.js"
 /** @since 0.1.0 */
-export type { ChatModelErrorReason } from "./Errors.js"
+export type { AgentkitError } from "./Errors.js"
 /** @since 0.1.0 */
-export { capabilities, Invoker } from "./Invoker.js"
+export { capabilities } from "./InvokableTool.js"
+/** @since 0.1.0 */
+export type { Capability, ExecuteOptions, InvokableTool } from "./InvokableTool.js"
+/** @since 0.1.0 */
+export { Invoker } from "./Invoker.js"
+/** @since 0.1.0 */
+export * as Middleware from "./Middleware.js"
 /** @since 0.1.0 */
 export type {
   CallMetadata,
-  Capability,
   ChatCall,
   ChatError,
   ChatHandler,
   ChatMiddleware,
-  InvokableTool,
+  ToolCallRequest,
   ToolHandler,
   ToolInvocation,
   ToolMiddleware,
   ToolOutcome,
   ToolPipelineError
-} from "./Invoker.js"
+} from "./Middleware.js"
 /** @since 0.1.0 */
 export * as Message from "./Message.js"
 /** @since 0.1.0 */
@@ -72,3 +90,5 @@ export * as ToolCall from "./ToolCall.js"
 export * as Tracing from "./Tracing.js"
 /** @since 0.1.0 */
 export * as Usage from "./Usage.js"
+/** @since 0.1.0 */
+export * as Utf8 from "./Utf8.js"

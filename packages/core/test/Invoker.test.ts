@@ -482,7 +482,7 @@ describe("Invoker tool pipeline", () => {
       )
     )
     const rewrite: ToolMiddleware = (next) => (invocation) =>
-      Effect.flatMap(invocation.context.child(), (child) =>
+      Effect.flatMap(Effect.orDie(invocation.context.child()), (child) =>
         next({ ...invocation, context: child, call: { ...invocation.call, arguments: { q: "rewritten" } } })
       )
     const retryOnce: ToolMiddleware = (next) => (invocation) => Effect.catchAll(next(invocation), () => next(invocation))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
-import { autonomyTiers, Budget, BudgetExceeded, Cancellation, ConfigurationError, RunContext, Scope, Usage } from "@agentkit/core"
+import { autonomyTiers, Budget, Cancellation, ConfigurationError, DepthExceeded, RunContext, Scope, Usage } from "@agentkit/core"
 
 const read = Effect.map(RunContext, (context) => context)
 
@@ -165,8 +165,8 @@ describe("RunContext", () => {
           expect(context.depth).toBe(depth)
         }
         const error = yield* Effect.flip(context.child())
-        expect(error).toBeInstanceOf(BudgetExceeded)
-        expect(error.limit).toBe("depth")
+        expect(error).toBeInstanceOf(DepthExceeded)
+        expect(error).toMatchObject({ _tag: "DepthExceeded", depth: 5, maxDepth: 4 })
         expect(error.message).toBe("agent depth 5 > max_depth 4")
       }))
 

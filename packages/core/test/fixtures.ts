@@ -3,8 +3,8 @@
  * (Not a test file: vitest only collects `*.test.ts`.)
  */
 import { Effect } from "effect"
-import { ChatModel, Usage } from "@agentkit/core"
-import type { Chat, ChatModelError, InvokableTool, RunContext } from "@agentkit/core"
+import { ChatModel, RunContext, Usage } from "@agentkit/core"
+import type { Chat, ChatModelError, InvokableTool } from "@agentkit/core"
 
 /** A response with sensible defaults: 100 in / 20 out tokens, $0.01. */
 export const response = (overrides: Partial<Chat.ChatResponse> = {}): Chat.ChatResponse => ({
@@ -68,5 +68,6 @@ export const makeTool = <E = never, R = never>(
   urlArg: undefined,
   delegating: flags.delegating ?? false,
   run,
+  execute: (args, { context }) => Effect.provideService(run(args), RunContext, context),
   render: (value) => (typeof value === "string" ? value : JSON.stringify(value))
 })

@@ -8,6 +8,7 @@ import { Budget, Cancellation, ChatModel, Invoker, Quota, RunContext, Tracing } 
 import type {
   Autonomy,
   BudgetExceeded,
+  DepthExceeded,
   Cancelled,
   Chat,
   ChatError,
@@ -40,8 +41,8 @@ describe("types", () => {
   it("RunContext constructors and child", () => {
     expectTypeOf(RunContext.layer({})).toEqualTypeOf<Layer.Layer<RunContext, ConfigurationError>>()
     expectTypeOf(RunContext.make()).toEqualTypeOf<Effect.Effect<RunContext.Service, ConfigurationError>>()
-    expectTypeOf(RunContext.child).toEqualTypeOf<Effect.Effect<RunContext.Service, BudgetExceeded, RunContext>>()
-    expectTypeOf<ReturnType<RunContext.Service["child"]>>().toEqualTypeOf<Effect.Effect<RunContext.Service, BudgetExceeded>>()
+    expectTypeOf(RunContext.child).toEqualTypeOf<Effect.Effect<RunContext.Service, DepthExceeded, RunContext>>()
+    expectTypeOf<ReturnType<RunContext.Service["child"]>>().toEqualTypeOf<Effect.Effect<RunContext.Service, DepthExceeded>>()
     expectTypeOf<RunContext.Service["autonomy"]>().toEqualTypeOf<Autonomy>()
     expectTypeOf<Autonomy>().toEqualTypeOf<"auto" | "gated" | "manual">()
     // @ts-expect-error an unknown tier is a type error

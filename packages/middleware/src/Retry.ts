@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { ChatModelError, ConfigurationError, ToolDenied, Tracing } from "@agentkit/core"
+import { ChatModelError, ConfigurationError, Middleware, ToolDenied, Tracing } from "@agentkit/core"
 import type {
   Chat,
   ChatCall,
@@ -431,23 +431,8 @@ const toolRetry = (settings: Settings): ToolMiddleware => {
     <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       const tool = invocation.tool
       let started = false
-      // A non-idempotent tool is re-run only if it never started: watch its `run`.
-      const inner: ToolInvocation<E, R> = tool.idempotent
-        ? invocation
-        : {
-            call: invocation.call,
-            tool: Object.create(tool, {
-              run: {
-                value: (args: unknown) =>
-                  Effect.suspend(() => {
-                    started = true
-                    return tool.run(args)
-                  })
-              }
-            }),
-            meta: invocation.meta,
-            context: invocation.context
-          }
+      // A non-idempotent tool is re-run only if it never started: watch it start.
+      const inner: ToolInvocation<E, R> = tool.idempotent ? invocation : Middleware.tapExecute(invocation, () => (started = true))
       const tracing = invocation.context.tracing
       const breaker = breakerFor(tool.name)
       const once: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =

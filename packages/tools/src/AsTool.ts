@@ -4,11 +4,10 @@
  *
  * @since 0.1.0
  */
-import { BudgetExceeded, Cancelled, RunContext, ToolExecutionError } from "@agentkit/core"
+import { type BudgetExceeded, type Cancelled, type DepthExceeded, endsRun, isDepthExceeded, RunContext, ToolExecutionError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { build } from "./internal/tool.js"
-import { renderResult, type Tool } from "./Tool.js"
+import * as Tool from "./Tool.js"
 
 /**
  * Something that runs a task: an `Agent`, a coordinator, a workflow.
@@ -78,12 +77,12 @@ const parameters = {
 export const renderRunResult = (result: unknown): string =>
   typeof result === "object" && result !== null && "output" in result && typeof result.output === "string"
     ? result.output
-    : renderResult(result)
+    : Tool.renderResult(result)
 
 /**
  * Wraps a runnable into a tool with one `task` string parameter. The sub-run executes on
- * `RunContext.child()`: budget, cancellation, depth and tracing flow through. A depth overflow
- * fails the call with `BudgetExceeded` (the agent loop shows it to the model); cost and call
+ * the call's `context.child()`: budget, cancellation, depth and tracing flow through. A depth
+ * overflow fails the call with `DepthExceeded` (the agent loop shows it to the model); cost and call
  * exhaustion and cancellation end the whole run; any other failure of the sub-run is a
  * `ToolExecutionError`. The tool takes no concurrency permit of its own, so a sub-agent never
  * waits on a permit its parent holds.
@@ -106,28 +105,22 @@ export const renderRunResult = (result: unknown): string =>
 export const asTool = <A, E, R>(
   runnable: Runnable<A, E, R>,
   options: AsToolOptions<A>
-): Tool<string, typeof parameters, string, BudgetExceeded | Cancelled, Exclude<R, RunContext>> => {
+): Tool.Tool<string, typeof parameters, string, BudgetExceeded | Cancelled | DepthExceeded, Exclude<R, RunContext>> => {
   const render = options.render ?? renderRunResult
-  const tool = build(
-    options.name,
-    {
-      description: options.description,
-      parameters,
-      sideEffecting: options.sideEffecting ?? false,
-      handler: ({ task }: { readonly task: string }) =>
-        Effect.flatMap(RunContext.child, (child) =>
-          runnable.run(task).pipe(
-            Effect.provideService(RunContext, child),
-            Effect.map(render),
-            Effect.mapError((error: unknown): BudgetExceeded | Cancelled | ToolExecutionError =>
-              error instanceof BudgetExceeded || error instanceof Cancelled
-                ? error
-                : new ToolExecutionError({ toolName: options.name, cause: error })
-            )
+  return Tool.make(options.name as string, {
+    description: options.description,
+    parameters,
+    sideEffecting: options.sideEffecting ?? false,
+    delegating: true,
+    handler: ({ task }, { context }) =>
+      Effect.flatMap(context.child(), (child) =>
+        runnable.run(task).pipe(
+          Effect.provideService(RunContext, child),
+          Effect.map(render),
+          Effect.mapError((error: unknown): BudgetExceeded | Cancelled | DepthExceeded | ToolExecutionError =>
+            endsRun(error) || isDepthExceeded(error) ? error : new ToolExecutionError({ toolName: options.name, cause: error })
           )
         )
-    } as never,
-    true
-  )
-  return tool as never
+      )
+  }) as never
 }

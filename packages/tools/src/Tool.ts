@@ -12,6 +12,7 @@
 import type {
   Capability,
   Chat,
+  ExecuteOptions,
   InvokableTool,
   RunContext,
   ToolArgumentError,
@@ -116,7 +117,9 @@ export interface ParametersNotInferred {
 
 /**
  * What a handler receives beside its arguments: an `AbortSignal` that fires when the run is
- * interrupted or the timeout passes, and the run context.
+ * interrupted or the timeout passes, the run context, and, when the call came through the
+ * Invoker's tool pipeline, the model's tool call id and the run id (`undefined` for a direct
+ * `tool.run`).
  *
  * @example
  * ```ts
@@ -136,6 +139,10 @@ export interface ParametersNotInferred {
 export interface HandlerContext {
   readonly signal: AbortSignal
   readonly context: RunContext.Service
+  /** The model's id for this tool call; `undefined` for a direct `tool.run`. */
+  readonly callId: string | undefined
+  /** The run's id (for now its `correlationId`); `undefined` for a direct `tool.run`. */
+  readonly runId: string | undefined
 }
 
 /**
@@ -197,6 +204,8 @@ export interface Tool<
   readonly validate: (args: unknown) => Effect.Effect<Args<P>, ToolArgumentError>
   /** Validates the arguments, runs the handler, checks the output. Does not go through the pipeline. */
   readonly run: (args: unknown) => Effect.Effect<Success, ToolError | E, RunContext | R>
+  /** `run` with the run context and call identity given: the tool pipeline's entry point. */
+  readonly execute: (args: unknown, options: ExecuteOptions) => Effect.Effect<Success, ToolError | E, R>
   /** The text the model sees for a result: the encoded form, capped in size. */
   readonly render: (value: unknown) => string
 }
@@ -226,8 +235,36 @@ type SuccessOf<S, Out> = [S] extends [Schema.Schema.AnyNoContext]
     : Out extends PromiseLike<infer A>
       ? A
       : Out
+/**
+ * What a handler of a tool with output schema `S` may return: the schema's type, or an Effect or
+ * a Promise of it. Without a schema, anything.
+ *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ * import { Schema } from "effect"
+ *
+ * const Quote = Schema.Struct({ price: Schema.Number })
+ * const ok: Tool.HandlerResultFor<typeof Quote> = { price: 12 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HandlerResultFor<S> = [S] extends [Schema.Schema.AnyNoContext]
+  ?
+      | Schema.Schema.Type<S>
+      | Effect.Effect<Schema.Schema.Type<S>, unknown, unknown>
+      | PromiseLike<Schema.Schema.Type<S>>
+  : unknown
+
 type ErrorOf<Out> = Out extends Effect.Effect<infer _A, infer E, infer _R> ? E : never
-type ContextOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R> ? Exclude<R, RunContext> : never
+// `unknown` requirements only arise from a handler typed away (`as never`): it needs nothing
+type ContextOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R>
+  ? unknown extends R
+    ? never
+    : Exclude<R, RunContext>
+  : never
 
 /**
  * The options of `Tool.make`.
@@ -267,13 +304,20 @@ export interface Options<P extends Parameters, S extends Schema.Schema.AnyNoCont
   readonly timeout?: Duration.DurationInput | undefined
   /** The largest result text shown to the model, in UTF-8 bytes (default 65536). */
   readonly maxResultBytes?: number | undefined
+  /**
+   * The tool runs a sub-run (a sub-agent, as `asTool` builds): it takes no concurrency permit of
+   * its own, so the sub-run's tools never wait on a permit the parent holds. Default false.
+   */
+  readonly delegating?: boolean | undefined
+  /** The handler; with a `success` schema, its result must be of the schema's type (checked at compile time). */
   readonly handler: (args: NoInfer<Args<P>>, context: HandlerContext) => Out
 }
 
 /**
  * Makes a tool. Definition errors (a bad name, a missing `sideEffecting`, a thin description, an
  * unknown capability, a `urlArg` that is not a declared string parameter, an unsupported schema)
- * throw `ToolDefinitionError` here, so a bad tool fails when its module loads.
+ * throw `ToolDefinitionError` here, so a bad tool fails when its module loads. With a `success`
+ * schema, a handler whose result is not of the schema's type does not compile.
  *
  * @example
  * ```ts
@@ -298,13 +342,19 @@ export interface Options<P extends Parameters, S extends Schema.Schema.AnyNoCont
 export const make = <
   const Name extends string,
   P extends Parameters,
-  Out,
+  Out extends HandlerResultFor<S>,
   S extends Schema.Schema.AnyNoContext | undefined = undefined
 >(
   name: Name,
   options: Options<P, S, Out>
 ): Tool<Name, P, SuccessOf<S, Out>, ErrorOf<Out>, ContextOf<Out>> =>
-  build(name, options as unknown as Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>, false) as unknown as Tool<Name, P, SuccessOf<S, Out>, ErrorOf<Out>, ContextOf<Out>>
+  build(name, options as unknown as Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>) as unknown as Tool<
+    Name,
+    P,
+    SuccessOf<S, Out>,
+    ErrorOf<Out>,
+    ContextOf<Out>
+  >
 
 
 /**

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { ToolDefinitionError, ToolNotFoundError } from "@agentkit/core"
+import { PythonText, ToolDefinitionError, ToolNotFoundError } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import * as Option from "effect/Option"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
@@ -99,8 +99,6 @@ export interface ToolRegistry<T extends AnyTool = AnyTool> extends Pipeable {
   register<U extends AnyTool>(tool: U, options?: { readonly replace?: boolean }): ToolRegistry<T | U>
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
 class Registry<T extends AnyTool> implements ToolRegistry<T> {
   readonly #byName: ReadonlyMap<string, T>
   readonly #sorted: ReadonlyArray<string>
@@ -110,7 +108,7 @@ class Registry<T extends AnyTool> implements ToolRegistry<T> {
   constructor(byName: ReadonlyMap<string, T>) {
     this.#byName = byName
     this.#tools = Object.freeze(Array.from(byName.values()))
-    this.#sorted = Object.freeze(Array.from(byName.keys()).sort(compare))
+    this.#sorted = Object.freeze(Array.from(byName.keys()).sort(PythonText.compare))
     this.#schemas = Object.freeze(this.#sorted.map((name) => byName.get(name)!.schema))
   }
   names() {

@@ -3,6 +3,7 @@
  */
 import {
   BudgetExceeded,
+  DepthExceeded,
   Cancellation,
   Cancelled,
   Invoker,
@@ -96,14 +97,14 @@ describe("asTool", () => {
     }).pipe(Effect.provide(RunContext.layer()))
   })
 
-  it.effect("a depth overflow at maxDepth fails with BudgetExceeded and the runnable never runs", () => {
+  it.effect("a depth overflow at maxDepth fails with DepthExceeded and the runnable never runs", () => {
     const { runnable, seen } = recorder()
     const inner = asTool(runnable, { name: "inner", description: DESCRIPTION })
     const outer = asTool({ run: (task: string) => inner.run({ task }) }, { name: "outer", description: DESCRIPTION })
     return Effect.gen(function* () {
       const error = yield* Effect.flip(outer.run({ task: "deep" }))
-      expect(error).toBeInstanceOf(BudgetExceeded)
-      expect(error).toMatchObject({ _tag: "BudgetExceeded", limit: "depth", message: "agent depth 2 > max_depth 1" })
+      expect(error).toBeInstanceOf(DepthExceeded)
+      expect(error).toMatchObject({ _tag: "DepthExceeded", depth: 2, maxDepth: 1, message: "agent depth 2 > max_depth 1" })
       expect(seen).toHaveLength(0)
     }).pipe(Effect.provide(RunContext.layer({ budget: { maxDepth: 1 } })))
   })

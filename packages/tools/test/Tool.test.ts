@@ -657,7 +657,8 @@ describe("Tool: output schema", () => {
         parameters: {},
         success: Report,
         sideEffecting: false,
-        handler: () => ({ title: "Q3" })
+        // not of the success schema's type: it does not compile (see types.test.ts), so `as never`; a JavaScript caller gets this runtime check
+        handler: (() => ({ title: "Q3" })) as never
       })
       const error = failureOf(yield* Effect.exit(t.run({})))
       expect(error).toBeInstanceOf(ToolShapeError)
@@ -687,7 +688,8 @@ describe("Tool: output schema", () => {
         parameters: {},
         success: Schema.Struct({ items: Schema.Array(Schema.Struct({ qty: Schema.Number })) }),
         sideEffecting: false,
-        handler: () => ({ items: [{ qty: 1 }, { qty: "two" }] })
+        // not of the success schema's type: it does not compile (see types.test.ts), so `as never`; a JavaScript caller gets this runtime check
+        handler: (() => ({ items: [{ qty: 1 }, { qty: "two" }] })) as never
       })
       const error = (yield* Effect.flip(t.run({}))) as ToolShapeError
       expect(error.errors).toEqual(['items.1.qty: Expected number, actual "two"'])
@@ -696,7 +698,8 @@ describe("Tool: output schema", () => {
         parameters: {},
         success: Schema.Struct({ items: Schema.Array(Schema.Number) }),
         sideEffecting: false,
-        handler: () => "not an object"
+        // not of the success schema's type: it does not compile (see types.test.ts), so `as never`; a JavaScript caller gets this runtime check
+        handler: (() => "not an object") as never
       })
       const top = (yield* Effect.flip(topLevel.run({}))) as ToolShapeError
       expect(top.errors).toHaveLength(1)
@@ -718,7 +721,8 @@ describe("Tool: output schema", () => {
         success: Schema.Number,
         sideEffecting: false,
         timeout: "1 minute",
-        handler: () => "not a number"
+        // not of the success schema's type: it does not compile (see types.test.ts), so `as never`; a JavaScript caller gets this runtime check
+        handler: (() => "not a number") as never
       })
       expect(failureOf(yield* Effect.exit(t.run({})))).toBeInstanceOf(ToolShapeError)
     }).pipe(Effect.provide(runLayer)))
@@ -726,7 +730,7 @@ describe("Tool: output schema", () => {
   it.effect("no span event is added when there is no span", () =>
     Effect.gen(function* () {
       const tracer = Tracing.recording()
-      const t = Tool.make("bad", { description: DESCRIPTION, parameters: {}, success: Report, sideEffecting: false, handler: () => 1 })
+      const t = Tool.make("bad", { description: DESCRIPTION, parameters: {}, success: Report, sideEffecting: false, handler: (() => 1) as never })
       const error = yield* Effect.flip(t.run({}).pipe(Effect.provide(tracer.layer)))
       expect(error).toBeInstanceOf(ToolShapeError)
       expect(tracer.spans).toEqual([])

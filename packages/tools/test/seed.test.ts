@@ -2,7 +2,7 @@
  * The seed page ("How do I give an agent a tool?"), example by example, in this API.
  */
 import {
-  BudgetExceeded,
+  DepthExceeded,
   Invoker,
   RunContext,
   ToolArgumentError,
@@ -142,7 +142,8 @@ describe("seed: validating what a tool returns (quote)", () => {
     parameters: { symbol: Schema.String },
     success: Quote,
     sideEffecting: false,
-    handler: ({ symbol }) => Effect.succeed(symbol === "BAD" ? { symbol, price: "a lot" } : { symbol, price: 101.5 })
+    // not of the success schema's type: it does not compile (see types.test.ts), so `as never`; a JavaScript caller gets this runtime check
+    handler: (({ symbol }: { readonly symbol: string }) => Effect.succeed(symbol === "BAD" ? { symbol, price: "a lot" } : { symbol, price: 101.5 })) as never
   })
 
   const shapeEvents = (span: Tracing.RecordedSpan) => span.events.filter((e) => e.name === "tool.shape_mismatch")
@@ -251,10 +252,10 @@ describe("seed: an agent as a tool (asTool)", () => {
       expect(value).toBe("researched: find the capital of France")
     }).pipe(Effect.provide(runLayer)))
 
-  it.effect("a depth overflow reaches the caller as BudgetExceeded", () =>
+  it.effect("a depth overflow reaches the caller as DepthExceeded", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(research.run({ task: "x" }))
-      expect(error).toBeInstanceOf(BudgetExceeded)
+      expect(error).toBeInstanceOf(DepthExceeded)
       expect(error.message).toBe("agent depth 1 > max_depth 0")
     }).pipe(Effect.provide(RunContext.layer({ budget: { maxDepth: 0 } }))))
 })

@@ -3,7 +3,7 @@
  * run time). The runtime halves check that what the types forbid also fails for plain JavaScript.
  */
 import { RunContext, ToolDefinitionError } from "@agentkit/core"
-import type { BudgetExceeded, Cancelled, ToolArgumentError, ToolExecutionError, ToolShapeError, ToolTimeoutError } from "@agentkit/core"
+import type { BudgetExceeded, Cancelled, DepthExceeded, ToolArgumentError, ToolExecutionError, ToolShapeError, ToolTimeoutError } from "@agentkit/core"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Data, Effect, Schema } from "effect"
 import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
@@ -168,6 +168,23 @@ describe("types", () => {
     expectTypeOf<Effect.Effect.Success<ReturnType<typeof quote.run>>>().toEqualTypeOf<typeof Quote.Type>()
   })
 
+  it("a handler whose result is not of the success schema's type does not compile (plain, Promise or Effect)", () => {
+    const Quote = Schema.Struct({ symbol: Schema.String, price: Schema.Number })
+    const options = { description: DESCRIPTION, parameters: { symbol: Schema.String }, success: Quote, sideEffecting: false } as const
+    // @ts-expect-error price must be a number
+    Tool.make("plain", { ...options, handler: ({ symbol }) => ({ symbol, price: "a lot" }) })
+    // @ts-expect-error price must be a number
+    Tool.make("promised", { ...options, handler: async ({ symbol }) => ({ symbol, price: "a lot" }) })
+    // @ts-expect-error price must be a number
+    Tool.make("effectful", { ...options, handler: ({ symbol }) => Effect.succeed({ symbol, price: "a lot" }) })
+    // @ts-expect-error symbol is missing
+    Tool.make("missing", { ...options, handler: () => Effect.succeed({ price: 1 }) })
+    // the right shape compiles in each form
+    Tool.make("ok1", { ...options, handler: ({ symbol }) => ({ symbol, price: 1 }) })
+    Tool.make("ok2", { ...options, handler: async ({ symbol }) => ({ symbol, price: 1 }) })
+    Tool.make("ok3", { ...options, handler: ({ symbol }) => Effect.succeed({ symbol, price: 1 }) })
+  })
+
   it("a registry's tools carry the union of their requirements", () => {
     const a = Tool.make("a", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => Effect.map(Foo, (f) => f.greeting) })
     const b = Tool.make("b", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => Effect.map(Bar, (x) => x.n) })
@@ -175,11 +192,11 @@ describe("types", () => {
     expectTypeOf<ToolRegistry.Requirements<ReturnType<typeof registry.get>>>().toEqualTypeOf<Foo | Bar>()
   })
 
-  it("asTool: the runnable's requirements minus RunContext, plus BudgetExceeded | Cancelled", () => {
+  it("asTool: the runnable's requirements minus RunContext, plus BudgetExceeded | Cancelled | DepthExceeded", () => {
     const sub = asTool(
       { run: (task: string) => Effect.flatMap(RunContext, () => Effect.map(Foo, (f) => `${f.greeting} ${task}`)) },
       { name: "sub", description: DESCRIPTION }
     )
-    expectTypeOf(sub.run).returns.toEqualTypeOf<Effect.Effect<string, Builtin | BudgetExceeded | Cancelled, RunContext | Foo>>()
+    expectTypeOf(sub.run).returns.toEqualTypeOf<Effect.Effect<string, Builtin | BudgetExceeded | Cancelled | DepthExceeded, RunContext | Foo>>()
   })
 })

@@ -25,9 +25,9 @@
 import * as Anthropic from "@anthropic-ai/sdk"
 import * as Duration from "effect/Duration"
 import { ChatModelError } from "@agentkit/core"
-import type { Errors } from "@agentkit/core"
+import type { ChatModelErrorReason } from "@agentkit/core"
 
-type Reason = Errors.ChatModelErrorReason
+type Reason = ChatModelErrorReason
 
 const byStatus = (status: number): { readonly reason: Reason; readonly retryable: boolean } => {
   switch (status) {

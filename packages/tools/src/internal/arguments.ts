@@ -15,6 +15,7 @@
  *
  * @internal
  */
+import { PythonText } from "@agentkit/core"
 import * as Either from "effect/Either"
 import type * as Pipeable from "effect/Pipeable"
 import * as ParseResult from "effect/ParseResult"
@@ -57,22 +58,7 @@ export type ArgumentDecoder<A> = (input: unknown) => Either.Either<Frozen<A>, Ar
 
 const NONE: ReadonlyArray<string> = Object.freeze([])
 
-/** Compares strings by Unicode code point (as Python sorts), never by locale. */
-export const compareCodePoints = (a: string, b: string): number => {
-  const length = Math.min(a.length, b.length)
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    // UTF-16 order differs from code point order only between surrogates and U+E000..U+FFFF.
-    if (x !== y) return codePointRank(x) - codePointRank(y)
-  }
-  return a.length - b.length
-}
-
-const codePointRank = (unit: number): number =>
-  unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit
-
-const sorted = (items: Iterable<string>): ReadonlyArray<string> => Array.from(items).sort(compareCodePoints)
+const sorted = (items: Iterable<string>): ReadonlyArray<string> => Array.from(items).sort(PythonText.compare)
 
 /** The argument names a tool accepts (its declared keys), sorted by code point. */
 export const acceptedArguments = (schema: Schema.Schema.Any): ReadonlyArray<string> =>

@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import { Utf8 } from "@agentkit/core"
 
 /** Options of `renderValue`. */
 export interface RenderOptions {
@@ -42,29 +43,8 @@ const toJson = (value: unknown): string => {
   }
 }
 
-const utf8Length = (unit: number, next: number): number =>
-  unit < 0x80 ? 1 : unit < 0x800 ? 2 : isPair(unit, next) ? 4 : 3
-
-const isPair = (unit: number, next: number): boolean =>
-  unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff
-
-/** Cuts `text` to at most `maxBytes` UTF-8 bytes, never inside a surrogate pair, and marks the cut. */
+/** Cuts `text` to at most `maxBytes` UTF-8 bytes, never inside a character, and marks the cut after the limit. */
 const truncate = (text: string, maxBytes: number): string => {
-  const limit = Math.max(0, maxBytes)
-  // Each UTF-16 code unit is at most 3 UTF-8 bytes: most outputs fit without counting.
-  if (text.length * 3 <= limit) return text
-  let bytes = 0
-  let cut = -1
-  let keptBytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i)
-    const size = utf8Length(unit, text.charCodeAt(i + 1))
-    if (cut < 0 && bytes + size > limit) {
-      cut = i
-      keptBytes = bytes
-    }
-    bytes += size
-    if (size === 4) i++
-  }
-  return cut < 0 ? text : `${text.slice(0, cut)}…[truncated ${bytes - keptBytes} bytes]`
+  const { kept, droppedBytes } = Utf8.cut(text, maxBytes)
+  return droppedBytes === 0 ? text : `${kept}…[truncated ${droppedBytes} bytes]`
 }

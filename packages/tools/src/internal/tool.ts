@@ -1,10 +1,20 @@
 /**
  * How a tool value is built: the definition checks and the per-call pipeline (validate, run the
- * handler with its signal, bound it by the timeout, check the output). `Tool.make` and `asTool`
- * build tools here; it is not part of the public API. @internal
+ * handler with its signal, bound it by the timeout, check the output). `Tool.make` builds tools
+ * here; it is not part of the public API. @internal
  */
-import { capabilities as acceptedCapabilities, PythonText, RunContext, ToolArgumentError, ToolDefinitionError, ToolExecutionError, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
-import type { Chat } from "@agentkit/core"
+import {
+  capabilities as acceptedCapabilities,
+  PythonText,
+  RunContext,
+  ToolArgumentError,
+  ToolDefinitionError,
+  ToolExecutionError,
+  ToolShapeError,
+  ToolTimeoutError,
+  Tracing
+} from "@agentkit/core"
+import type { Chat, ExecuteOptions } from "@agentkit/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -33,8 +43,8 @@ const codePoints = (text: string): number => {
   return n
 }
 
-/** Checks a definition's description and returns it trimmed. Shared with `asTool`. @internal */
-export const checkDescription = (name: string, description: unknown): string => {
+/** Checks a definition's description and returns it trimmed. */
+const checkDescription = (name: string, description: unknown): string => {
   const text = typeof description === "string" ? description.trim() : ""
   const length = codePoints(text)
   if (length < 30) {
@@ -45,8 +55,8 @@ export const checkDescription = (name: string, description: unknown): string => 
   return text
 }
 
-/** Checks a tool name against what providers accept. Shared with `asTool`. @internal */
-export const checkName = (name: unknown): string => {
+/** Checks a tool name against what providers accept. */
+const checkName = (name: unknown): string => {
   if (typeof name !== "string" || !NAME.test(name)) {
     fail(`tool name ${JSON.stringify(name)} is invalid: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-')`)
   }
@@ -85,11 +95,10 @@ const Proto = {
   }
 }
 
-/** Builds a tool; `delegating` is set only by `asTool`. @internal */
+/** Builds a tool. @internal */
 export const build = (
   nameInput: string,
-  options: Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>,
-  delegating: boolean
+  options: Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>
 ): Tool<string, Parameters, unknown, unknown, unknown> => {
   const name = checkName(nameInput)
   if (typeof options !== "object" || options === null) fail(`Tool.make('${name}', options): options must be an object`)
@@ -101,6 +110,7 @@ export const build = (
   const description = checkDescription(name, options.description)
   const idempotent = checkFlag(name, "idempotent", options.idempotent)
   const requiresApproval = checkFlag(name, "requiresApproval", options.requiresApproval)
+  const delegating = checkFlag(name, "delegating", options.delegating)
   const caps = options.caps ?? []
   if (!Array.isArray(caps)) fail(`tool '${name}': \`caps\` must be an array of 'private_data', 'untrusted_content', 'egress'`)
   for (const cap of caps) {
@@ -146,15 +156,18 @@ export const build = (
   const handler = options.handler
   const onError = toExecutionError(name)
 
-  const invoke = (args: unknown, context: RunContext.Service): Effect.Effect<unknown, unknown, unknown> =>
+  const invoke = (args: unknown, options: ExecuteOptions): Effect.Effect<unknown, unknown, unknown> =>
     Effect.suspend(() => {
       let controller: AbortController | undefined
+      const context = options.context
       const handlerContext: HandlerContext = {
         get signal() {
           controller ??= new AbortController()
           return controller.signal
         },
-        context
+        context,
+        callId: options.callId,
+        runId: options.runId
       }
       let out: unknown
       try {
@@ -162,8 +175,9 @@ export const build = (
       } catch (error) {
         return Effect.fail(onError(error))
       }
+      // An Effect handler reads the call's context with `yield* RunContext`.
       const running: Effect.Effect<unknown, unknown, unknown> = Effect.isEffect(out)
-        ? Effect.catchAllDefect(out, (defect) => Effect.fail(onError(defect)))
+        ? Effect.catchAllDefect(Effect.provideService(out, RunContext, context), (defect) => Effect.fail(onError(defect)))
         : isPromiseLike(out)
           ? Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
           : Effect.succeed(out)
@@ -174,10 +188,10 @@ export const build = (
       )
     })
 
-  const bounded = (args: unknown, context: RunContext.Service) =>
+  const bounded = (args: unknown, options: ExecuteOptions) =>
     timeout === undefined
-      ? invoke(args, context)
-      : Effect.timeoutFail(invoke(args, context), {
+      ? invoke(args, options)
+      : Effect.timeoutFail(invoke(args, options), {
           duration: timeout,
           onTimeout: () => new ToolTimeoutError({ toolName: name, timeout: Duration.format(timeout) })
         })
@@ -199,10 +213,10 @@ export const build = (
     return Effect.fail(new ToolArgumentError({ toolName: name, unexpected, missing, invalid, accepted }))
   }
 
-  const run = (args: unknown) =>
-    Effect.flatMap(RunContext, (context) =>
-      Effect.flatMap(validateArgs(args), (decoded) => Effect.flatMap(bounded(decoded, context), checkOutput))
-    )
+  const execute = (args: unknown, options: ExecuteOptions) =>
+    Effect.flatMap(validateArgs(args), (decoded) => Effect.flatMap(bounded(decoded, options), checkOutput))
+
+  const run = (args: unknown) => Effect.flatMap(RunContext, (context) => execute(args, { context }))
 
   const render = (value: unknown): string => {
     if (encode === undefined) return renderValue(value, { maxBytes })
@@ -226,6 +240,7 @@ export const build = (
     delegating,
     validate: validateArgs,
     run,
+    execute,
     render
   })
   return Object.freeze(tool)

@@ -1,12 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Chunk, Data, Either, Equal, FastCheck as fc, Option, Schema } from "effect"
 import type { ArgumentProblems } from "../../src/internal/arguments.js"
-import {
-  acceptedArguments,
-  compareCodePoints,
-  deepFreeze,
-  makeArgumentDecoder
-} from "../../src/internal/arguments.js"
+import { PythonText } from "@agentkit/core"
+import { acceptedArguments, deepFreeze, makeArgumentDecoder } from "../../src/internal/arguments.js"
+
+const compareCodePoints = PythonText.compare
 
 const CancelOrder = Schema.Struct({
   order_id: Schema.String,

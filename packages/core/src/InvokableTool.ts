@@ -1,0 +1,102 @@
+/**
+ * The tool port: what the Invoker needs of a tool. `Tool.make` (in `@agentkit/tools`) builds
+ * these; the Invoker's tool pipeline runs them.
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type { ToolSchema } from "./Chat.js"
+import type { RunContext } from "./RunContext.js"
+
+/**
+ * What a tool declares about itself: the flags the pipelines read.
+ *
+ * @example
+ * ```ts
+ * import type { Capability } from "@agentkit/core"
+ *
+ * const caps: ReadonlyArray<Capability> = ["private_data", "egress"]
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Capability = "private_data" | "untrusted_content" | "egress"
+
+/**
+ * The accepted tool capabilities.
+ *
+ * @example
+ * ```ts
+ * import { capabilities } from "@agentkit/core"
+ *
+ * capabilities.includes("egress") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const capabilities: ReadonlyArray<Capability> = ["private_data", "untrusted_content", "egress"]
+
+/**
+ * What the pipeline hands a tool with its arguments: the run context the Invoker read for this
+ * call (the call record's, so the tool never looks it up again), the model's tool call id and
+ * the run id. A direct `tool.run(args)` has neither id.
+ *
+ * @example
+ * ```ts
+ * import type { ExecuteOptions, InvokableTool } from "@agentkit/core"
+ *
+ * const runFor = (tool: InvokableTool, options: ExecuteOptions) => tool.execute({ order_id: "A-771" }, options)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExecuteOptions {
+  readonly context: RunContext.Service
+  readonly callId?: string | undefined
+  readonly runId?: string | undefined
+}
+
+/**
+ * What the Invoker needs of a tool. `Tool.make` (in `@agentkit/tools`) builds these.
+ *
+ * @example
+ * ```ts
+ * import type { InvokableTool } from "@agentkit/core"
+ *
+ * const describe = (tool: InvokableTool) =>
+ *   `${tool.name}${tool.sideEffecting ? " (side-effecting)" : ""}: [${tool.caps.join(", ")}]`
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InvokableTool<E = unknown, R = never> {
+  readonly name: string
+  readonly schema: ToolSchema
+  readonly sideEffecting: boolean
+  readonly idempotent: boolean
+  readonly requiresApproval: boolean
+  readonly caps: ReadonlyArray<Capability>
+  readonly urlArg: string | undefined
+  /**
+   * A delegating tool (a sub-agent made by `asTool`) takes no concurrency permit: the tools of the
+   * sub-run take their own, so a sub-run never waits on a permit its parent holds.
+   */
+  readonly delegating: boolean
+  /**
+   * Validates the arguments, runs the handler, checks the output, with the run context read from
+   * the environment. The public form, outside any pipeline.
+   */
+  readonly run: (args: unknown) => Effect.Effect<unknown, E, RunContext | R>
+  /**
+   * The pipeline's entry point: `run` with the context and call identity given, so nothing is
+   * looked up again. The handler receives this context (an Effect handler also reads it with
+   * `yield* RunContext`).
+   */
+  readonly execute: (args: unknown, options: ExecuteOptions) => Effect.Effect<unknown, E, R>
+  /** The text the model sees for a result. */
+  readonly render: (value: unknown) => string
+}
