@@ -85,15 +85,16 @@ const isTagged =
 
 /**
  * A cause or other foreign value kept on an error. Its type is `unknown`; it encodes to a
- * JSON-safe form that never throws (an `Error` as `{ name, message }`, anything else as its JSON
- * text or its string form), so an error carrying any cause still encodes.
+ * JSON-safe form that never throws (an `Error` as `{ _error: { name, message } }`, anything else
+ * as its JSON value or its string form), so an error carrying any cause still encodes; an encoded
+ * `Error` decodes to an `Error` with that name and message.
  *
  * @example
  * ```ts
  * import { ForeignValue } from "@agentkit/core"
  * import { Schema } from "effect"
  *
- * Schema.encodeSync(ForeignValue)(new Error("boom")) // { name: "Error", message: "boom" }
+ * Schema.encodeSync(ForeignValue)(new Error("boom")) // { _error: { name: "Error", message: "boom" } }
  * Schema.encodeSync(ForeignValue)({ big: 1n }) // "[object Object]"
  * ```
  *
@@ -102,9 +103,15 @@ const isTagged =
  */
 export const ForeignValue: Schema.Schema<unknown> = Schema.transform(Schema.Unknown, Schema.Unknown, {
   strict: true,
-  decode: (encoded) => encoded,
+  decode: (encoded) => {
+    if (Predicate.hasProperty(encoded, "_error") && Predicate.isRecord(encoded._error)) {
+      const { name, message } = encoded._error
+      if (typeof name === "string" && typeof message === "string") return Object.assign(new Error(message), { name })
+    }
+    return encoded
+  },
   encode: (value) => {
-    if (value instanceof Error) return { name: value.name, message: value.message }
+    if (value instanceof Error) return { _error: { name: value.name, message: value.message } }
     if (value === undefined || value === null || typeof value !== "object") {
       return typeof value === "bigint" ? value.toString() : value
     }

@@ -1,0 +1,190 @@
+import {
+  BudgetExceeded,
+  Cancelled,
+  CanonicalJson,
+  ChatModelError,
+  ConfigurationError,
+  DepthExceeded,
+  endsRun,
+  errorType,
+  isAgentkitError,
+  isBudgetExceeded,
+  isCancelled,
+  isChatModelError,
+  isDepthExceeded,
+  PythonText,
+  ToolArgumentError,
+  ToolDenied,
+  ToolExecutionError,
+  toolFailureText,
+  ToolNotFoundError,
+  ToolShapeError,
+  ToolTimeoutError,
+  unknownToolText,
+  Utf8
+} from "@agentkit/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Schema } from "effect"
+
+describe("errors: TypeId and guards", () => {
+  it("every core error is an agentkit error; other values are not", () => {
+    const errors = [
+      new BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" }),
+      new DepthExceeded({ depth: 5, maxDepth: 4 }),
+      new Cancelled(),
+      new ChatModelError({ reason: "timeout", retryable: true, message: "timed out" }),
+      new ConfigurationError({ field: "f", message: "bad" }),
+      new ToolDenied({ toolName: "t", reason: "egress", message: "blocked" })
+    ]
+    for (const error of errors) expect(isAgentkitError(error)).toBe(true)
+    for (const value of [new Error("x"), { _tag: "BudgetExceeded" }, "BudgetExceeded", null, undefined]) {
+      expect(isAgentkitError(value)).toBe(false)
+    }
+  })
+
+  it("the per-class guards read the tag of an agentkit error only (a look-alike is refused)", () => {
+    expect(isBudgetExceeded(new BudgetExceeded({ limit: "tokens", message: "m" }))).toBe(true)
+    expect(isBudgetExceeded({ _tag: "BudgetExceeded", limit: "tokens", message: "m" })).toBe(false)
+    expect(isDepthExceeded(new DepthExceeded({ depth: 2, maxDepth: 1 }))).toBe(true)
+    expect(isDepthExceeded(new BudgetExceeded({ limit: "tokens", message: "m" }))).toBe(false)
+    expect(isCancelled(new Cancelled())).toBe(true)
+    expect(isChatModelError(new ChatModelError({ reason: "auth", retryable: false, message: "401" }))).toBe(true)
+  })
+
+  it("endsRun: cancellation and every budget ceiling; a depth overflow goes back to the model", () => {
+    expect(endsRun(new Cancelled())).toBe(true)
+    expect(endsRun(new BudgetExceeded({ limit: "quota", message: "quota" }))).toBe(true)
+    expect(endsRun(new DepthExceeded({ depth: 5, maxDepth: 4 }))).toBe(false)
+    expect(endsRun(new ToolDenied({ toolName: "t", reason: "policy", message: "no" }))).toBe(false)
+  })
+
+  it("BudgetExceeded no longer accepts a depth limit (DepthExceeded is its own error)", () => {
+    expect(() => new BudgetExceeded({ limit: "depth" as never, message: "agent depth 5 > max_depth 4" })).toThrow()
+  })
+})
+
+describe("errors: the stored ones travel as Schema values, texts intact", () => {
+  const roundTrip = <A extends { readonly message: string }, I>(schema: Schema.Schema<A, I>, error: A) => {
+    const encoded = Schema.encodeSync(schema)(error)
+    const wire = JSON.parse(JSON.stringify(encoded)) as unknown
+    const decoded = Schema.decodeUnknownSync(schema)(wire)
+    expect(decoded).toBeInstanceOf(error.constructor as never)
+    expect(decoded.message).toBe(error.message)
+    return decoded
+  }
+
+  it("BudgetExceeded, DepthExceeded, Cancelled, ToolDenied, ToolTimeoutError, ToolNotFoundError, ToolArgumentError", () => {
+    roundTrip(BudgetExceeded, new BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" }))
+    expect(roundTrip(DepthExceeded, new DepthExceeded({ depth: 5, maxDepth: 4 })).message).toBe("agent depth 5 > max_depth 4")
+    expect(roundTrip(Cancelled, new Cancelled()).message).toBe("run cancelled")
+    roundTrip(ToolDenied, new ToolDenied({ toolName: "fetch_url", reason: "egress", message: "egress to 'evil.com' not allowed" }))
+    roundTrip(ToolTimeoutError, new ToolTimeoutError({ toolName: "slow", timeout: "2 seconds" }))
+    roundTrip(ToolNotFoundError, new ToolNotFoundError({ name: "x", available: ["a", "b"] }))
+    const args = new ToolArgumentError({ toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"], invalid: [], accepted: ["order_id", "reason"] })
+    expect(roundTrip(ToolArgumentError, args).message).toBe(
+      "tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
+    )
+  })
+
+  it("ChatModelError keeps retryAfter and a cause of any kind never breaks its encoding", () => {
+    const decoded = roundTrip(
+      ChatModelError,
+      new ChatModelError({ reason: "rate_limit", retryable: true, message: "429", status: 429, retryAfter: Duration.seconds(2), cause: new TypeError("socket hang up") })
+    )
+    expect(Duration.toMillis(decoded.retryAfter!)).toBe(2000)
+    expect(decoded.cause).toBeInstanceOf(Error)
+    expect(decoded.cause).toMatchObject({ name: "TypeError", message: "socket hang up" })
+    const circular: Record<string, unknown> = { big: 1n }
+    circular.self = circular
+    for (const cause of [circular, { big: 10n }, 10n, Symbol.for("x").description, () => 1]) {
+      const error = new ChatModelError({ reason: "unknown", retryable: false, message: "odd cause", cause })
+      expect(() => JSON.stringify(Schema.encodeSync(ChatModelError)(error))).not.toThrow()
+    }
+  })
+
+  it("ToolShapeError and ToolExecutionError encode whatever they carry", () => {
+    const shape = new ToolShapeError({ toolName: "quote", expected: "Quote", raw: { price: 1n }, errors: ["price: Expected number"] })
+    expect(() => JSON.stringify(Schema.encodeSync(ToolShapeError)(shape))).not.toThrow()
+    const execution = new ToolExecutionError({ toolName: "charge", cause: new Error("card declined") })
+    expect(roundTrip(ToolExecutionError, execution).message).toBe("card declined")
+  })
+})
+
+describe("errors: the model-visible texts, written next to the errors", () => {
+  it("the generic failure text names the type and the message", () => {
+    expect(toolFailureText("research", new DepthExceeded({ depth: 5, maxDepth: 4 }))).toBe(
+      "ERROR: tool 'research' failed: DepthExceeded: agent depth 5 > max_depth 4"
+    )
+    expect(toolFailureText("t", new TypeError("bad"))).toBe("ERROR: tool 't' failed: TypeError: bad")
+    expect(toolFailureText("t", "plain")).toBe("ERROR: tool 't' failed: Error: plain")
+    expect(toolFailureText("t", { message: 42 })).toBe("ERROR: tool 't' failed: Error: [object Object]")
+  })
+
+  it("a shape mismatch and an unknown tool read as the Python agentkit's texts", () => {
+    const shape = new ToolShapeError({ toolName: "quote", expected: "Quote", raw: {}, errors: ["price: is missing", "symbol: is missing"] })
+    expect(toolFailureText("quote", shape)).toBe(
+      "ERROR: tool returned a value that does not match its declared output schema 'Quote'. Details: price: is missing; symbol: is missing"
+    )
+    expect(unknownToolText("refund", [])).toBe("ERROR: no tool named 'refund'. Available tools: (none).")
+  })
+
+  it("errorType: the tag, else the class name, else Error", () => {
+    expect(errorType(new Cancelled())).toBe("Cancelled")
+    expect(errorType(new RangeError("x"))).toBe("RangeError")
+    expect(errorType(undefined)).toBe("Error")
+  })
+})
+
+describe("PythonText.compare: code point order, as Python sorts", () => {
+  it("a character above U+E000 sorts before an astral one (UTF-16 order puts it after)", () => {
+    // "\uFF5E" (U+FF5E) < "\u{1F600}" by code point; by UTF-16 code unit 0xFF5E > 0xD83D
+    expect(PythonText.sorted(["\u{1F600}", "\uFF5E", "a"])).toEqual(["a", "\uFF5E", "\u{1F600}"])
+    expect(["\u{1F600}", "\uE000"].sort(PythonText.compare)).toEqual(["\uE000", "\u{1F600}"])
+    expect(PythonText.compare("ab", "a")).toBeGreaterThan(0)
+    expect(PythonText.compare("same", "same")).toBe(0)
+  })
+
+  it("ToolArgumentError lists invalid argument names in Python's order", () => {
+    const error = new ToolArgumentError({
+      toolName: "t",
+      unexpected: [],
+      missing: [],
+      invalid: ["\u{1F600}: Expected string", "\uFF5E: Expected number"],
+      accepted: ["\uFF5E", "\u{1F600}"]
+    })
+    expect(error.message).toContain("invalid argument(s) ['\uFF5E', '\u{1F600}']")
+  })
+
+  it("CanonicalJson sorts keys by code point too", () => {
+    expect(CanonicalJson.stringify({ "\u{1F600}": 1, "\uFF5E": 2 })).toBe('{"\uFF5E":2,"\u{1F600}":1}')
+  })
+})
+
+describe("Utf8", () => {
+  it("byteLength counts UTF-8 bytes; a lone surrogate is U+FFFD's three", () => {
+    expect(Utf8.byteLength("")).toBe(0)
+    expect(Utf8.byteLength("aé€😀")).toBe(1 + 2 + 3 + 4)
+    expect(Utf8.byteLength("\uD83D")).toBe(3)
+    expect(Utf8.byteLength("aé€😀")).toBe(new TextEncoder().encode("aé€😀").length)
+  })
+
+  it("cut keeps the longest prefix that fits and never splits a character", () => {
+    expect(Utf8.cut("abcdef", 4)).toEqual({ kept: "abcd", droppedBytes: 2 })
+    expect(Utf8.cut("naïve", 3)).toEqual({ kept: "na", droppedBytes: 4 })
+    expect(Utf8.cut("😀😀", 5)).toEqual({ kept: "😀", droppedBytes: 4 })
+    expect(Utf8.cut("😀", 3)).toEqual({ kept: "", droppedBytes: 4 })
+    expect(Utf8.cut("fits", 4)).toEqual({ kept: "fits", droppedBytes: 0 })
+    expect(Utf8.cut("abc", -1)).toEqual({ kept: "", droppedBytes: 3 })
+  })
+
+  it("cut of long text: the kept part is within the limit and is a prefix", () => {
+    const text = "é😀a".repeat(5000)
+    for (const limit of [0, 1, 2, 3, 7, 100, 4097, 34999]) {
+      const { kept, droppedBytes } = Utf8.cut(text, limit)
+      expect(text.startsWith(kept)).toBe(true)
+      expect(Utf8.byteLength(kept)).toBeLessThanOrEqual(limit)
+      expect(Utf8.byteLength(kept) + droppedBytes).toBe(Utf8.byteLength(text))
+      expect(limit - Utf8.byteLength(kept)).toBeLessThan(4)
+    }
+  })
+})
