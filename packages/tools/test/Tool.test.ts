@@ -4,6 +4,8 @@
  * test_tool_protocol, test_tool_output_schema).
  */
 import {
+  ChatModel,
+  Invoker,
   RunContext,
   ToolArgumentError,
   ToolDefinitionError,
@@ -12,8 +14,9 @@ import {
   ToolTimeoutError,
   Tracing
 } from "@agentkit/core"
+import type { ToolMiddleware } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Data, Effect, Exit, Fiber, Option, Schema } from "effect"
+import { Cause, Data, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
 import { asTool, Tool } from "@agentkit/tools"
 
 const DESCRIPTION = "A test tool with a description long enough to pass."
@@ -789,5 +792,66 @@ describe("Tool.render: the text the model sees", () => {
   it("Tool.renderResult renders without a tool", () => {
     expect(Tool.renderResult({ status: 200 })).toBe('{"status":200}')
     expect(Tool.renderResult("z".repeat(10), { maxBytes: 4 })).toBe("zzzz…[truncated 6 bytes]")
+  })
+})
+
+describe("Tool: the handler context through the pipeline (one run-context channel)", () => {
+  const seenBy = () => {
+    const seen: Array<{ readonly callId: string | undefined; readonly runId: string | undefined; readonly depth: number; readonly fromEnv?: number }> = []
+    const promised = Tool.make("promised", {
+      description: DESCRIPTION,
+      parameters: {},
+      sideEffecting: false,
+      handler: async (_args, { callId, runId, context }) => {
+        seen.push({ callId, runId, depth: context.depth })
+        return "ok"
+      }
+    })
+    const effectful = Tool.make("effectful", {
+      description: DESCRIPTION,
+      parameters: {},
+      sideEffecting: false,
+      handler: (_args, { callId, runId, context }) =>
+        Effect.map(RunContext, (fromEnv) => {
+          seen.push({ callId, runId, depth: context.depth, fromEnv: fromEnv.depth })
+          return "ok"
+        })
+    })
+    return { seen, promised, effectful }
+  }
+  const layer = Layer.provideMerge(Invoker.layer(), Layer.merge(ChatModel.layer({ chat: () => Effect.die("no model") }), runLayer))
+
+  it.effect("through the Invoker the handler gets the call id and the run id; a direct run gets neither", () => {
+    const { seen, promised, effectful } = seenBy()
+    return Effect.gen(function* () {
+      const invoker = yield* Invoker
+      yield* invoker.tool({ id: "call-7", name: "promised", arguments: {} }, promised)
+      yield* invoker.tool({ id: "call-8", name: "effectful", arguments: {} }, effectful)
+      yield* promised.run({})
+      expect(seen).toEqual([
+        { callId: "call-7", runId: "run-9", depth: 0 },
+        { callId: "call-8", runId: "run-9", depth: 0, fromEnv: 0 },
+        { callId: undefined, runId: undefined, depth: 0 }
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the call record's context is the one the tool sees, in its second argument and in the environment", () => {
+    const { seen, promised, effectful } = seenBy()
+    const nest: ToolMiddleware = (next) => (request) =>
+      Effect.flatMap(Effect.orDie(request.context.child()), (child) => next({ ...request, context: child }))
+    const nested = Layer.provideMerge(
+      Invoker.layer({ toolMiddleware: [nest] }),
+      Layer.merge(ChatModel.layer({ chat: () => Effect.die("no model") }), runLayer)
+    )
+    return Effect.gen(function* () {
+      const invoker = yield* Invoker
+      yield* invoker.tool({ id: "c1", name: "promised", arguments: {} }, promised)
+      yield* invoker.tool({ id: "c2", name: "effectful", arguments: {} }, effectful)
+      expect(seen).toEqual([
+        { callId: "c1", runId: "run-9", depth: 1 },
+        { callId: "c2", runId: "run-9", depth: 1, fromEnv: 1 }
+      ])
+    }).pipe(Effect.provide(nested))
   })
 })
