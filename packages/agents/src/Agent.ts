@@ -168,29 +168,20 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
       : policy.static === "deny"
         ? Effect.fail(new PolicyDenied({ capabilities: trifecta }))
         : Tracing.addEvent(Tracing.EventName.policyFlagged, {
-            "agentkit.policy.mode": policy.static,
-            "agentkit.policy.capabilities": trifecta.join(","),
-            "agentkit.policy.reason": RunPolicy.trifectaReason
+            [Tracing.Attribute.policyMode]: policy.static,
+            [Tracing.Attribute.policyCapabilities]: trifecta.join(","),
+            [Tracing.Attribute.policyReason]: RunPolicy.trifectaReason
           })
 
   const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult, E, RunContext | Invoker | R>) => {
     const driven = RunContext.cancellable(body)
     return Effect.flatMap(RunContext, (context) =>
       context.tracing
-        ? Tracing.setAttributes({ [Tracing.Attribute.conversationId]: context.correlationId }).pipe(
+        ? Tracing.annotate({ [Tracing.Attribute.conversationId]: context.correlationId }).pipe(
             // set first, so a failed run's span carries its conversation id too
             Effect.zipRight(driven),
-            Effect.tap((result) =>
-              Tracing.setAttributes({
-                // as on the Invoker's chat spans: input tokens include the cached ones
-                [Tracing.Attribute.usageInputTokens]:
-                  result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens,
-                [Tracing.Attribute.usageOutputTokens]: result.usage.outputTokens,
-                [Tracing.Attribute.usageCacheReadTokens]: result.usage.cacheReadTokens,
-                [Tracing.Attribute.usageCacheWriteTokens]: result.usage.cacheWriteTokens
-              })
-            ),
-            Effect.tapError((error) => Tracing.setAttributes({ [Tracing.Attribute.errorType]: error._tag })),
+            Effect.tap((result) => Tracing.annotate(Tracing.usageAttributes(result.usage))),
+            Effect.tapError((error) => Tracing.annotate({ [Tracing.Attribute.errorType]: error._tag })),
             Effect.withSpan(spanName, spanOptions)
           )
         : driven

@@ -14,6 +14,7 @@ import {
   RunContext,
   ToolDenied,
   toolFailureText,
+  Tracing,
   unknownToolText,
   Usage
 } from "@agentkit/core"
@@ -187,18 +188,20 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       /** The dynamic check's decision on an egress call, as a `policy.check` span with the legs seen. */
       const policyCheck = (tool: ToolRegistry.AnyTool, decision: "allow" | "deny" | "gate") =>
         tool.caps.includes("egress") && context.tracing && policy.dynamic !== "off"
-          ? Effect.withSpan(Effect.void, "policy.check", {
-              captureStackTrace: false,
-              attributes: {
-                "agentkit.policy.tool": tool.name,
-                "agentkit.policy.legs": [
+          ? Effect.withSpan(
+              // set through `annotate`, so the legs reach OpenTelemetry as an array of strings
+              Tracing.annotate({
+                [Tracing.Attribute.policyTool]: tool.name,
+                [Tracing.Attribute.policyLegs]: [
                   ...(legs.privateData ? ["private_data"] : []),
                   ...(legs.untrustedContent ? ["untrusted_content"] : []),
                   "egress"
                 ],
-                "agentkit.policy.decision": decision
-              }
-            })
+                [Tracing.Attribute.policyDecision]: decision
+              }),
+              Tracing.SpanName.policyCheck,
+              { captureStackTrace: false }
+            )
           : Effect.void
 
       /** Runs one call through the tool pipeline; what the model may fix comes back as a result. */

@@ -8,8 +8,8 @@
  * - **Tracing** has one owner, the `chat {model}` span the `Invoker` opens. The SDK's own
  *   OpenTelemetry span (`anthropic.messages.create`) is turned off (`openTelemetry: false`): the SDK
  *   parents it on the OpenTelemetry context, which never holds an Effect span, so it would be an
- *   orphan in a separate trace. The provider adds the response id, request id and cache token
- *   counts to the `chat {model}` span.
+ *   orphan in a separate trace. The provider returns the response id, the request id and the
+ *   `max_tokens` it sent as the response's `metadata`; the Invoker sets them on its span.
  * - **Interruption** aborts the HTTP request (the SDK gets the fiber's `AbortSignal`).
  *
  * @since 0.1.0
@@ -170,22 +170,6 @@ const stream = async (
   return { assembled: assembler.finish(), requestId }
 }
 
-/** Sets attributes on the current span only if it is this call's `chat {model}` span. */
-const annotateChatSpan = (spanName: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
-    Option.isSome(span) && span.value.name === spanName
-      ? Effect.sync(() => {
-          try {
-            for (const key in attributes) {
-              if (attributes[key] !== undefined) span.value.attribute(key, attributes[key])
-            }
-          } catch {
-            // a broken tracer never breaks the call
-          }
-        })
-      : Effect.void
-  )
-
 /**
  * Builds the provider service. The API key is resolved here, so a missing key fails when the
  * layer is built, with a `ConfigurationError` naming `apiKey`, not at the first call.
@@ -288,14 +272,9 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
                 `AnthropicChatModel: tool call ${call.id} to '${call.name}' dropped: its input may be incomplete (stop reason ${assembled.stopReason ?? "none"})`
               )
             }
-            yield* annotateChatSpan(Tracing.SpanName.chat(request.model), {
-              [Tracing.Attribute.providerName]: providerName,
-              [Tracing.Attribute.requestMaxTokens]: params.max_tokens,
-              [Tracing.Attribute.responseId]: assembled.messageId,
-              [Tracing.Attribute.usageCacheReadTokens]: tokens.cacheReadTokens,
-              [Tracing.Attribute.usageCacheWriteTokens]: tokens.cacheWriteTokens,
-              "anthropic.request.id": requestId
-            })
+            // the Invoker sets these on its `chat {model}` span (with the provider, model and usage)
+            const attributes: Record<string, string | number> = { [Tracing.Attribute.requestMaxTokens]: params.max_tokens }
+            if (requestId !== undefined) attributes[Tracing.Attribute.anthropicRequestId] = requestId
             const response: Chat.ChatResponse = {
               content: assembled.content,
               toolCalls: assembled.toolCalls,
@@ -303,7 +282,8 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
               finishReason: toFinishReason(assembled.stopReason),
               model: assembled.model ?? model,
               provider: providerName,
-              ...(requestId !== undefined ? { requestId } : {})
+              ...(requestId !== undefined ? { requestId } : {}),
+              metadata: { ...(assembled.messageId !== undefined ? { responseId: assembled.messageId } : {}), attributes }
             }
             return response
           })

@@ -128,6 +128,20 @@ describe("AnthropicChatModel through core's Invoker", () => {
       expect(tracer.one("invoke_agent support").attributes.size).toBe(0)
     }))
 
+  it.scopedLive("the provider returns its span attributes as the response's metadata, and touches no span", () =>
+    Effect.gen(function* () {
+      const emu = yield* emulator([sse({ blocks: [{ text: ["hi"] }], stopReason: "end_turn" })])
+      const tracer = Tracing.recording()
+      const model = yield* AnthropicChatModel.make({ apiKey: "test-key", baseURL: emu.url })
+      const response = yield* model
+        .chat({ model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [] }, { emit: () => {} })
+        .pipe(Effect.withSpan("chat claude-sonnet-4-6"), Effect.provide(tracer.layer))
+      expect(response.metadata?.responseId).toMatch(/^msg_/)
+      expect(response.metadata?.attributes).toEqual({ "gen_ai.request.max_tokens": 4096, "anthropic.request.id": response.requestId })
+      // even a span named like the Invoker's is left alone: the Invoker annotates its own span
+      expect(tracer.one("chat claude-sonnet-4-6").attributes.size).toBe(0)
+    }))
+
   it.scopedLive("the SDK's own OpenTelemetry span is off: a registered tracer provider sees no span from our calls", () =>
     Effect.gen(function* () {
       const started: Array<string> = []

@@ -109,3 +109,29 @@ export const sha256 = (text: string): string => createHash("sha256").update(text
  */
 export const hash = (value: unknown): string => sha256(stringify(value))
 
+
+const objectHashes = new WeakMap<object, string>()
+
+/**
+ * `hash` of an object that is never changed after it is hashed (a tool call's arguments),
+ * computed once per object: the audit and idempotency middleware of one call share it.
+ *
+ * @example
+ * ```ts
+ * import { CanonicalJson } from "@agentkit/core"
+ *
+ * const args = Object.freeze({ order_id: "A-771" })
+ * CanonicalJson.hashOnce(args) === CanonicalJson.hash(args) // true, and the second call is a lookup
+ * ```
+ *
+ * @since 0.1.0
+ * @category hashing
+ */
+export const hashOnce = (value: object): string => {
+  let hashed = objectHashes.get(value)
+  if (hashed === undefined) {
+    hashed = hash(value)
+    objectHashes.set(value, hashed)
+  }
+  return hashed
+}

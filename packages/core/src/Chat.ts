@@ -156,6 +156,43 @@ export const FinishReason = Schema.Literal(
 export type FinishReason = Schema.Schema.Type<typeof FinishReason>
 
 /**
+ * What a provider reports about one call beside the answer: the response id and its own span
+ * attributes (primitive values). The Invoker sets them on the call's `chat {model}` span, so a
+ * provider never needs to find that span itself.
+ *
+ * @example
+ * ```ts
+ * import { Chat } from "@agentkit/core"
+ *
+ * const metadata: Chat.ResponseMetadata = { responseId: "msg_01", attributes: { "anthropic.request.id": "req_01" } }
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResponseMetadata = Schema.Struct({
+  responseId: Schema.optional(Schema.String),
+  attributes: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })
+  )
+})
+
+/**
+ * What a provider reports about one call beside the answer.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const idOf = (metadata: Chat.ResponseMetadata | undefined) => metadata?.responseId ?? "(none)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResponseMetadata extends Schema.Schema.Type<typeof ResponseMetadata> {}
+
+/**
  * The model's whole answer to one call.
  *
  * @example
@@ -178,7 +215,8 @@ export const ChatResponse = Schema.Struct({
   finishReason: FinishReason,
   model: Schema.String,
   provider: Schema.String,
-  requestId: Schema.optional(Schema.String)
+  requestId: Schema.optional(Schema.String),
+  metadata: Schema.optional(ResponseMetadata)
 })
 
 /**

@@ -474,6 +474,10 @@ export class ToolTimeoutError extends Schema.TaggedError<ToolTimeoutError>("@age
   override get message(): string {
     return `tool '${this.toolName}' timed out after ${this.timeout}`
   }
+  /** A timeout is transient: retry may run the call again (an idempotent tool's). */
+  get retryable(): boolean {
+    return true
+  }
 }
 
 /**
@@ -660,4 +664,27 @@ export const toolFailureText = (toolName: string, error: unknown): string => {
   const described =
     typeof error === "object" && error !== null ? `${errorType(error)}: ${errorMessage(error)}` : `Error: ${String(error)}`
   return `ERROR: tool '${toolName}' failed: ${described}`
+}
+
+/**
+ * The first error in `error`'s cause chain (itself included, following `cause` at most 8 deep)
+ * that `predicate` accepts.
+ *
+ * @example
+ * ```ts
+ * import { Cancelled, findCause, isCancelled, ToolExecutionError } from "@agentkit/core"
+ *
+ * findCause(new ToolExecutionError({ toolName: "t", cause: new Cancelled() }), isCancelled) // the Cancelled
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const findCause = <A>(error: unknown, predicate: (u: unknown) => u is A): A | undefined => {
+  let current = error
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (predicate(current)) return current
+    current = typeof current === "object" && "cause" in current ? current.cause : undefined
+  }
+  return undefined
 }

@@ -78,6 +78,21 @@ export interface Service {
 
 const noEmit = (_delta: ChatDelta): void => {}
 
+/** What the Invoker sets on its `chat {model}` span when the model has answered. */
+const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
+  const attributes: Record<string, Tracing.AttributeValue> = {
+    ...response.metadata?.attributes,
+    [Tracing.Attribute.responseModel]: response.model,
+    [Tracing.Attribute.providerName]: response.provider,
+    [Tracing.Attribute.responseFinishReasons]: [response.finishReason],
+    ...Tracing.usageAttributes(response.usage)
+  }
+  // a provider without an id of its own for the response gives the request's
+  const responseId = response.metadata?.responseId ?? response.requestId
+  if (responseId !== undefined) attributes[Tracing.Attribute.responseId] = responseId
+  return attributes
+}
+
 // The tool runs with the call record's context and identity: no environment lookup, no
 // `provideService`. A delegating tool (a sub-agent) takes no permit of its own.
 const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
@@ -122,20 +137,8 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       )
       if (!context.tracing) return run
       return run.pipe(
-        Effect.tap((response) =>
-          Tracing.setAttributes({
-            [Tracing.Attribute.responseModel]: response.model,
-            [Tracing.Attribute.providerName]: response.provider,
-            [Tracing.Attribute.responseFinishReasons]: [response.finishReason],
-            // GenAI semantic conventions: input tokens include the cached ones.
-            [Tracing.Attribute.usageInputTokens]:
-              response.usage.inputTokens + response.usage.cacheReadTokens + response.usage.cacheWriteTokens,
-            [Tracing.Attribute.usageOutputTokens]: response.usage.outputTokens,
-            [Tracing.Attribute.usageCacheReadTokens]: response.usage.cacheReadTokens,
-            [Tracing.Attribute.usageCacheWriteTokens]: response.usage.cacheWriteTokens
-          })
-        ),
-        Effect.tapError((error) => Tracing.setAttributes({ [Tracing.Attribute.errorType]: error._tag })),
+        Effect.tap((response) => Tracing.annotate(responseAttributes(response))),
+        Effect.tapError((error) => Tracing.annotate({ [Tracing.Attribute.errorType]: error._tag })),
         Effect.withSpan(Tracing.SpanName.chat(request.model), {
           kind: "client",
           captureStackTrace: false,
@@ -156,7 +159,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       if (!context.tracing) return run
       return run.pipe(
         Effect.tapError((error) =>
-          Tracing.setAttributes({ [Tracing.Attribute.errorType]: errorType(error) })
+          Tracing.annotate({ [Tracing.Attribute.errorType]: errorType(error) })
         ),
         Effect.withSpan(Tracing.SpanName.executeTool(invokable.name), {
           kind: "internal",

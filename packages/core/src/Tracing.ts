@@ -1,19 +1,26 @@
 /**
- * Tracing: the OpenTelemetry GenAI span, attribute and event names agentkit uses, a safe way to
- * add span events, and a recording tracer for tests.
+ * Tracing: the one telemetry vocabulary of agentkit (every span, attribute, event and metric name,
+ * following the OpenTelemetry GenAI conventions where they have one), the one way to annotate the
+ * current span (never failing, never throwing), the usage-to-attributes mapping, whole-run
+ * sampling, and a recording tracer for tests.
  *
- * Spans are ordinary Effect spans, so `@effect/opentelemetry` exports them to any backend.
+ * Spans are ordinary Effect spans, so `@effect/opentelemetry` exports them to any backend. Who opens
+ * which span: the agent opens `invoke_agent {agent}`, the Invoker `chat {model}` and
+ * `execute_tool {tool}` (outside every middleware), the ReAct loop `policy.check`.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
+import * as recorder from "./internal/recording.js"
+import * as sampler from "./internal/sampler.js"
+import { RunContext } from "./RunContext.js"
+import type { Usage } from "./Usage.js"
 
 /**
- * Span names (OpenTelemetry GenAI conventions).
+ * Span names (OpenTelemetry GenAI conventions, plus agentkit's `policy.check`).
  *
  * @example
  * ```ts
@@ -28,11 +35,13 @@ import * as Tracer from "effect/Tracer"
 export const SpanName = {
   invokeAgent: (agent: string): string => `invoke_agent ${agent}`,
   chat: (model: string): string => `chat ${model}`,
-  executeTool: (tool: string): string => `execute_tool ${tool}`
+  executeTool: (tool: string): string => `execute_tool ${tool}`,
+  policyCheck: "policy.check"
 } as const
 
 /**
- * Span attribute names (OpenTelemetry GenAI conventions plus `error.type`).
+ * Span and event attribute names: the OpenTelemetry GenAI conventions (`gen_ai.*`), `error.type`,
+ * and agentkit's own (`agentkit.*`, a provider's own, the usage cost).
  *
  * @example
  * ```ts
@@ -55,14 +64,41 @@ export const Attribute = {
   responseModel: "gen_ai.response.model",
   responseId: "gen_ai.response.id",
   responseFinishReasons: "gen_ai.response.finish_reasons",
+  responseToolCalls: "gen_ai.response.tool_calls",
+  responseToolCallsCount: "gen_ai.response.tool_calls_count",
+  responseFirstTokenLatency: "gen_ai.response.first_token_latency_ms",
+  responseDuration: "gen_ai.response.duration_ms",
   usageInputTokens: "gen_ai.usage.input_tokens",
   usageOutputTokens: "gen_ai.usage.output_tokens",
   usageCacheReadTokens: "gen_ai.usage.cache_read_input_tokens",
   usageCacheWriteTokens: "gen_ai.usage.cache_creation_input_tokens",
+  usageCostUsd: "gen_ai.usage.cost_usd",
+  usageCostSavedByCache: "gen_ai.usage.cost_saved_by_cache_usd",
+  tokenType: "gen_ai.token.type",
   toolName: "gen_ai.tool.name",
   toolCallId: "gen_ai.tool.call.id",
   toolType: "gen_ai.tool.type",
-  errorType: "error.type"
+  toolCallArguments: "gen_ai.tool.call.arguments",
+  toolResultSizeBytes: "gen_ai.tool.result_size_bytes",
+  toolResultContent: "gen_ai.tool.result_content",
+  toolDuration: "gen_ai.tool.duration_ms",
+  messageRole: "gen_ai.message.role",
+  messageContent: "gen_ai.message.content",
+  messageTokens: "gen_ai.message.tokens",
+  choiceRole: "gen_ai.choice.role",
+  choiceContent: "gen_ai.choice.content",
+  choiceFinishReason: "gen_ai.choice.finish_reason",
+  choiceTokens: "gen_ai.choice.tokens",
+  errorType: "error.type",
+  cacheHit: "agentkit.cache.hit",
+  scopeOrgId: "agentkit.scope.org_id",
+  policyTool: "agentkit.policy.tool",
+  policyLegs: "agentkit.policy.legs",
+  policyDecision: "agentkit.policy.decision",
+  policyMode: "agentkit.policy.mode",
+  policyCapabilities: "agentkit.policy.capabilities",
+  policyReason: "agentkit.policy.reason",
+  anthropicRequestId: "anthropic.request.id"
 } as const
 
 /**
@@ -85,13 +121,14 @@ export const Operation = {
 } as const
 
 /**
- * agentkit's own span event names.
+ * Span event names: agentkit's own and the GenAI content events.
  *
  * @example
  * ```ts
  * import { Tracing } from "@agentkit/core"
  *
  * Tracing.EventName.toolShapeMismatch // "tool.shape_mismatch"
+ * Tracing.EventName.message("user") // "gen_ai.user.message"
  * ```
  *
  * @since 0.1.0
@@ -102,10 +139,152 @@ export const EventName = {
   retryAttempt: "retry.attempt",
   budgetCheckpoint: "budget.checkpoint",
   policyFlagged: "policy.flagged",
+  /** @deprecated the dynamic check is a `policy.check` span: `SpanName.policyCheck` */
   policyCheck: "policy.check",
   toolResult: "gen_ai.tool.result",
-  circuitOpen: "circuit.open"
+  circuitOpen: "circuit.open",
+  cacheHit: "cache.hit",
+  choice: "gen_ai.choice",
+  message: (role: string): string => `gen_ai.${role}.message`
 } as const
+
+/**
+ * The attribute names of agentkit's own span events (`retry.attempt`, `circuit.open`,
+ * `cache.hit`, `budget.checkpoint`, `tool.shape_mismatch`).
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ *
+ * Tracing.EventAttribute.backoffMs // "backoff_ms"
+ * ```
+ *
+ * @since 0.1.0
+ * @category names
+ */
+export const EventAttribute = {
+  attempt: "attempt",
+  lastErrorType: "last_error_type",
+  lastErrorMessage: "last_error_message",
+  backoffMs: "backoff_ms",
+  circuit: "circuit",
+  cacheKey: "cache_key",
+  spentUsd: "spent_usd",
+  remainingUsd: "remaining_usd",
+  calls: "calls",
+  toolName: "tool_name",
+  expectedShape: "expected_shape"
+} as const
+
+/**
+ * The GenAI client metric names.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ *
+ * Tracing.MetricName.tokenUsage // "gen_ai.client.token.usage"
+ * ```
+ *
+ * @since 0.1.0
+ * @category names
+ */
+export const MetricName = {
+  tokenUsage: "gen_ai.client.token.usage",
+  operationDuration: "gen_ai.client.operation.duration",
+  errorCount: "gen_ai.client.error.count"
+} as const
+
+/**
+ * A value an attribute may hold: a primitive or an array of one primitive type (OpenTelemetry's
+ * attribute values); `undefined` means "leave the attribute unset".
+ *
+ * @example
+ * ```ts
+ * import type { Tracing } from "@agentkit/core"
+ *
+ * const reasons: Tracing.AttributeValue = ["end_turn"]
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AttributeValue =
+  | string
+  | number
+  | boolean
+  | ReadonlyArray<string>
+  | ReadonlyArray<number>
+  | ReadonlyArray<boolean>
+  | undefined
+
+/**
+ * A set of attributes for `annotate`.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ *
+ * const attributes: Tracing.Attributes = { [Tracing.Attribute.responseModel]: "claude-sonnet-4-6" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Attributes = Readonly<Record<string, AttributeValue>>
+
+// `@effect/opentelemetry` turns every non-primitive attribute value into its JSON text (its
+// `unknownToAttributeValue`), so an array set through the Effect span reaches OpenTelemetry as a
+// pretty-printed string. Its span keeps the OpenTelemetry span it wraps: an array is set there
+// too, as the array it is (OpenTelemetry accepts arrays of one primitive type).
+const OtelSpanTypeId = Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")
+interface OtelBacked {
+  readonly span: { setAttribute(key: string, value: unknown): unknown }
+}
+const otelSpanOf = (span: Tracer.Span): OtelBacked["span"] | undefined =>
+  OtelSpanTypeId in span &&
+  typeof (span as unknown as Partial<OtelBacked>).span?.setAttribute === "function"
+    ? (span as unknown as OtelBacked).span
+    : undefined
+
+const setOn = (span: Tracer.Span, attributes: Attributes): void => {
+  try {
+    let otel: OtelBacked["span"] | undefined | null = null
+    for (const key in attributes) {
+      const value = attributes[key]
+      if (value === undefined) continue
+      span.attribute(key, value)
+      if (Array.isArray(value)) {
+        if (otel === null) otel = otelSpanOf(span)
+        otel?.setAttribute(key, value)
+      }
+    }
+  } catch {
+    // a tracer that throws never breaks the run
+  }
+}
+
+/**
+ * Sets attributes on the current span, if there is one: the one way agentkit annotates a span.
+ * An `undefined` value is skipped; an array reaches OpenTelemetry as an array (also through
+ * `@effect/opentelemetry`, which would otherwise turn it into a JSON string). Never fails and
+ * never throws: a broken tracer must not break the run.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Tracing.annotate({ [Tracing.Attribute.responseFinishReasons]: ["end_turn"] }).pipe(Effect.withSpan("chat m"))
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const annotate = (attributes: Attributes): Effect.Effect<void> =>
+  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
+    Option.isNone(span) ? Effect.void : Effect.sync(() => setOn(span.value, attributes))
+  )
 
 /**
  * Adds an event to the current span, if there is one. Never fails and never throws: a broken
@@ -128,10 +307,10 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
   Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
     Option.isNone(span)
       ? Effect.void
-      : Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeNanos), (now) =>
+      : Effect.clockWith((clock) =>
           Effect.sync(() => {
             try {
-              span.value.event(name, now, attributes)
+              span.value.event(name, clock.unsafeCurrentTimeNanos(), attributes)
             } catch {
               // a tracer that throws never breaks the run
             }
@@ -140,30 +319,102 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
   )
 
 /**
- * Sets attributes on the current span, if there is one. Never fails and never throws.
+ * The usage attributes of a model call or a run (GenAI conventions: the input tokens include the
+ * cached ones, read and written).
+ *
+ * @example
+ * ```ts
+ * import { Tracing, Usage } from "@agentkit/core"
+ *
+ * Tracing.usageAttributes(Usage.make({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 90 }))
+ * // { "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 5, "gen_ai.usage.cache_read_input_tokens": 90, "gen_ai.usage.cache_creation_input_tokens": 0 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const usageAttributes = (usage: Usage): Attributes => ({
+  [Attribute.usageInputTokens]: usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+  [Attribute.usageOutputTokens]: usage.outputTokens,
+  [Attribute.usageCacheReadTokens]: usage.cacheReadTokens,
+  [Attribute.usageCacheWriteTokens]: usage.cacheWriteTokens
+})
+
+/**
+ * Decides which runs are traced, by correlation id, so a run is kept or dropped whole.
+ *
+ * @example
+ * ```ts
+ * import type { Tracing } from "@agentkit/core"
+ *
+ * // keep the debug runs, drop the rest
+ * const debugOnly: Tracing.Sampler = { shouldSample: (correlationId) => correlationId.startsWith("debug-") }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Sampler {
+  readonly shouldSample: (correlationId: string) => boolean
+}
+
+/**
+ * Traces every run.
  *
  * @example
  * ```ts
  * import { Tracing } from "@agentkit/core"
  *
- * Tracing.setAttributes({ "gen_ai.usage.input_tokens": 10 })
+ * Tracing.alwaysSample.shouldSample("run-1") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category samplers
+ */
+export const alwaysSample: Sampler = sampler.always
+
+/**
+ * Keeps a share `ratio` (0 to 1) of runs, deterministically: a run is kept when the FNV-1a 32-bit
+ * hash of its correlation id's UTF-8 bytes is below ratio · 2^32 (the Python agentkit's
+ * `TraceIdRatioSampler`), so every process makes the same decision for the same run. A ratio
+ * outside [0, 1] throws `ConfigurationError`.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ *
+ * const tenPercent = Tracing.ratioSampler(0.1)
+ * tenPercent.shouldSample("run-42") === tenPercent.shouldSample("run-42") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category samplers
+ */
+export const ratioSampler: (ratio: number) => Sampler = sampler.ratio
+
+/**
+ * Runs `self` with tracing off when the sampler drops the current run: every span of the run (the
+ * agent's, the Invoker's, the tools') is then a no-op. Wrap the whole run with it; the
+ * `telemetry` middleware alone can only keep its own additions and inner spans out of a dropped
+ * run, since the Invoker has opened the call's span before the middleware runs.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ *
+ * const sampler = Tracing.ratioSampler(0.25)
+ * const traced = agent.run("What happened to order A-771?").pipe(Tracing.sampleRun(sampler))
  * ```
  *
  * @since 0.1.0
  * @category combinators
  */
-export const setAttributes = (attributes: Record<string, unknown>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
-    Option.isNone(span)
-      ? Effect.void
-      : Effect.sync(() => {
-          try {
-            for (const key in attributes) span.value.attribute(key, attributes[key])
-          } catch {
-            // a tracer that throws never breaks the run
-          }
-        })
-  )
+export const sampleRun =
+  (sampler: Sampler) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RunContext> =>
+    Effect.flatMap(RunContext, (context) =>
+      sampler.shouldSample(context.correlationId) ? self : Effect.withTracerEnabled(self, false)
+    )
 
 /**
  * A recorded span event.
@@ -204,51 +455,22 @@ export interface RecordedEvent {
  * @since 0.1.0
  * @category models
  */
-export class RecordedSpan implements Tracer.Span {
-  readonly _tag = "Span"
-  readonly attributes = new Map<string, unknown>()
-  readonly events: Array<RecordedEvent> = []
-  readonly links: Array<Tracer.SpanLink>
-  readonly sampled = true
-  status: Tracer.SpanStatus
-  exit: Exit.Exit<unknown, unknown> | undefined = undefined
+export const RecordedSpan: typeof recorder.RecordedSpan = recorder.RecordedSpan
 
-  constructor(
-    readonly name: string,
-    readonly spanId: string,
-    readonly traceId: string,
-    readonly parent: Option.Option<Tracer.AnySpan>,
-    readonly context: Tracer.Span["context"],
-    links: ReadonlyArray<Tracer.SpanLink>,
-    startTime: bigint,
-    readonly kind: Tracer.SpanKind
-  ) {
-    this.links = [...links]
-    this.status = { _tag: "Started", startTime }
-  }
-
-  /** The parent span's id, when the parent is a span of this tracer or an external span. */
-  get parentSpanId(): string | undefined {
-    return Option.isSome(this.parent) ? this.parent.value.spanId : undefined
-  }
-  /** Whether the span has ended. */
-  get ended(): boolean {
-    return this.status._tag === "Ended"
-  }
-  end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
-    this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
-    this.exit = exit
-  }
-  attribute(key: string, value: unknown): void {
-    this.attributes.set(key, value)
-  }
-  event(name: string, _startTime: bigint, attributes?: Record<string, unknown>): void {
-    this.events.push({ name, attributes: attributes ?? {} })
-  }
-  addLinks(links: ReadonlyArray<Tracer.SpanLink>): void {
-    this.links.push(...links)
-  }
-}
+/**
+ * The type of a span kept in memory by the recording tracer.
+ *
+ * @example
+ * ```ts
+ * import type { Tracing } from "@agentkit/core"
+ *
+ * const eventNames = (span: Tracing.RecordedSpan) => span.events.map((event) => event.name)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RecordedSpan = recorder.RecordedSpan
 
 /**
  * An in-memory tracer for assertions: its `layer` makes it the current tracer.
@@ -297,34 +519,20 @@ export interface RecordingTracer {
  * @since 0.1.0
  * @category constructors
  */
-export const recording = (): RecordingTracer => {
-  const spans: Array<RecordedSpan> = []
-  let next = 0
-  const hex = (n: number, width: number) => n.toString(16).padStart(width, "0")
-  const tracer = Tracer.make({
-    span(name, parent, context, links, startTime, kind) {
-      next += 1
-      const traceId = Option.isSome(parent) ? parent.value.traceId : hex(next, 32)
-      const span = new RecordedSpan(name, hex(next, 16), traceId, parent, context, links, startTime, kind)
-      spans.push(span)
-      return span
-    },
-    context: (f) => f()
-  })
-  return {
-    layer: Layer.setTracer(tracer),
-    spans,
-    named: (name) => spans.filter((span) => span.name === name),
-    one(name) {
-      const found = spans.filter((span) => span.name === name)
-      if (found.length !== 1) {
-        throw new Error(`expected one span '${name}', found ${found.length}: [${spans.map((s) => s.name).join(", ")}]`)
-      }
-      return found[0]!
-    },
-    childrenOf: (span) => spans.filter((s) => s.parentSpanId === span.spanId),
-    clear: () => {
-      spans.length = 0
-    }
-  }
-}
+/**
+ * Makes a recording tracer.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const tracer = Tracing.recording()
+ * Effect.runSync(Effect.void.pipe(Effect.withSpan("outer"), Effect.provide(tracer.layer)))
+ * tracer.one("outer").ended // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const recording: () => RecordingTracer = recorder.recording

@@ -31,6 +31,7 @@ export {
   errorMessage,
   ErrorTypeId,
   errorType,
+  findCause,
   ForeignValue,
   isAgentkitError,
   isBudgetExceeded,

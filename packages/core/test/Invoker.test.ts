@@ -355,6 +355,26 @@ describe("Invoker chat pipeline", () => {
       }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
     })
 
+    it.effect("the provider's metadata lands on the Invoker's span: response id and provider attributes", () => {
+      const tracer = Tracing.recording()
+      const model = scriptedModel((_n, req) =>
+        Effect.succeed(
+          response({ model: req.model, requestId: "req_9", metadata: { responseId: "msg_9", attributes: { "anthropic.request.id": "req_9", "gen_ai.request.max_tokens": 64 } } })
+        )
+      )
+      const plain = scriptedModel((_n, req) => Effect.succeed(response({ model: req.model, requestId: "req_only" })))
+      return Effect.gen(function* () {
+        yield* Effect.flatMap(Invoker, (invoker) => invoker.chat(request("meta"))).pipe(Effect.provide(setup({ model }).layer))
+        yield* Effect.flatMap(Invoker, (invoker) => invoker.chat(request("plain"))).pipe(Effect.provide(setup({ model: plain }).layer))
+        const span = tracer.one("chat meta")
+        expect(span.attributes.get("gen_ai.response.id")).toBe("msg_9")
+        expect(span.attributes.get("anthropic.request.id")).toBe("req_9")
+        expect(span.attributes.get("gen_ai.request.max_tokens")).toBe(64)
+        // without a response id of its own, the request id stands in
+        expect(tracer.one("chat plain").attributes.get("gen_ai.response.id")).toBe("req_only")
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
     it.effect("spans made inside middleware are children of the invoker's span; retries stay inside one span", () => {
       const tracer = Tracing.recording()
       const retryOnce: ChatMiddleware = (next) => (chatCall) => Effect.catchAll(next(chatCall), () => next(chatCall))

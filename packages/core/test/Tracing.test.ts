@@ -94,7 +94,7 @@ describe("Tracing", () => {
       const tracer = Tracing.recording()
       return Effect.gen(function* () {
         yield* Tracing.addEvent("nobody.listens", { a: 1 })
-        yield* Tracing.setAttributes({ a: 1 })
+        yield* Tracing.annotate({ a: 1 })
         expect(tracer.spans).toHaveLength(0)
       }).pipe(Effect.provide(tracer.layer))
     })
@@ -103,7 +103,7 @@ describe("Tracing", () => {
       const broken = brokenTracer()
       return Effect.gen(function* () {
         const result = yield* Tracing.addEvent("budget.checkpoint", { spent_usd: 0.5 }).pipe(
-          Effect.zipRight(Tracing.setAttributes({ "gen_ai.usage.input_tokens": 10 })),
+          Effect.zipRight(Tracing.annotate({ "gen_ai.usage.input_tokens": 10 })),
           Effect.as("still here"),
           Effect.withSpan("chat m", { captureStackTrace: false })
         )
@@ -118,7 +118,7 @@ describe("Tracing", () => {
     it.effect("sets every attribute on the current span", () => {
       const tracer = Tracing.recording()
       return Effect.gen(function* () {
-        yield* Tracing.setAttributes({ "gen_ai.usage.input_tokens": 10, "gen_ai.response.model": "m" }).pipe(
+        yield* Tracing.annotate({ "gen_ai.usage.input_tokens": 10, "gen_ai.response.model": "m" }).pipe(
           Effect.withSpan("chat m")
         )
         const span = tracer.one("chat m")

@@ -3,15 +3,13 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson } from "@agentkit/core"
-import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
+import { CanonicalJson, errorMessage, errorType } from "@agentkit/core"
+import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { errorMessage, errorType } from "./internal/errors.js"
-import { argumentsHash } from "./internal/hash.js"
 
 /**
  * What happened to a call: it ran (`executed`), a stored result was returned (`deduplicated`),
@@ -174,7 +172,7 @@ const isToolDenied = (error: unknown): error is { readonly reason: string; reado
 export const audit = (options: Options): ToolMiddleware => {
   const store = options.store
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
+    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
       Effect.onExit(next(invocation), (exit) =>
         Effect.flatMap(Clock.currentTimeMillis, (at) => {
           const { call, context, meta } = invocation
@@ -204,7 +202,7 @@ export const audit = (options: Options): ToolMiddleware => {
             scope: context.scope.key,
             tool: invocation.tool.name,
             callId: call.id,
-            argumentsHash: argumentsHash(call.arguments),
+            argumentsHash: CanonicalJson.hashOnce(call.arguments),
             resultHash,
             decision,
             denial,

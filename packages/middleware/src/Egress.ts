@@ -21,30 +21,11 @@
  *
  * @since 0.1.0
  */
-import { ConfigurationError, PythonText, ToolDenied } from "@agentkit/core"
-import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
-import * as Data from "effect/Data"
+import { ConfigurationError, findCause, PythonText, ToolDenied } from "@agentkit/core"
+import type { ToolCallRequest, ToolHandler, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
-import { findInCauses } from "./internal/errors.js"
+import { EgressDenied } from "./Errors.js"
 import { type Range, inRange, isNonPublic, parseAddress, parseRange } from "./internal/ip.js"
-
-/**
- * A URL was refused by the egress policy. `message` is the policy's text.
- *
- * @example
- * ```ts
- * import { Egress } from "@agentkit/middleware"
- *
- * new Egress.EgressDenied({ url: "https://evil.com/x", message: "egress to 'evil.com' not allowed (not in egress allowlist)" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class EgressDenied extends Data.TaggedError("EgressDenied")<{
-  readonly url: string
-  readonly message: string
-}> {}
 
 /**
  * The options of an egress policy.
@@ -266,7 +247,7 @@ export const policy = (options: Options = {}): Policy => {
  */
 export const isPolicy = (u: unknown): u is Policy => typeof u === "object" && u !== null && PolicyTypeId in u
 
-const egressTags: ReadonlySet<string> = new Set(["EgressDenied"])
+const isEgressDenied = (u: unknown): u is EgressDenied => u instanceof EgressDenied
 
 /**
  * Checks the URL argument of every tool that declares `urlArg`, before the tool runs. A missing or
@@ -294,11 +275,11 @@ const egressTags: ReadonlySet<string> = new Set(["EgressDenied"])
 export const egress = (options: Options | Policy = {}): ToolMiddleware => {
   const compiled = isPolicy(options) ? options : policy(options)
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       const toolName = invocation.tool.name
       const run = Effect.mapError(next(invocation), (error): E | ToolPipelineError => {
-        const denied = findInCauses(error, egressTags)
-        return denied instanceof EgressDenied ? new ToolDenied({ toolName, reason: "egress", message: denied.message }) : error
+        const denied = findCause(error, isEgressDenied)
+        return denied !== undefined ? new ToolDenied({ toolName, reason: "egress", message: denied.message }) : error
       })
       const urlArg = invocation.tool.urlArg
       if (urlArg === undefined) return run

@@ -3,13 +3,15 @@
  *
  * @since 0.1.0
  */
-import { ChatModelError, ConfigurationError } from "@agentkit/core"
-import type { Chat, ChatCall, ChatError, ChatHandler, ChatMiddleware } from "@agentkit/core"
+import { ConfigurationError, Middleware } from "@agentkit/core"
+import type { Chat, ChatError, ChatHandler, ChatMiddleware } from "@agentkit/core"
 import * as Effect from "effect/Effect"
+import { isRetryable } from "./Retry.js"
 
 /**
- * Falls over to the next model when a call fails with a retryable `ChatModelError` (a rate limit,
- * an overload, a timeout, an open circuit) before any delta has reached `emit`. The request's
+ * Falls over to the next model when a call fails with an error `Retry.isRetryable` accepts (a
+ * retryable `ChatModelError`: a rate limit, an overload, a timeout, an open circuit) before any
+ * delta has reached `emit`. The request's
  * own model is tried first, then `models` in order (a model already tried is skipped). A
  * non-retryable error, a budget error, or a failure after text was shown propagates at once. The
  * model that served is recorded in `meta.servedBy`.
@@ -43,25 +45,19 @@ export const fallback = (models: ReadonlyArray<string>): ChatMiddleware => {
       const requested = call.request.model
       const order = list[0] === requested ? list : [requested, ...list.filter((model) => model !== requested)]
       let emitted = false
-      const emit = (delta: Chat.ChatDelta) => {
+      const watched = Middleware.tapEmit(call, () => {
         emitted = true
-        call.emit(delta)
-      }
+      })
       const attempt = (index: number): Effect.Effect<Chat.ChatResponse, ChatError> => {
         const model = order[index]!
-        const inner: ChatCall = {
-          request: model === call.request.model ? call.request : { ...call.request, model },
-          emit,
-          meta: call.meta,
-          context: call.context
-        }
+        const inner = model === call.request.model ? watched : { ...watched, request: { ...call.request, model } }
         return Effect.matchEffect(Effect.suspend(() => next(inner)), {
           onSuccess: (response) => {
             call.meta.servedBy = model
             return Effect.succeed(response)
           },
           onFailure: (error) =>
-            index + 1 < order.length && !emitted && error instanceof ChatModelError && error.retryable
+            index + 1 < order.length && !emitted && isRetryable(error)
               ? attempt(index + 1)
               : Effect.fail(error)
         })

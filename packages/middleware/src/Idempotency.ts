@@ -4,10 +4,9 @@
  * @since 0.1.0
  */
 import { CanonicalJson } from "@agentkit/core"
-import type { ToolHandler, ToolInvocation, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
+import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { argumentsHash } from "./internal/hash.js"
 import { flightsOf } from "./internal/singleFlight.js"
 
 /**
@@ -98,13 +97,13 @@ export const memoryStore = (): MemoryStore => {
  * @since 0.1.0
  * @category keys
  */
-export const key = (invocation: ToolInvocation<unknown, unknown>): string =>
+export const key = (invocation: ToolCallRequest<unknown, unknown>): string =>
   `idem:${CanonicalJson.sha256(
     JSON.stringify([
       invocation.context.correlationId,
       invocation.context.scope.key,
       invocation.tool.name,
-      argumentsHash(invocation.call.arguments)
+      CanonicalJson.hashOnce(invocation.call.arguments)
     ])
   )}`
 
@@ -154,10 +153,10 @@ export const idempotent = (options: Options = {}): ToolMiddleware => {
   const store = options.store ?? memoryStore()
   const flights = flightsOf<ToolOutcome>(store)
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       if (!invocation.tool.sideEffecting) return next(invocation)
       const meta = invocation.meta
-      const k = key(invocation as ToolInvocation<unknown, unknown>)
+      const k = key(invocation as ToolCallRequest<unknown, unknown>)
       let stored = false
       const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
         if (Option.isSome(found)) {

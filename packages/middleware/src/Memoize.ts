@@ -186,7 +186,7 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
         call.meta.cacheHit = true
         if (response.content !== "") call.emit({ text: response.content })
         return call.context.tracing
-          ? Effect.as(Tracing.addEvent("cache.hit", { cache_key: key }), response)
+          ? Effect.as(Tracing.addEvent(Tracing.EventName.cacheHit, { [Tracing.EventAttribute.cacheKey]: key }), response)
           : Effect.succeed(response)
       }
       let found = false

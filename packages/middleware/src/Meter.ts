@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Tracing, Usage } from "@agentkit/core"
+import { Middleware, Tracing, Usage } from "@agentkit/core"
 import type {
   BudgetExceeded,
   Chat,
@@ -13,13 +13,12 @@ import type {
   Quota,
   RunContext,
   ToolHandler,
-  ToolInvocation,
+  ToolCallRequest,
   ToolMiddleware,
   ToolOutcome,
   ToolPipelineError
 } from "@agentkit/core"
 import * as Effect from "effect/Effect"
-import { both } from "./internal/pipeline.js"
 
 /**
  * The call a meter is asked about.
@@ -142,9 +141,9 @@ const checkpoint = (context: RunContext.Service): Effect.Effect<void> => {
   const budget = context.budget
   if (!context.tracing || budget.maxCostUsd === undefined) return Effect.void
   return Tracing.addEvent(Tracing.EventName.budgetCheckpoint, {
-    spent_usd: budget.spentUsd,
-    remaining_usd: budget.remainingUsd,
-    calls: budget.modelCalls
+    [Tracing.EventAttribute.spentUsd]: budget.spentUsd,
+    [Tracing.EventAttribute.remainingUsd]: budget.remainingUsd,
+    [Tracing.EventAttribute.calls]: budget.modelCalls
   })
 }
 
@@ -197,7 +196,7 @@ export const meter = (options: Options = {}): ChatMiddleware & ToolMiddleware =>
   }
 
   const tool: ToolMiddleware = (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolInvocation<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
+    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
       meters.length === 0
         ? next(invocation)
         : Effect.zipRight(
@@ -210,5 +209,5 @@ export const meter = (options: Options = {}): ChatMiddleware & ToolMiddleware =>
             next(invocation)
           )
 
-  return both(chat, tool)
+  return Middleware.both(chat, tool)
 }

@@ -27,27 +27,10 @@ import * as Audit from "./Audit.js"
 import * as Egress from "./Egress.js"
 import * as Fallback from "./Fallback.js"
 import * as Idempotency from "./Idempotency.js"
-import type { Both as BothMiddleware } from "./internal/pipeline.js"
 import * as Memoize from "./Memoize.js"
 import * as Meter from "./Meter.js"
 import * as Retry from "./Retry.js"
 import * as Telemetry from "./Telemetry.js"
-
-/**
- * A middleware that fits either pipeline's list (`retry`, `meter`, `telemetry`).
- *
- * @example
- * ```ts
- * import type { Middleware } from "@agentkit/middleware"
- * import { Retry } from "@agentkit/middleware"
- *
- * const retry: Middleware.Both = Retry.retry()
- * ```
- *
- * @since 0.1.0
- * @category models
- */
-export type Both = BothMiddleware
 
 /**
  * The configuration of `recommended`. Every part has a default; `false` turns a part off.

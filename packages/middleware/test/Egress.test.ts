@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ConfigurationError, Invoker, ToolDenied } from "@agentkit/core"
-import { Egress, EgressHttpClient, Retry } from "@agentkit/middleware"
+import { Egress, EgressDenied, EgressHttpClient, Retry } from "@agentkit/middleware"
 import { Tool } from "@agentkit/tools"
 import { FetchHttpClient, HttpClient, HttpClientError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
@@ -269,7 +269,7 @@ describe("EgressHttpClient", () => {
           const error = yield* Effect.flip(client.get(url))
           expect(error).toBeInstanceOf(HttpClientError.RequestError)
           expect(error.reason).toBe("InvalidUrl")
-          expect((error as HttpClientError.RequestError).cause).toBeInstanceOf(Egress.EgressDenied)
+          expect((error as HttpClientError.RequestError).cause).toBeInstanceOf(EgressDenied)
           expect((error as HttpClientError.RequestError).description).toMatch(/blocked \(SSRF\)$/)
         }
       }).pipe(Effect.provide(clientLayer({})))

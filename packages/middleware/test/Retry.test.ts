@@ -14,7 +14,8 @@ import {
   Tracing
 } from "@agentkit/core"
 import type { ChatMiddleware, ToolMiddleware } from "@agentkit/core"
-import { Retry } from "@agentkit/middleware"
+import { CircuitBreaker, CircuitOpen, EgressDenied, Retry } from "@agentkit/middleware"
+import { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
@@ -206,7 +207,7 @@ describe("Retry on the chat pipeline", () => {
 describe("Retry with a circuit breaker", () => {
   it.effect("threshold 2, the model always times out: 2 calls, then 'circuit open'", () => {
     const llm = flakyModel(100)
-    const breaker = Retry.circuitBreaker({ name: "llm", failureThreshold: 2, cooldown: "15 seconds" })
+    const breaker = CircuitBreaker.make({ name: "llm", failureThreshold: 2, cooldown: "15 seconds" })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3, breaker })] })
     return Effect.gen(function* () {
       const exit = yield* runWithClock((yield* Invoker).chat(request("m")), "1 second")
@@ -216,7 +217,7 @@ describe("Retry with a circuit breaker", () => {
       expect(error).toBeInstanceOf(ChatModelError)
       expect(error.message).toBe("circuit open: llm")
       expect((error as ChatModelError).retryable).toBe(true)
-      expect((error as ChatModelError).cause).toBeInstanceOf(Retry.CircuitOpen)
+      expect((error as ChatModelError).cause).toBeInstanceOf(CircuitOpen)
       // while open, calls are refused without reaching the model
       yield* Effect.flip((yield* Invoker).chat(request("m")))
       expect(llm.calls).toBe(2)
@@ -236,7 +237,7 @@ describe("Retry with a circuit breaker", () => {
         response({ model: req.model })
       )
     })
-    const breaker = Retry.circuitBreaker({ failureThreshold: 1, cooldown: "10 seconds" })
+    const breaker = CircuitBreaker.make({ failureThreshold: 1, cooldown: "10 seconds" })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 1, breaker })] })
     return Effect.gen(function* () {
       const invoker = yield* Invoker
@@ -259,7 +260,7 @@ describe("Retry with a circuit breaker", () => {
 
   it.effect("a failed probe opens the circuit again for a new cooldown", () =>
     Effect.gen(function* () {
-      const breaker = Retry.circuitBreaker({ failureThreshold: 1, cooldown: "10 seconds" })
+      const breaker = CircuitBreaker.make({ failureThreshold: 1, cooldown: "10 seconds" })
       const fail = breaker.protect(Effect.fail("boom"), () => true)
       yield* Effect.flip(fail)
       expect(breaker.state).toBe("open")
@@ -267,7 +268,7 @@ describe("Retry with a circuit breaker", () => {
       expect(yield* Effect.flip(fail)).toBe("boom") // the probe ran and failed
       expect(breaker.state).toBe("open")
       yield* TestClock.adjust("9 seconds")
-      expect(yield* Effect.flip(fail)).toBeInstanceOf(Retry.CircuitOpen)
+      expect(yield* Effect.flip(fail)).toBeInstanceOf(CircuitOpen)
       yield* TestClock.adjust("1 second")
       yield* breaker.protect(Effect.void, () => true)
       expect(breaker.state).toBe("closed")
@@ -276,7 +277,7 @@ describe("Retry with a circuit breaker", () => {
 
   it.effect("uncounted failures and interrupted probes free the probe slot without closing", () =>
     Effect.gen(function* () {
-      const breaker = Retry.circuitBreaker({ failureThreshold: 1, cooldown: "1 second" })
+      const breaker = CircuitBreaker.make({ failureThreshold: 1, cooldown: "1 second" })
       yield* Effect.flip(breaker.protect(Effect.fail("down"), () => true))
       yield* TestClock.adjust("1 second")
       // a probe whose failure does not count: still open, and the next call may probe at once
@@ -451,6 +452,18 @@ describe("Retry on the tool pipeline", () => {
   })
 })
 
+const requestError = (reason: "Transport" | "InvalidUrl", cause?: unknown) =>
+  new HttpClientError.RequestError({ request: HttpClientRequest.get("http://127.0.0.1/"), reason, cause })
+
+const responseError = (status: number) => {
+  const request = HttpClientRequest.get("http://127.0.0.1/")
+  return new HttpClientError.ResponseError({
+    request,
+    response: HttpClientResponse.fromWeb(request, new Response(null, { status })),
+    reason: "StatusCode"
+  })
+}
+
 describe("Retry.isRetryable", () => {
   it("classifies by type, never by text", () => {
     expect(Retry.isRetryable(timeout())).toBe(true)
@@ -460,20 +473,23 @@ describe("Retry.isRetryable", () => {
     expect(Retry.isRetryable(new ToolExecutionError({ toolName: "t", cause: new Error("invalid 400") }))).toBe(true)
     expect(Retry.isRetryable(new ToolExecutionError({ toolName: "t", cause: badRequest() }))).toBe(false)
     expect(Retry.isRetryable(new ToolExecutionError({ toolName: "t", cause: new Cancelled() }))).toBe(false)
-    expect(Retry.isRetryable(new Retry.CircuitOpen({ circuit: "x" }))).toBe(false)
-    expect(Retry.isRetryable({ _tag: "RequestError", reason: "Transport" })).toBe(true)
-    expect(Retry.isRetryable({ _tag: "RequestError", reason: "InvalidUrl" })).toBe(false)
-    expect(Retry.isRetryable({ _tag: "ResponseError", reason: "StatusCode", response: { status: 503 } })).toBe(true)
-    expect(Retry.isRetryable({ _tag: "ResponseError", reason: "StatusCode", response: { status: 429 } })).toBe(true)
-    expect(Retry.isRetryable({ _tag: "ResponseError", reason: "StatusCode", response: { status: 404 } })).toBe(false)
+    expect(Retry.isRetryable(new CircuitOpen({ circuit: "x" }))).toBe(false)
+    // @effect/platform HTTP errors, known by their own TypeId and read by their fields
+    expect(Retry.isRetryable(requestError("Transport"))).toBe(true)
+    expect(Retry.isRetryable(requestError("InvalidUrl"))).toBe(false)
+    expect(Retry.isRetryable(responseError(503))).toBe(true)
+    expect(Retry.isRetryable(responseError(429))).toBe(true)
+    expect(Retry.isRetryable(responseError(404))).toBe(false)
+    // a look-alike with another package's tag is not read as one
+    expect(Retry.isRetryable({ _tag: "ResponseError", reason: "StatusCode", response: { status: 404 } })).toBe(true)
     expect(Retry.isRetryable({ _tag: "MyApiError", retryable: false })).toBe(false)
     expect(Retry.isRetryable("plain failure")).toBe(true)
   })
 
   it.effect("an egress denial deep in a cause chain is never retried", () =>
     Effect.sync(() => {
-      const denial = { _tag: "EgressDenied", message: "egress to 'evil.com' not allowed (not in egress allowlist)" }
-      const request = { _tag: "RequestError", reason: "Transport", cause: denial }
+      const denial = new EgressDenied({ url: "https://evil.com/", message: "egress to 'evil.com' not allowed (not in egress allowlist)" })
+      const request = requestError("Transport", denial)
       expect(Retry.isRetryable(new ToolExecutionError({ toolName: "t", cause: request }))).toBe(false)
     }))
 })

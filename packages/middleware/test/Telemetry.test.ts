@@ -211,25 +211,25 @@ describe("Telemetry on the tool span", () => {
 
 describe("Telemetry sampling", () => {
   it("ratioSampler keeps a deterministic share of runs by correlation id", () => {
-    const half = Telemetry.ratioSampler(0.5)
+    const half = Tracing.ratioSampler(0.5)
     const ids = Array.from({ length: 2000 }, (_, i) => `run-${i}`)
     const kept = ids.filter((id) => half.shouldSample(id))
     expect(kept.length).toBeGreaterThan(850)
     expect(kept.length).toBeLessThan(1150)
     expect(ids.filter((id) => half.shouldSample(id))).toEqual(kept)
-    expect(ids.every((id) => Telemetry.ratioSampler(1).shouldSample(id))).toBe(true)
-    expect(ids.some((id) => Telemetry.ratioSampler(0).shouldSample(id))).toBe(false)
+    expect(ids.every((id) => Tracing.ratioSampler(1).shouldSample(id))).toBe(true)
+    expect(ids.some((id) => Tracing.ratioSampler(0).shouldSample(id))).toBe(false)
     // a smaller ratio keeps a subset of a larger one
-    const tenth = ids.filter((id) => Telemetry.ratioSampler(0.1).shouldSample(id))
+    const tenth = ids.filter((id) => Tracing.ratioSampler(0.1).shouldSample(id))
     expect(tenth.every((id) => kept.includes(id))).toBe(true)
-    expect(() => Telemetry.ratioSampler(1.5)).toThrow(ConfigurationError)
-    expect(() => Telemetry.ratioSampler(Number.NaN)).toThrow(ConfigurationError)
+    expect(() => Tracing.ratioSampler(1.5)).toThrow(ConfigurationError)
+    expect(() => Tracing.ratioSampler(Number.NaN)).toThrow(ConfigurationError)
   })
 
   it.effect("a dropped run gets no span additions, inner spans are no-ops, metrics are still recorded", () => {
     const tracer = Tracing.recording()
     const llm = model((_n, req) => Effect.as(Effect.void.pipe(Effect.withSpan("provider.http")), response({ model: req.model })))
-    const telemetry = Telemetry.telemetry({ sampler: Telemetry.ratioSampler(0) })
+    const telemetry = Telemetry.telemetry({ sampler: Tracing.ratioSampler(0) })
     return Effect.gen(function* () {
       yield* Effect.flatMap(Invoker, (i) => i.chat(request("tel-dropped"))).pipe(
         Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [telemetry] }))
@@ -248,7 +248,7 @@ describe("Telemetry sampling", () => {
     const sampler = { shouldSample: (id: string) => id === "keep-me" }
     const runAs = (correlationId: string) =>
       agent.run("hi").pipe(
-        Telemetry.sampleRun(sampler),
+        Tracing.sampleRun(sampler),
         Effect.provide(makeTestCtx({ llm: FakeLLM.script([Turn({ content: "hello" })]), correlationId }))
       )
     return Effect.gen(function* () {
@@ -331,6 +331,11 @@ describe("Export with @effect/opentelemetry", () => {
         const spans = exporter.getFinishedSpans()
         expect(spans.map((s) => s.name).sort()).toEqual(["chat otel-model", "chat otel-model", "execute_tool lookup_order", "invoke_agent support"])
         const chat = spans.find((s) => s.name === "chat otel-model")!
+        // an array attribute arrives as an array of strings, not as its JSON text
+        expect(spans.filter((s) => s.name === "chat otel-model").map((s) => s.attributes["gen_ai.response.finish_reasons"])).toEqual([
+          ["tool_use"],
+          ["end_turn"]
+        ])
         expect(chat.attributes["gen_ai.usage.cost_usd"]).toBe(0.0001)
         expect(chat.attributes["gen_ai.response.tool_calls"]).toBe("lookup_order")
         expect(chat.attributes["gen_ai.conversation.id"]).toBe("test-run")

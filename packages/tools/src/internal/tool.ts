@@ -201,7 +201,10 @@ export const build = (
     const result = validate(value)
     if (Either.isRight(result)) return Effect.succeed(result.right)
     return Effect.zipRight(
-      Tracing.addEvent(Tracing.EventName.toolShapeMismatch, { tool_name: name, expected_shape: expected }),
+      Tracing.addEvent(Tracing.EventName.toolShapeMismatch, {
+        [Tracing.EventAttribute.toolName]: name,
+        [Tracing.EventAttribute.expectedShape]: expected
+      }),
       Effect.fail(new ToolShapeError({ toolName: name, expected, raw: value, errors: shapeErrors(result.left) }))
     )
   }
