@@ -25,7 +25,7 @@ import { ConfigurationError, findCause, PythonText, ToolDenied } from "@agentkit
 import type { ToolCallRequest, ToolHandler, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import { EgressDenied } from "./Errors.js"
-import { type Range, inRange, isNonPublic, parseAddress, parseRange } from "./internal/ip.js"
+import { familyOf, isNonPublic, ranges } from "./internal/ip.js"
 
 /**
  * The options of an egress policy.
@@ -164,12 +164,21 @@ export const policy = (options: Options = {}): Policy => {
   const accepted = schemes.map((s) => s.toLowerCase())
   const allow = options.allow === undefined ? undefined : options.allow.map((entry) => normalizeHost("egress.allow", entry))
   const blockPrivate = options.blockPrivate ?? true
-  const privateRanges: Array<Range> = []
+  const privateRanges = ranges()
+  let anyPrivateRange = false
   const privateHosts = new Set<string>()
   for (const entry of options.allowPrivate ?? []) {
-    const range = typeof entry === "string" ? parseRange(entry.trim().replace(/^\[|\]$/g, "")) : undefined
-    if (range !== undefined) privateRanges.push(range)
-    else privateHosts.add(normalizeHost("egress.allowPrivate", entry))
+    if (typeof entry === "string" && privateRanges.add(entry.trim().replace(/^\[|\]$/g, ""))) {
+      anyPrivateRange = true
+      continue
+    }
+    if (typeof entry === "string" && entry.includes("/")) {
+      throw new ConfigurationError({
+        field: "egress.allowPrivate",
+        message: `egress.allowPrivate ranges must be a.b.c.d/n or x::/n with a prefix in range; got ${JSON.stringify(entry)}`
+      })
+    }
+    privateHosts.add(normalizeHost("egress.allowPrivate", entry))
   }
   const extra = options.check
 
@@ -177,18 +186,16 @@ export const policy = (options: Options = {}): Policy => {
 
   const allowed = (host: string): boolean => {
     if (allow === undefined) return true
-    const address = parseAddress(host)
+    const isName = familyOf(host) === undefined
     for (const entry of allow) {
-      if (host === entry || (address === undefined && host.endsWith(`.${entry}`))) return true
+      if (host === entry || (isName && host.endsWith(`.${entry}`))) return true
     }
     return false
   }
 
   const exempt = (host: string): boolean => {
     if (privateHosts.has(host)) return true
-    if (privateRanges.length === 0) return false
-    const address = parseAddress(host)
-    return address !== undefined && privateRanges.some((range) => inRange(address, range))
+    return anyPrivateRange && privateRanges.has(host)
   }
 
   const check = (input: unknown): Effect.Effect<URL, EgressDenied> => {
@@ -212,8 +219,7 @@ export const policy = (options: Options = {}): Policy => {
     if (host === "") return deny(input, `egress URL has no host: ${PythonText.repr(input)}`)
     const shown = () => writtenHost(text, host) || host
     if (blockPrivate && !exempt(host)) {
-      const address = parseAddress(host)
-      if (host === "localhost" || host.endsWith(".localhost") || (address !== undefined && isNonPublic(address))) {
+      if (host === "localhost" || host.endsWith(".localhost") || isNonPublic(host)) {
         return deny(input, `egress to private/loopback/link-local host ${PythonText.repr(shown())} blocked (SSRF)`)
       }
     }

@@ -246,6 +246,43 @@ describe("Egress middleware", () => {
     }))
 })
 
+describe("Egress: address ranges (node:net BlockList), embedded IPv4 judged by what it embeds", () => {
+  it.effect("IPv4-mapped, NAT64 and 6to4 addresses are blocked or allowed as the IPv4 they carry", () =>
+    Effect.gen(function* () {
+      const policy = Egress.policy()
+      const blocked = [
+        "http://[::ffff:192.168.1.1]/",
+        "http://[::ffff:c0a8:101]/",
+        "http://[64:ff9b::7f00:1]/",
+        "http://[64:ff9b::10.1.2.3]/",
+        "http://[2002:7f00:1::]/",
+        "http://[2002:a9fe:a9fe:1::1]/",
+        "http://[::]/",
+        "http://[fe80::1]/",
+        "http://[ff02::1]/",
+        "http://[2001:db8::1]/",
+        "http://0x7f.1/",
+        "http://0177.0.0.1/",
+        "http://127.1/",
+        "http://4294967295/",
+        "http://100.64.0.1/",
+        "http://198.18.0.1/"
+      ]
+      for (const url of blocked) {
+        const denial = yield* Effect.flip(policy.check(url))
+        expect(denial.message, url).toMatch(/blocked \(SSRF\)$/)
+      }
+      for (const url of ["http://[::ffff:8.8.8.8]/", "http://[64:ff9b::808:808]/", "http://[2002:808:808::1]/", "http://1.1.1.1/"]) {
+        yield* policy.check(url)
+      }
+    }))
+
+  it("allowPrivate refuses a malformed range with a ConfigurationError", () => {
+    expect(() => Egress.policy({ allowPrivate: ["10.0.0.0/33"] })).toThrow(ConfigurationError)
+    expect(() => Egress.policy({ allowPrivate: ["10.0.0.0/x"] })).toThrow(ConfigurationError)
+  })
+})
+
 describe("EgressHttpClient", () => {
   const clientLayer = (options: Egress.Options) => EgressHttpClient.layer(options).pipe(Layer.provide(FetchHttpClient.layer))
 
