@@ -18,7 +18,7 @@ import { CircuitBreaker, CircuitOpen, EgressDenied, Retry } from "@agentkit/midd
 import { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Schedule, TestClock } from "effect"
 import { badRequest, call, countingTool, model, request, response, runWithClock, setup, timeout } from "./fixtures.js"
 
 const flakyModel = (failures: number, error = timeout()) =>
@@ -90,6 +90,47 @@ describe("Retry on the chat pipeline", () => {
       expect(llm.calls).toBe(3)
       expect((yield* Fiber.join(fiber)).content).toBe("ok")
     }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("your own Schedule replaces the backoff: fixed 1 s waits, stopping when the schedule does", () => {
+    const llm = flakyModel(10)
+    const tracer = Tracing.recording()
+    const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ schedule: Schedule.spaced("1 second").pipe(Schedule.compose(Schedule.recurs(3))) })] })
+    return Effect.gen(function* () {
+      const invoker = yield* Invoker
+      const fiber = yield* Effect.fork(invoker.chat(request("m")))
+      yield* Effect.yieldNow()
+      expect(llm.calls).toBe(1)
+      yield* TestClock.adjust("999 millis")
+      expect(llm.calls).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      expect(llm.calls).toBe(2)
+      yield* TestClock.adjust("2 seconds")
+      expect(llm.calls).toBe(4)
+      // the schedule allowed 3 retries: the 4th failure propagates
+      expect(yield* Effect.flip(Fiber.join(fiber))).toStrictEqual(timeout())
+      const waits = tracer.one("chat m").events.filter((e) => e.name === "retry.attempt").map((e) => e.attributes["backoff_ms"])
+      expect(waits).toEqual([1000, 1000, 1000])
+    }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
+  })
+
+  it.effect("with your own Schedule, maxAttempts still bounds the attempts and retryAfter is still the least wait", () => {
+    const limited = new ChatModelError({ reason: "rate_limit", retryable: true, message: "429", retryAfter: Duration.seconds(5) })
+    const llm = flakyModel(10, limited)
+    const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ schedule: Schedule.spaced("1 second"), maxAttempts: 2 })] })
+    return Effect.gen(function* () {
+      const fiber = yield* Effect.fork((yield* Invoker).chat(request("m")))
+      yield* TestClock.adjust("4 seconds")
+      expect(llm.calls).toBe(1)
+      yield* TestClock.adjust("1 second")
+      expect(llm.calls).toBe(2)
+      expect((yield* Effect.flip(Fiber.join(fiber))).message).toBe("429")
+      expect(llm.calls).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it("a schedule that is not a Schedule is a ConfigurationError", () => {
+    expect(() => Retry.retry({ schedule: "1 second" as never })).toThrow("retry.schedule must be an Effect Schedule")
   })
 
   it.effect("the attempts run out: the last error propagates", () => {
