@@ -25,6 +25,12 @@ const pnpmCommand = () => {
   return ["npx", "--yes", `pnpm@${PNPM}`]
 }
 
+// What the run is doing goes to stderr, so a first run (an install, a half-minute build) is never
+// silent while stdout stays exactly what the script prints.
+const say = (text) => process.stderr.write(`agentkit: ${text}\n`)
+const builds = (name) => name === "check" || name.endsWith(":run")
+const built = existsSync(new URL("../apps/support-desk/dist/src/main.js", import.meta.url))
+
 const [command, ...prefix] = pnpmCommand()
 // Install and build chatter goes to stderr: stdout carries only what the script itself prints.
 const run = (args, stdio = ["inherit", process.stderr, "inherit"]) => {
@@ -33,6 +39,10 @@ const run = (args, stdio = ["inherit", process.stderr, "inherit"]) => {
 }
 
 if (!existsSync(new URL("../node_modules/.modules.yaml", import.meta.url))) {
+  say(`installing the workspace's dependencies (pnpm ${PNPM} install --frozen-lockfile)...`)
   run(["install", "--frozen-lockfile", "--reporter=append-only"])
+}
+if (builds(script)) {
+  say(built ? "building (tsc -b, incremental)..." : "building every package with tsc -b (the first build takes about half a minute)...")
 }
 run(["run", "--silent", script, ...process.argv.slice(3)], "inherit")

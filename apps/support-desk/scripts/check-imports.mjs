@@ -1,20 +1,34 @@
 #!/usr/bin/env node
-// A plain Node 20 script imports every built agentkit package by its name, the way a user's app
-// does: through node_modules and each package's `exports`, onto the built `dist/`.
-import { readFileSync } from "node:fs"
+// A plain Node 20 script loads every built agentkit package by its name, the way a user's app
+// does: through node_modules and each package's `exports`, onto the built `dist/`. Each package
+// is loaded twice, with `import` and with `require` (Node 20.19+ loads ES modules through
+// `require`, via the `default` export condition). Every package under packages/ is checked: one
+// that the app does not depend on fails the check rather than being skipped.
+import { readdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
-const names = Object.keys(manifest.dependencies).filter((name) => name.startsWith("@agentkit/"))
+const packagesDir = new URL("../../../packages/", import.meta.url)
+const names = readdirSync(packagesDir)
+  .map((dir) => JSON.parse(readFileSync(new URL(`${dir}/package.json`, packagesDir), "utf8")))
+  .filter((pkg) => pkg.private !== true)
+  .map((pkg) => pkg.name)
+  .sort()
+const require = createRequire(new URL("../package.json", import.meta.url))
 let failed = 0
 for (const name of names) {
   try {
-    const module = await import(name)
-    const exports = Object.keys(module)
-    if (exports.length === 0) throw new Error("no exports")
-    console.log(`import ${name}: ok (${exports.length} exports)`)
+    if (!(name in (manifest.dependencies ?? {}))) throw new Error(`not a dependency of ${manifest.name}: add it to check it`)
+    const imported = Object.keys(await import(name)).sort()
+    if (imported.length === 0) throw new Error("no exports")
+    const required = Object.keys(require(name)).filter((key) => key !== "__esModule" && key !== "module.exports").sort()
+    if (required.join() !== imported.join()) {
+      throw new Error(`require() gives other exports than import: [${required.join(", ")}] vs [${imported.join(", ")}]`)
+    }
+    console.log(`import and require ${name}: ok (${imported.length} exports)`)
   } catch (error) {
     failed++
-    console.error(`import ${name} failed: ${error instanceof Error ? error.message : String(error)}`)
+    console.error(`${name} failed: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 process.exit(failed === 0 ? 0 : 1)

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { program, runtime, scriptedModel } from "../src/program.js"
@@ -13,4 +15,21 @@ describe("support-desk demo", () => {
       ])
     })
   )
+})
+
+describe("npm run demo (scripts/run.mjs)", () => {
+  it("says on stderr what it is doing; stdout is exactly the three seed lines", () => {
+    const root = fileURLToPath(new URL("../../../", import.meta.url))
+    const env = { ...process.env }
+    delete env.ANTHROPIC_API_KEY
+    const result = spawnSync(process.execPath, ["scripts/run.mjs", "demo:run"], { cwd: root, env, encoding: "utf8" })
+    expect(result.status).toBe(0)
+    expect(result.stdout.split("\n")).toEqual([
+      "Order A-771 shipped on 14 August and arrives Tuesday.",
+      'lookup_order {"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}',
+      "rejected: tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']",
+      ""
+    ])
+    expect(result.stderr).toMatch(/^agentkit: building/m)
+  }, 120_000)
 })

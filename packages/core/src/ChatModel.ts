@@ -43,14 +43,18 @@ export class ChatModel extends Context.Tag("@agentkit/core/ChatModel")<ChatModel
   static stream(request: ChatRequest): Stream.Stream<ChatDelta, ChatModelError, ChatModel> {
     return Stream.unwrap(
       Effect.map(ChatModel, (model) =>
-        Stream.asyncPush<ChatDelta, ChatModelError>((emit) =>
-          model.chat(request, { emit: (delta) => void emit.single(delta) }).pipe(
-            Effect.matchEffect({
-              onFailure: (error) => Effect.sync(() => emit.fail(error)),
-              onSuccess: () => Effect.sync(() => emit.end())
-            }),
-            Effect.forkScoped
-          )
+        Stream.asyncPush<ChatDelta, ChatModelError>(
+          (emit) =>
+            model.chat(request, { emit: (delta) => void emit.single(delta) }).pipe(
+              // matchCause, not match (as `Agent.stream`): a defect or an interruption must end the
+              // stream too, or the consumer would wait forever for a delta that never comes.
+              Effect.matchCauseEffect({
+                onFailure: (cause) => Effect.sync(() => emit.halt(cause)),
+                onSuccess: () => Effect.sync(() => emit.end())
+              }),
+              Effect.forkScoped
+            ),
+          { bufferSize: "unbounded" }
         )
       )
     )

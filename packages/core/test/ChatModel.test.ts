@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
+import { Cause, Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { ChatModel, ChatModelError } from "@agentkit/core"
 import { request, response, scriptedModel } from "./fixtures.js"
 
@@ -30,6 +30,34 @@ describe("ChatModel", () => {
         const deltas = yield* Stream.runCollect(ChatModel.stream(request()))
         expect(Chunk.toReadonlyArray(deltas).map((d) => d.text)).toEqual(["Order ", "A-771 ", "shipped."])
         expect(model.calls).toBe(1)
+      }).pipe(Effect.provide(model.layer))
+    })
+
+    it.effect("a model that dies ends the stream with the defect instead of leaving it waiting forever", () => {
+      const model = scriptedModel((_, __, emit) =>
+        Effect.suspend(() => {
+          emit({ text: "partial" })
+          return Effect.die(new Error("provider crashed"))
+        })
+      )
+      return Effect.gen(function* () {
+        const fiber = yield* Effect.fork(Effect.exit(Stream.runCollect(ChatModel.stream(request()))))
+        // no clock is moved: a stream that ends does so on its own
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+        const done = yield* Fiber.poll(fiber)
+        expect(done._tag).toBe("Some")
+        const exit = yield* Fiber.join(fiber)
+        expect(exit._tag).toBe("Failure")
+        if (exit._tag === "Failure") expect(Cause.squash(exit.cause)).toMatchObject({ message: "provider crashed" })
+      }).pipe(Effect.provide(model.layer))
+    })
+
+    it.effect("an interrupted model call ends the stream too", () => {
+      const model = scriptedModel(() => Effect.interrupt)
+      return Effect.gen(function* () {
+        const fiber = yield* Effect.fork(Effect.exit(Stream.runCollect(ChatModel.stream(request()))))
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+        expect((yield* Fiber.poll(fiber))._tag).toBe("Some")
       }).pipe(Effect.provide(model.layer))
     })
 
