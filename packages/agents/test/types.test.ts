@@ -34,6 +34,18 @@ const today = Tool.make("today", {
 })
 
 describe("types", () => {
+  it("a tool whose handler fails with a plain value (not an Error) is accepted by ReActCognition", () => {
+    const failing = Tool.make("failing", {
+      description: "A tool that always fails, for checking the registry accepts it.",
+      parameters: { q: Schema.String },
+      sideEffecting: false,
+      handler: () => Effect.fail("nope" as const)
+    })
+    const cognition = ReActCognition.make({ tools: [failing] })
+    expect(cognition.tools.names()).toEqual(["failing"])
+    expectTypeOf(failing.run).returns.toExtend<Effect.Effect<never, "nope" | Tool.ToolError, RunContext>>()
+  })
+
   it("a tool's handler requirements appear in agent.run's and agent.stream's requirements", () => {
     const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup, cancelOrder] }) })
     expectTypeOf(agent).toEqualTypeOf<Agent.Agent<OrderDb>>()
