@@ -7,7 +7,11 @@ import { Message, Usage } from "@agentkit/core"
 import { FakeLLM, failure, makeTestCtx, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { ANSWER, defectOf, failureOf, lookupCall, lookupOrder, MODEL, PROMPT, STATUS, support, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { support } from "./fixtures.js"
+
+const { defectOf, failureOf } = Fixture
+const { ANSWER, lookupCall, lookupOrder, MODEL, PROMPT, STATUS, TASK } = Seed
 
 const collect = (stream: Stream.Stream<AgentEvent.AgentEvent, unknown, never>) =>
   Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray)

@@ -9,7 +9,11 @@ import type { Autonomy } from "@agentkit/core"
 import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schema, Stream } from "effect"
-import { call, failureOf, MODEL, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { MODEL, TASK } = Seed
 
 const orderCall = call("c1", "cancel_order", { order_id: "A-771", reason: "duplicate" })
 const pendingOf = (c = orderCall) => ({ call: c, digest: Approval.digest(c) })

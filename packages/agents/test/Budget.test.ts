@@ -7,7 +7,10 @@ import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { failureOf, lookupCall, MODEL, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+
+const { failureOf } = Fixture
+const { lookupCall, MODEL, TASK } = Seed
 
 const dime = { inputTokens: 10, outputTokens: 5, costUsd: 0.01 }
 

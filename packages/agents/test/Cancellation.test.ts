@@ -8,7 +8,11 @@ import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Stream } from "effect"
-import { call, DESCRIPTION, failureOf, forever, lookupCall, MODEL, support, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call, DESCRIPTION, forever, support } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { lookupCall, MODEL, TASK } = Seed
 
 describe("cancellation", () => {
   it.effect("a pre-cancelled token → Cancelled before the first model call (0 calls)", () =>

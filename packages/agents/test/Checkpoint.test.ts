@@ -12,7 +12,11 @@ import type { TestContextOptions } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Schema, Stream } from "effect"
-import { call, failureOf, lookupCall, MODEL, PROMPT, STATUS, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { lookupCall, MODEL, PROMPT, STATUS, TASK } = Seed
 
 /** The outside world the "processes" share: how often each tool really ran. */
 const makeWorld = () => {

@@ -10,7 +10,11 @@ import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream } from "effect"
-import { call, failureOf, MODEL, PROMPT, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { MODEL, PROMPT, TASK } = Seed
 
 const CANCEL = call("c1", "cancel_order", { order_id: "A-771", reason: "duplicate order" })
 const DENIED = "DENIED: tool call rejected by human approval"

@@ -11,7 +11,11 @@ import { FakeLLM, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
-import { call, failureOf, lookupCall, MODEL, PROMPT, STATUS } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { lookupCall, MODEL, PROMPT, STATUS } = Seed
 
 const TASK = "Please cancel order A-771, I ordered it twice."
 const CANCEL = call("c1", "cancel_order", { order_id: "A-771", reason: "duplicate order" })

@@ -9,22 +9,11 @@ import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Deferred, Effect, Schema } from "effect"
-import {
-  ANSWER,
-  call,
-  cancelOrder,
-  defectOf,
-  DESCRIPTION,
-  failureOf,
-  forever,
-  lookupCall,
-  lookupOrder,
-  MODEL,
-  PROMPT,
-  STATUS,
-  support,
-  TASK
-} from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call, DESCRIPTION, forever, support } from "./fixtures.js"
+
+const { defectOf, failureOf } = Fixture
+const { ANSWER, cancelOrder, lookupCall, lookupOrder, MODEL, PROMPT, STATUS, TASK } = Seed
 
 /** The seed's two-step script. */
 const seedScript = () => FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })])

@@ -7,7 +7,11 @@ import { FakeLLM, FakeTool, makeTestCtx, Tracing, Turn } from "@agentkit/testing
 import type { Capability, Message } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, failureOf, MODEL, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { MODEL, TASK } = Seed
 
 const REASON =
   "lethal trifecta: this tool set combines private-data access, untrusted-content ingestion, and egress in one run — require a human gate or split the run"

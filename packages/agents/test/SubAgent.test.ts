@@ -10,7 +10,11 @@ import { FakeLLM, failure, FakeTool, makeTestCtx, Turn } from "@agentkit/testing
 import { asTool, renderRunResult, Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema } from "effect"
-import { call, DESCRIPTION, failureOf, forever, lookupCall, lookupOrder, MODEL, STATUS, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call, DESCRIPTION, forever } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { lookupCall, lookupOrder, MODEL, STATUS, TASK } = Seed
 
 const SUB_MODEL = "claude-haiku-4-5"
 const RESEARCH = "Delegate a research sub-task to the researcher agent."

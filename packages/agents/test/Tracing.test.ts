@@ -8,7 +8,11 @@ import { asTool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import type { Tracing as CoreTracing } from "@agentkit/core"
-import { ANSWER, call, failureOf, lookupCall, lookupOrder, MODEL, support, TASK } from "./fixtures.js"
+import { Fixture, Seed } from "@agentkit/testing"
+import { call, support } from "./fixtures.js"
+
+const { failureOf } = Fixture
+const { ANSWER, lookupCall, lookupOrder, MODEL, TASK } = Seed
 
 const attrs = (span: CoreTracing.RecordedSpan) => Object.fromEntries(span.attributes)
 

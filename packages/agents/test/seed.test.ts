@@ -6,7 +6,9 @@ import { Agent, ReActCognition } from "@agentkit/agents"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ANSWER, cancelOrder, lookupOrder, MODEL, PROMPT, STATUS, TASK } from "./fixtures.js"
+import { Seed } from "@agentkit/testing"
+
+const { ANSWER, cancelOrder, lookupOrder, MODEL, PROMPT, STATUS, TASK } = Seed
 
 describe("seed working code", () => {
   it.effect("prints the answer, the advertised schema and the rejection, offline", () =>

@@ -10,7 +10,9 @@ import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import type { Stream } from "effect"
-import { cancelOrder, lookupCall } from "./fixtures.js"
+import { Seed } from "@agentkit/testing"
+
+const { cancelOrder, lookupCall } = Seed
 
 class OrderDb extends Context.Tag("test/OrderDb")<OrderDb, { readonly status: (id: string) => string }>() {}
 class Clock extends Context.Tag("test/Clock")<Clock, { readonly today: string }>() {}

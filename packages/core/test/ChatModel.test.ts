@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { ChatModel, ChatModelError } from "@agentkit/core"
-import { request, response, scriptedModel } from "./fixtures.js"
+import { FakeLLM, Fixture } from "@agentkit/testing"
+
+const { replying: scriptedModel } = FakeLLM
+const { request, response } = Fixture
 
 const overloaded = () => new ChatModelError({ reason: "overloaded", retryable: true, message: "529 overloaded" })
 

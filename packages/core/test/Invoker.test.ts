@@ -12,7 +12,11 @@ import {
   Usage
 } from "@agentkit/core"
 import type { Budget, CallMetadata, Chat, ChatMiddleware, ToolCall, ToolMiddleware } from "@agentkit/core"
-import { makeTool, request, response, scriptedModel } from "./fixtures.js"
+import { FakeLLM, FakeTool, Fixture } from "@agentkit/testing"
+
+const { replying: scriptedModel } = FakeLLM
+const { invokable: makeTool } = FakeTool
+const { request, response } = Fixture
 
 type Model = ReturnType<typeof scriptedModel>
 

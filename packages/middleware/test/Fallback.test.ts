@@ -2,7 +2,11 @@ import { ConfigurationError, Invoker } from "@agentkit/core"
 import { Fallback, Retry } from "@agentkit/middleware"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
-import { badRequest, model, request, response, setup, timeout } from "./fixtures.js"
+import { FakeLLM, Fixture } from "@agentkit/testing"
+import { setup } from "./fixtures.js"
+
+const { replying: model } = FakeLLM
+const { badRequestError: badRequest, request, response, timeoutError: timeout } = Fixture
 
 describe("Fallback", () => {
   it.effect("'a' times out: 'b' answers and is recorded as the model that served", () => {

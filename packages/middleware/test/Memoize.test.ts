@@ -3,7 +3,11 @@ import type { ChatMiddleware } from "@agentkit/core"
 import { Memoize } from "@agentkit/middleware"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, TestClock } from "effect"
-import { model, request, response, setup, timeout } from "./fixtures.js"
+import { FakeLLM, Fixture } from "@agentkit/testing"
+import { setup } from "./fixtures.js"
+
+const { replying: model } = FakeLLM
+const { request, response, timeoutError: timeout } = Fixture
 
 const hits = (seen: Array<boolean | undefined>): ChatMiddleware => (next) => (call) =>
   Effect.tap(next(call), () => Effect.sync(() => seen.push(call.meta.cacheHit)))

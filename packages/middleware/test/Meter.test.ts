@@ -3,7 +3,11 @@ import type { ChatMiddleware, ChatModel } from "@agentkit/core"
 import { Memoize, Meter } from "@agentkit/middleware"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { call, countingTool, model, request, response, setup } from "./fixtures.js"
+import { FakeLLM, Fixture } from "@agentkit/testing"
+import { call, countingTool, setup } from "./fixtures.js"
+
+const { replying: model } = FakeLLM
+const { request, response } = Fixture
 
 const costing = (costUsd: number, extra: Partial<Usage.Usage> = {}) =>
   model((_n, req) => Effect.succeed(response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 20, costUsd, ...extra }) })))

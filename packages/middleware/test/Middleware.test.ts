@@ -1,11 +1,14 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { Invoker, Quota, RunContext } from "@agentkit/core"
 import { Audit, Memoize, Middleware } from "@agentkit/middleware"
-import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
+import { FakeLLM, Fixture, makeTestCtx, runWithClock, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { countingTool, model, request, response, runWithClock, setup, timeout } from "./fixtures.js"
+import { countingTool, setup } from "./fixtures.js"
+
+const { replying: model } = FakeLLM
+const { request, response, timeoutError: timeout } = Fixture
 
 describe("Middleware.recommended", () => {
   it("builds the documented lists: defaults, and everything on", () => {

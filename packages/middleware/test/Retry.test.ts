@@ -16,10 +16,13 @@ import {
 import type { ChatMiddleware, ToolMiddleware } from "@agentkit/core"
 import { CircuitBreaker, CircuitOpen, EgressDenied, Retry } from "@agentkit/middleware"
 import { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
+import { FakeLLM, Fixture, makeTestCtx, runWithClock, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Schedule, TestClock } from "effect"
-import { badRequest, call, countingTool, model, request, response, runWithClock, setup, timeout } from "./fixtures.js"
+import { call, countingTool, setup } from "./fixtures.js"
+
+const { replying: model } = FakeLLM
+const { badRequestError: badRequest, request, response, timeoutError: timeout } = Fixture
 
 const flakyModel = (failures: number, error = timeout()) =>
   model((n, req, emit) => {

@@ -2,10 +2,13 @@ import { Agent, ReActCognition } from "@agentkit/agents"
 import { ConfigurationError, Invoker, Message, Tracing, Usage } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { Audit, Middleware, Telemetry } from "@agentkit/middleware"
-import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
+import { FakeLLM, Fixture, makeTestCtx, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Metric, TestClock, Tracer } from "effect"
-import { call, countingTool, model, request, response, setup, timeout } from "./fixtures.js"
+import { call, countingTool, setup } from "./fixtures.js"
+
+const { replying: model } = FakeLLM
+const { request, response, timeoutError: timeout } = Fixture
 
 /** The state of a metric with this name whose tags include all of `tags`, if any. */
 const metricState = (name: string, tags: Record<string, string>) =>

@@ -7,6 +7,7 @@ import { ChatModel, ChatModelError, Usage } from "@agentkit/core"
 import type { Chat, ChatModelErrorReason, ToolCall } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as Fixture from "./Fixture.js"
 
 /**
  * One scripted model turn: text, tool calls, usage, or a failure.
@@ -234,3 +235,71 @@ export const respond = (fn: (request: Chat.ChatRequest, call: number) => Turn | 
     },
     () => 0
   )
+
+/**
+ * What a `replying` model is given for each call: the call number (from 1), the request and the
+ * delta sink.
+ *
+ * @example
+ * ```ts
+ * import { type FakeLLM, Fixture } from "@agentkit/testing"
+ * import { Effect } from "effect"
+ *
+ * const echo: FakeLLM.Reply = (_call, request, emit) => {
+ *   emit({ text: "hi" })
+ *   return Effect.succeed(Fixture.response({ model: request.model, content: "hi" }))
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Reply = (
+  call: number,
+  request: Chat.ChatRequest,
+  emit: (delta: Chat.ChatDelta) => void
+) => Effect.Effect<Chat.ChatResponse, ChatModelError>
+
+/**
+ * A model written at the provider's level: `reply` decides each call's outcome (any response or
+ * `ChatModelError`, any deltas, any timing). Without `reply` every call emits the deltas `"o"`,
+ * `"k"` and answers `Fixture.response()` with the request's model. Every request is recorded;
+ * `service` is the `ChatModel` implementation itself.
+ *
+ * @example
+ * ```ts
+ * import { ChatModelError } from "@agentkit/core"
+ * import { FakeLLM, Fixture } from "@agentkit/testing"
+ * import { Effect } from "effect"
+ *
+ * // fails once with a retryable error, then answers
+ * const flaky = FakeLLM.replying((call, request) =>
+ *   call === 1 ? Effect.fail(Fixture.timeoutError()) : Effect.succeed(Fixture.response({ model: request.model }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const replying = (reply?: Reply): FakeLLM & { readonly service: ChatModel.Service } => {
+  const requests: Array<Chat.ChatRequest> = []
+  const service: ChatModel.Service = {
+    chat: (request, { emit }) =>
+      Effect.suspend(() => {
+        requests.push(request)
+        if (reply !== undefined) return reply(requests.length, request, emit)
+        emit({ text: "o" })
+        emit({ text: "k" })
+        return Effect.succeed(Fixture.response({ model: request.model }))
+      })
+  }
+  return {
+    service,
+    layer: ChatModel.layer(service),
+    requests,
+    get calls() {
+      return requests.length
+    },
+    assertConsumed() {}
+  }
+}

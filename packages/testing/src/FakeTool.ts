@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import type { Capability } from "@agentkit/core"
+import { RunContext } from "@agentkit/core"
+import type { Capability, InvokableTool } from "@agentkit/core"
 import { Tool } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -98,3 +99,58 @@ export const make = (name: string, options: FakeToolOptions = {}): FakeTool => {
   })
   return Object.freeze(Object.assign(Object.create(Object.getPrototypeOf(tool)), tool, { calls })) as FakeTool
 }
+
+/**
+ * The flags of an `invokable` double.
+ *
+ * @example
+ * ```ts
+ * import type { FakeTool } from "@agentkit/testing"
+ *
+ * const flags: FakeTool.InvokableFlags = { sideEffecting: true, idempotent: false }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InvokableFlags {
+  readonly sideEffecting?: boolean | undefined
+  readonly idempotent?: boolean | undefined
+  readonly requiresApproval?: boolean | undefined
+  readonly delegating?: boolean | undefined
+}
+
+/**
+ * A bare `InvokableTool` (the Invoker's port, no `Tool.make`: no argument checks, no rendering
+ * rules) whose `run` is given, for testing the pipelines themselves. Flags default to a read-only,
+ * idempotent tool; the result renders as itself (a string) or its JSON. Through the pipeline
+ * (`execute`) `run` sees the call's context as its `RunContext`.
+ *
+ * @example
+ * ```ts
+ * import { FakeTool } from "@agentkit/testing"
+ * import { Effect } from "effect"
+ *
+ * const echo = FakeTool.invokable("echo", (args) => Effect.succeed(args))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invokable = <E = never, R = never>(
+  name: string,
+  run: (args: unknown) => Effect.Effect<unknown, E, RunContext | R>,
+  flags: InvokableFlags = {}
+): InvokableTool<E, R> => ({
+  name,
+  schema: { name, description: `the ${name} tool, for tests`, parameters: { type: "object", properties: {} } },
+  sideEffecting: flags.sideEffecting ?? false,
+  idempotent: flags.idempotent ?? true,
+  requiresApproval: flags.requiresApproval ?? false,
+  caps: [],
+  urlArg: undefined,
+  delegating: flags.delegating ?? false,
+  run,
+  execute: (args, { context }) => Effect.provideService(run(args), RunContext, context),
+  render: (value) => (typeof value === "string" ? value : JSON.stringify(value))
+})

@@ -3,9 +3,13 @@
  *
  * @since 0.1.0
  */
-import { Invoker, RunContext } from "@agentkit/core"
-import type { Autonomy, Budget, ChatMiddleware, ChatModel, ConfigurationError, Scope, ToolMiddleware } from "@agentkit/core"
+import { ChatModel, ConfigurationError, Invoker, RunContext } from "@agentkit/core"
+import type { Autonomy, Budget, ChatMiddleware, Scope, ToolMiddleware } from "@agentkit/core"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
 import type { FakeLLM } from "./FakeLLM.js"
 
 /**
@@ -75,3 +79,30 @@ export const makeTestCtx = (
     Layer.provideMerge(invoker, model)
   )
 }
+
+/**
+ * Runs `effect` in a fiber and moves the `TestClock` on by `step` (default 31 seconds, past
+ * retry's longest default wait) until it is done, at most 50 times; gives its exit. For code that
+ * sleeps (retry backoff, timeouts) under `it.effect`.
+ *
+ * @example
+ * ```ts
+ * import { runWithClock } from "@agentkit/testing"
+ * import { Effect } from "effect"
+ *
+ * const exit = runWithClock(Effect.as(Effect.sleep("2 minutes"), "woke"), "1 minute") // Exit.succeed("woke")
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const runWithClock = <A, E, R>(effect: Effect.Effect<A, E, R>, step: Duration.DurationInput = "31 seconds") =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(effect)
+    for (let i = 0; i < 50; i++) {
+      const done = yield* Fiber.poll(fiber)
+      if (done._tag === "Some") break
+      yield* TestClock.adjust(step)
+    }
+    return yield* Fiber.await(fiber)
+  })

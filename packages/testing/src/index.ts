@@ -1,5 +1,5 @@
 /**
- * @agentkit/testing: offline tests for agentkit programs by swapping one layer.
+ * @agentkit/testing: offline tests for agentkit programs by swapping one layer, and the fixtures every package's tests share (fake models and tools, response builders, the seed's world).
  *
  * @since 0.1.0
  */
@@ -11,7 +11,11 @@ export { failure, Turn } from "./FakeLLM.js"
 /** @since 0.1.0 */
 export * as FakeTool from "./FakeTool.js"
 /** @since 0.1.0 */
-export { makeTestCtx } from "./TestContext.js"
+export * as Fixture from "./Fixture.js"
+/** @since 0.1.0 */
+export { makeTestCtx, runWithClock } from "./TestContext.js"
+/** @since 0.1.0 */
+export * as Seed from "./Seed.js"
 /** @since 0.1.0 */
 export type { TestContextOptions } from "./TestContext.js"
 /** @since 0.1.0 */

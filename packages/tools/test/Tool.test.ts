@@ -505,7 +505,7 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 })
 
-describe("Tool.run: handler failures", () => {
+it.layer(runLayer)("Tool.run: handler failures", (it) => {
   const boom = new Error("card declined")
   const make = (handler: () => unknown) =>
     Tool.make("charge", { description: DESCRIPTION, parameters: {}, sideEffecting: true, handler })
@@ -522,13 +522,13 @@ describe("Tool.run: handler failures", () => {
       expect(error).toBeInstanceOf(ToolExecutionError)
       expect(error).toMatchObject({ _tag: "ToolExecutionError", toolName: "charge", message: "card declined" })
       expect((error as ToolExecutionError).cause).toBe(boom)
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("a non-Error throw is kept as the cause", () =>
     Effect.gen(function* () {
       const error = failureOf(yield* Effect.exit(make(() => { throw "plain string" }).run({})))
       expect(error).toMatchObject({ _tag: "ToolExecutionError", cause: "plain string", message: "plain string" })
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("a typed failure of an Effect handler passes through with its own type", () =>
     Effect.gen(function* () {
@@ -543,7 +543,7 @@ describe("Tool.run: handler failures", () => {
       expect(error).toBeInstanceOf(OrderNotFound)
       expect(error).toMatchObject({ _tag: "OrderNotFound", id: "nope" })
       expect(yield* t.run({ id: "A-1" })).toBe("found")
-    }).pipe(Effect.provide(runLayer)))
+    }))
 })
 
 describe("Tool.run: timeout and interruption", () => {
@@ -637,7 +637,7 @@ describe("Tool.run: timeout and interruption", () => {
     }).pipe(Effect.provide(runLayer)))
 })
 
-describe("Tool: output schema", () => {
+it.layer(runLayer)("Tool: output schema", (it) => {
   class Report extends Schema.Class<Report>("Report")({ title: Schema.String, pages: Schema.Number }) {}
 
   it.effect("a valid instance comes back as the same object", () =>
@@ -651,7 +651,7 @@ describe("Tool: output schema", () => {
         handler: () => report
       })
       expect(yield* t.run({})).toBe(report)
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("a wrong value → ToolShapeError with the class identifier as the expected shape", () =>
     Effect.gen(function* () {
@@ -667,7 +667,7 @@ describe("Tool: output schema", () => {
       expect(error).toBeInstanceOf(ToolShapeError)
       expect(error).toMatchObject({ toolName: "bad", expected: "Report", raw: { title: "Q3" } })
       expect((error as ToolShapeError).errors.length).toBeGreaterThan(0)
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("the expected shape is the identifier, else the title, else 'Output'", () =>
     Effect.gen(function* () {
@@ -682,7 +682,7 @@ describe("Tool: output schema", () => {
       expect(yield* expectedOf(Schema.Struct(fields).annotations({ identifier: "Quote" }))).toBe("Quote")
       expect(yield* expectedOf(Schema.Struct(fields).annotations({ title: "Price quote" }))).toBe("Price quote")
       expect(yield* expectedOf(Schema.Struct(fields))).toBe("Output")
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("shape errors name the path and the problem", () =>
     Effect.gen(function* () {
@@ -707,14 +707,14 @@ describe("Tool: output schema", () => {
       const top = (yield* Effect.flip(topLevel.run({}))) as ToolShapeError
       expect(top.errors).toHaveLength(1)
       expect(top.errors[0]).toMatch(/^top-level: /)
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("without a success schema any value passes through untouched", () =>
     Effect.gen(function* () {
       const value = { anything: [1, "two"], nested: { ok: true } }
       const t = Tool.make("free", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => value })
       expect(yield* t.run({})).toBe(value)
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("the shape check runs outside the timeout: a mismatch is still a ToolShapeError", () =>
     Effect.gen(function* () {
@@ -728,7 +728,7 @@ describe("Tool: output schema", () => {
         handler: (() => "not a number") as never
       })
       expect(failureOf(yield* Effect.exit(t.run({})))).toBeInstanceOf(ToolShapeError)
-    }).pipe(Effect.provide(runLayer)))
+    }))
 
   it.effect("no span event is added when there is no span", () =>
     Effect.gen(function* () {
@@ -737,7 +737,7 @@ describe("Tool: output schema", () => {
       const error = yield* Effect.flip(t.run({}).pipe(Effect.provide(tracer.layer)))
       expect(error).toBeInstanceOf(ToolShapeError)
       expect(tracer.spans).toEqual([])
-    }).pipe(Effect.provide(runLayer)))
+    }))
 })
 
 describe("Tool.render: the text the model sees", () => {
