@@ -21,6 +21,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import { pipeArguments } from "effect/Pipeable"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import type { HandlerContext, Options, Parameters, Tool } from "../Tool.js"
@@ -178,7 +179,7 @@ export const build = (
       // An Effect handler reads the call's context with `yield* RunContext`.
       const running: Effect.Effect<unknown, unknown, unknown> = Effect.isEffect(out)
         ? Effect.catchAllDefect(Effect.provideService(out, RunContext, context), (defect) => Effect.fail(onError(defect)))
-        : isPromiseLike(out)
+        : Predicate.isPromiseLike(out)
           ? Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
           : Effect.succeed(out)
       // Create the controller if the handler has not read its signal yet: a handler that reads it
@@ -248,6 +249,3 @@ export const build = (
   })
   return Object.freeze(tool)
 }
-
-const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
-  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
