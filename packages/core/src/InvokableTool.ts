@@ -93,10 +93,11 @@ export interface InvokableTool<E = unknown, R = never> {
   readonly run: (args: unknown) => Effect.Effect<unknown, E, RunContext | R>
   /**
    * The pipeline's entry point: `run` with the context and call identity given, so nothing is
-   * looked up again. The handler receives this context (an Effect handler also reads it with
-   * `yield* RunContext`).
+   * looked up again: the handler receives this context in its second argument. (An Effect handler
+   * that reads `yield* RunContext` reads the environment, the one the Invoker took this context
+   * from; a middleware that gives the call another context provides it too.)
    */
-  readonly execute: (args: unknown, options: ExecuteOptions) => Effect.Effect<unknown, E, R>
+  readonly execute: (args: unknown, options: ExecuteOptions) => Effect.Effect<unknown, E, RunContext | R>
   /** The text the model sees for a result. */
   readonly render: (value: unknown) => string
 }

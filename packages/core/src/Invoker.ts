@@ -93,14 +93,14 @@ const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   return attributes
 }
 
-// The tool runs with the call record's context and identity: no environment lookup, no
-// `provideService`. A delegating tool (a sub-agent) takes no permit of its own.
+// The tool runs with the call record's context and identity: no environment lookup, nothing
+// provided per call. A delegating tool (a sub-agent) takes no permit of its own.
 const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
   const { tool, call, context } = request
   const run = Effect.map(
     tool.execute(call.arguments, { context, callId: call.id, runId: context.correlationId }),
     (value): ToolOutcome => ({ value, text: tool.render(value) })
-  ) as Effect.Effect<ToolOutcome, E, R>
+  ) as Effect.Effect<ToolOutcome, E, R> // RunContext is in the environment: the Invoker read it there
   return tool.delegating ? run : context.budget.withPermit(run)
 }
 

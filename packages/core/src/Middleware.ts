@@ -8,8 +8,11 @@
  * `execute_tool {tool}` spans outside every middleware.
  *
  * One run-context channel: the Invoker reads the `RunContext` from the environment once per call
- * and puts it on the call record (`call.context`); middleware and the tool read it there, and pass
- * it on unchanged.
+ * and puts it on the call record (`call.context`); middleware and the tool read it there (a tool
+ * handler gets it in its second argument), and nothing looks it up again. Effect code inside a
+ * handler that reads `yield* RunContext` reads the environment the Invoker read it from, so a
+ * middleware that hands the rest of the pipeline another context (a child, say) puts it on the
+ * record and provides it: `Effect.provideService(next({ ...call, context }), RunContext, context)`.
  *
  * @since 0.1.0
  */

@@ -505,9 +505,12 @@ describe("Invoker tool pipeline", () => {
         })
       )
     )
+    // a middleware that gives the pipeline another context puts it on the record and provides it
     const rewrite: ToolMiddleware = (next) => (invocation) =>
       Effect.flatMap(Effect.orDie(invocation.context.child()), (child) =>
-        next({ ...invocation, context: child, call: { ...invocation.call, arguments: { q: "rewritten" } } })
+        next({ ...invocation, context: child, call: { ...invocation.call, arguments: { q: "rewritten" } } }).pipe(
+          Effect.provideService(RunContext, child)
+        )
       )
     const retryOnce: ToolMiddleware = (next) => (invocation) => Effect.catchAll(next(invocation), () => next(invocation))
     const { layer } = setup({ toolMiddleware: [rewrite, retryOnce] })

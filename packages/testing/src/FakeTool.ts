@@ -3,8 +3,7 @@
  *
  * @since 0.1.0
  */
-import { RunContext } from "@agentkit/core"
-import type { Capability, InvokableTool } from "@agentkit/core"
+import type { Capability, InvokableTool, RunContext } from "@agentkit/core"
 import { Tool } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -123,8 +122,8 @@ export interface InvokableFlags {
 /**
  * A bare `InvokableTool` (the Invoker's port, no `Tool.make`: no argument checks, no rendering
  * rules) whose `run` is given, for testing the pipelines themselves. Flags default to a read-only,
- * idempotent tool; the result renders as itself (a string) or its JSON. Through the pipeline
- * (`execute`) `run` sees the call's context as its `RunContext`.
+ * idempotent tool; the result renders as itself (a string) or its JSON. `run` reads its
+ * `RunContext` from the environment, through the pipeline (`execute`) as directly.
  *
  * @example
  * ```ts
@@ -151,6 +150,6 @@ export const invokable = <E = never, R = never>(
   urlArg: undefined,
   delegating: flags.delegating ?? false,
   run,
-  execute: (args, { context }) => Effect.provideService(run(args), RunContext, context),
+  execute: (args) => run(args),
   render: (value) => (typeof value === "string" ? value : JSON.stringify(value))
 })

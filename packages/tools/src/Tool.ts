@@ -205,7 +205,7 @@ export interface Tool<
   /** Validates the arguments, runs the handler, checks the output. Does not go through the pipeline. */
   readonly run: (args: unknown) => Effect.Effect<Success, ToolError | E, RunContext | R>
   /** `run` with the run context and call identity given: the tool pipeline's entry point. */
-  readonly execute: (args: unknown, options: ExecuteOptions) => Effect.Effect<Success, ToolError | E, R>
+  readonly execute: (args: unknown, options: ExecuteOptions) => Effect.Effect<Success, ToolError | E, RunContext | R>
   /** The text the model sees for a result: the encoded form, capped in size. */
   readonly render: (value: unknown) => string
 }

@@ -836,10 +836,14 @@ describe("Tool: the handler context through the pipeline (one run-context channe
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("the call record's context is the one the tool sees, in its second argument and in the environment", () => {
+  it.effect("the call record's context is the one the handler is handed; the environment is what the middleware provided", () => {
     const { seen, promised, effectful } = seenBy()
+    // the record carries the context the tool is handed; Effect code reads the environment, so a
+    // middleware that changes the context provides it too
     const nest: ToolMiddleware = (next) => (request) =>
-      Effect.flatMap(Effect.orDie(request.context.child()), (child) => next({ ...request, context: child }))
+      Effect.flatMap(Effect.orDie(request.context.child()), (child) =>
+        Effect.provideService(next({ ...request, context: child }), RunContext, child)
+      )
     const nested = Layer.provideMerge(
       Invoker.layer({ toolMiddleware: [nest] }),
       Layer.merge(ChatModel.layer({ chat: () => Effect.die("no model") }), runLayer)

@@ -176,9 +176,10 @@ export const build = (
       } catch (error) {
         return Effect.fail(onError(error))
       }
-      // An Effect handler reads the call's context with `yield* RunContext`.
+      // An Effect handler reads `yield* RunContext` from the environment the Invoker read the
+      // call's context from: nothing is provided per call.
       const running: Effect.Effect<unknown, unknown, unknown> = Effect.isEffect(out)
-        ? Effect.catchAllDefect(Effect.provideService(out, RunContext, context), (defect) => Effect.fail(onError(defect)))
+        ? Effect.catchAllDefect(out, (defect) => Effect.fail(onError(defect)))
         : Predicate.isPromiseLike(out)
           ? Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
           : Effect.succeed(out)
