@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import type Anthropic from "@anthropic-ai/sdk"
-import { ChatModel, ChatModelError, ConfigurationError, Tracing, Usage } from "@agentkit/core"
+import { ChatModel, ChatModelError, ConfigurationError, errorMessage, Tracing, Usage } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
@@ -203,7 +203,7 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
     const client = yield* Effect.try({
       try: () => makeClient({ apiKey, baseURL: options.baseURL, maxRetries: options.maxRetries, timeout: options.timeout }),
       catch: (error) =>
-        configurationError("client", `the Anthropic client could not be built: ${error instanceof Error ? error.message : String(error)}`)
+        configurationError("client", `the Anthropic client could not be built: ${errorMessage(error)}`)
     })
 
     const settings: RequestSettings = {

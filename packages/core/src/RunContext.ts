@@ -14,7 +14,7 @@ import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
 import * as Budget from "./Budget.js"
 import * as Cancellation from "./Cancellation.js"
-import { Cancelled, ConfigurationError, DepthExceeded } from "./Errors.js"
+import { Cancelled, ConfigurationError, DepthExceeded, errorMessage } from "./Errors.js"
 import * as PythonText from "./PythonText.js"
 import * as Scope from "./Scope.js"
 
@@ -128,7 +128,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           new ConfigurationError({
             field: "scope",
             message: `scope must be { orgId?, domainId?: number | string, userId?, sessionId?: string }: ${
-              error instanceof Error ? error.message : String(error)
+              errorMessage(error)
             }`
           })
         )

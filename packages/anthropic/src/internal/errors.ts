@@ -24,7 +24,7 @@
  */
 import * as Anthropic from "@anthropic-ai/sdk"
 import * as Duration from "effect/Duration"
-import { ChatModelError } from "@agentkit/core"
+import { ChatModelError, errorMessage } from "@agentkit/core"
 import type { ChatModelErrorReason } from "@agentkit/core"
 
 type Reason = ChatModelErrorReason
@@ -193,7 +193,7 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
     )
   }
   // A read of the response body failed mid-stream (socket reset, bad SSE data).
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   return withOptional(
     { reason: "stream", retryable: !context.emitted, message: `Anthropic stream failed: ${message}${committed}`, cause: error },
     { requestId: context.requestId }

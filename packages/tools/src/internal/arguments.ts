@@ -15,7 +15,7 @@
  *
  * @internal
  */
-import { PythonText } from "@agentkit/core"
+import { errorMessage, PythonText } from "@agentkit/core"
 import * as Either from "effect/Either"
 import type * as Pipeable from "effect/Pipeable"
 import * as ParseResult from "effect/ParseResult"
@@ -87,7 +87,7 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
       return Either.isRight(result) ? Either.right(deepFreeze(result.right)) : invalid(formatIssues(result.left))
     } catch (error) {
       // A throwing filter or transformation is still a rejected call, never a crash.
-      return invalid([`(root): ${error instanceof Error ? error.message : String(error)}`])
+      return invalid([`(root): ${errorMessage(error)}`])
     }
   }
 }

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { Utf8 } from "@agentkit/core"
+import { errorMessage, Utf8 } from "@agentkit/core"
 
 /** Options of `renderValue`. */
 export interface RenderOptions {
@@ -39,7 +39,7 @@ const toJson = (value: unknown): string => {
     return json ?? "null"
   } catch (error) {
     // A throwing `toJSON` or getter: say so rather than fail the call.
-    return JSON.stringify(`[unrenderable value: ${error instanceof Error ? error.message : String(error)}]`)
+    return JSON.stringify(`[unrenderable value: ${errorMessage(error)}]`)
   }
 }
 

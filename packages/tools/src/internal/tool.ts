@@ -5,6 +5,7 @@
  */
 import {
   capabilities as acceptedCapabilities,
+  errorMessage,
   PythonText,
   RunContext,
   ToolArgumentError,
@@ -131,7 +132,7 @@ export const build = (
   try {
     jsonSchema = fromParameters(parameters)
   } catch (error) {
-    return fail(`tool '${name}': unsupported parameters schema: ${error instanceof Error ? error.message : String(error)}`)
+    return fail(`tool '${name}': unsupported parameters schema: ${errorMessage(error)}`)
   }
   const urlArg = options.urlArg
   if (urlArg !== undefined && !isStringParameter(parameters, urlArg)) {
