@@ -43,6 +43,7 @@ const categories = {
   getters: "functions that read a value out of a model or a table",
   predicates: "boolean tests that are not type guards (`isRetryable`)",
   guards: "type guards (`x is T`)",
+  "type ids": "the unique identifiers that mark a family of values (`ErrorTypeId`)",
   constants: "fixed values and tables",
   services: "`Context.Tag` classes and the shapes of services",
   layers: "`Layer` values that provide a service",

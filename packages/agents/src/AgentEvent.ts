@@ -42,12 +42,37 @@ const constructors = Data.taggedEnum<AgentEvent>()
 /**
  * Constructors and guards of the agent events.
  *
+ * @example
+ * ```ts
+ * import { AgentEvent } from "@agentkit/agents"
+ *
+ * const event = AgentEvent.Step({ iteration: 1 })
+ * AgentEvent.$is("Step")(event) // true
+ * const text = AgentEvent.$match(AgentEvent.MessageDelta({ text: "hi" }), {
+ *   MessageDelta: ({ text }) => text,
+ *   ToolCall: ({ call }) => call.name,
+ *   ToolResult: ({ content }) => content,
+ *   Step: ({ iteration }) => `step ${iteration}`,
+ *   Interrupt: ({ call }) => `waiting on ${call.name}`,
+ *   Final: ({ result }) => result.output
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const { $is, $match, Final, Interrupt, MessageDelta, Step, ToolCall: ToolCallEvent, ToolResult } = constructors
 
 /**
+ * The `ToolCall` event constructor (also exported as `ToolCallEvent`).
+ *
+ * @example
+ * ```ts
+ * import { AgentEvent } from "@agentkit/agents"
+ *
+ * AgentEvent.ToolCall({ call: { id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } } })._tag // "ToolCall"
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -133,7 +133,7 @@ export const edit = (digest: string, args: Readonly<Record<string, unknown>>): D
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category hashing
  */
 export const digest = (call: ToolCall.ToolCall): string =>
   CanonicalJson.hash({ name: call.name, arguments: call.arguments })
@@ -196,7 +196,7 @@ const decodeDecision = Schema.decodeUnknownOption(Decision)
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category getters
  */
 export const resolve = (pending: PendingCall, decisions: Decisions): Decision => {
   const raw = Object.hasOwn(decisions, pending.call.id) ? decisions[pending.call.id] : undefined

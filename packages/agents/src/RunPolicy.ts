@@ -92,7 +92,7 @@ const INJECTION_MARKERS = [
  * ```
  *
  * @since 0.1.0
- * @category rendering
+ * @category formatting
  */
 export const wrapUntrustedOutput = (text: string, toolName: string): string => {
   const lower = text.toLowerCase()
@@ -172,7 +172,7 @@ export const off: RunPolicy = make({ static: "off", dynamic: "off" })
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category getters
  */
 export const capabilities = (tools: ReadonlyArray<{ readonly caps: ReadonlyArray<Capability> }>): Array<Capability> => {
   const found = new Set<Capability>()

@@ -4,10 +4,9 @@
  */
 import { Agent, AgentDefinitionError, AgentEvent, ReActCognition, SingleCallCognition } from "@agentkit/agents"
 import { Message, Usage } from "@agentkit/core"
-import { FakeLLM, failure, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, failure, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { support } from "./fixtures.js"
 
 const { defectOf, failureOf } = Fixture

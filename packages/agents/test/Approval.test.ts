@@ -6,10 +6,9 @@
 import { Agent, AgentEvent, Approval, ReActCognition } from "@agentkit/agents"
 import { ConfigurationError } from "@agentkit/core"
 import type { Autonomy } from "@agentkit/core"
-import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schema, Stream } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call } from "./fixtures.js"
 
 const { failureOf } = Fixture

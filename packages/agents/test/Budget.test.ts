@@ -3,11 +3,10 @@
  * (spec-runtime §2.2, §9 "Budget 0.015 with $0.01 tool turns → MeterExceeded mid-loop").
  */
 import { BudgetExceeded, Budget } from "@agentkit/core"
-import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 
 const { failureOf } = Fixture
 const { lookupCall, MODEL, TASK } = Seed

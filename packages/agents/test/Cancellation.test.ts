@@ -4,11 +4,10 @@
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { Cancellation, Cancelled } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Stream } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call, DESCRIPTION, forever, support } from "./fixtures.js"
 
 const { failureOf } = Fixture

@@ -7,12 +7,11 @@
 import { Agent, AgentEvent, Approval, ReActCognition } from "@agentkit/agents"
 import { Budget, BudgetExceeded, CheckpointStore } from "@agentkit/core"
 import type { Autonomy, CheckpointStatus, Message, ToolMiddleware } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import type { TestContextOptions } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Schema, Stream } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call } from "./fixtures.js"
 
 const { failureOf } = Fixture

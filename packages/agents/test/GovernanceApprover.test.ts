@@ -6,11 +6,10 @@ import { Agent, AgentEvent, Approval, ReActCognition } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Cancellation, Cancelled, CheckpointStore } from "@agentkit/core"
 import type { CheckpointStatus, Message } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call } from "./fixtures.js"
 
 const { failureOf } = Fixture

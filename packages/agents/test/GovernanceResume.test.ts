@@ -7,11 +7,10 @@ import { Agent, Approval, ReActCognition, RunNotResumable } from "@agentkit/agen
 import type { AgentResult } from "@agentkit/agents"
 import { Cancellation, Cancelled, CheckpointStore, ToolArgumentError } from "@agentkit/core"
 import type { Autonomy, Message, ToolCall } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Tracing, Turn, Fixture, Seed } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call } from "./fixtures.js"
 
 const { failureOf } = Fixture

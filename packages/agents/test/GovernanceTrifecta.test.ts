@@ -7,11 +7,10 @@
 import { Agent, AgentEvent, Approval, ReActCognition, RunPolicy } from "@agentkit/agents"
 import { CheckpointStore } from "@agentkit/core"
 import type { Message, Tracing as CoreTracing } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Tracing, Turn, Seed } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream } from "effect"
-import { Seed } from "@agentkit/testing"
 import { call } from "./fixtures.js"
 
 const { MODEL } = Seed
@@ -243,7 +242,7 @@ describe("the gated call answered", () => {
       const approver = Layer.succeed(Approval.Approver, {
         decide: ({ pending }) =>
           Effect.sync(() => {
-            asked.push(...pending.map((p) => p.call.name))
+            for (const p of pending) asked.push(p.call.name)
             return Object.fromEntries(pending.map((p) => [p.call.id, Approval.approve(p.digest)]))
           })
       })

@@ -5,11 +5,10 @@
 import { Agent, AgentDefinitionError, ReActCognition } from "@agentkit/agents"
 import { Budget, BudgetExceeded, Cancelled, DepthExceeded, Message, ToolDefinitionError, ToolShapeError, Usage } from "@agentkit/core"
 import type { ToolMiddleware } from "@agentkit/core"
-import { FakeLLM, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Deferred, Effect, Schema } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call, DESCRIPTION, forever, support } from "./fixtures.js"
 
 const { defectOf, failureOf } = Fixture

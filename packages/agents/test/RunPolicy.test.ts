@@ -3,11 +3,10 @@
  * static check before the first model call, and how untrusted output is shown to the model.
  */
 import { Agent, AgentDefinitionError, PolicyDenied, ReActCognition, RunPolicy } from "@agentkit/agents"
-import { FakeLLM, FakeTool, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
+import { FakeLLM, FakeTool, makeTestCtx, Tracing, Turn, Fixture, Seed } from "@agentkit/testing"
 import type { Capability, Message } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call } from "./fixtures.js"
 
 const { failureOf } = Fixture

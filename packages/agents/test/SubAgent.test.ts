@@ -6,11 +6,11 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Budget, BudgetExceeded, Cancellation, Cancelled, Message, RunContext } from "@agentkit/core"
-import { FakeLLM, failure, FakeTool, makeTestCtx, Turn } from "@agentkit/testing"
-import { asTool, renderRunResult, Tool, ToolRegistry } from "@agentkit/tools"
+import { FakeLLM, failure, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
+import type { ToolRegistry } from "@agentkit/tools";
+import { asTool, renderRunResult, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema } from "effect"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call, DESCRIPTION, forever } from "./fixtures.js"
 
 const { failureOf } = Fixture

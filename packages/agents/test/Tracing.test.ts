@@ -3,12 +3,11 @@
  * conventions"; spec-runtime §9 "spans: invoke_agent, 2× chat, execute_tool").
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
-import { FakeLLM, failure, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
+import { FakeLLM, failure, makeTestCtx, Tracing, Turn, Fixture, Seed } from "@agentkit/testing"
 import { asTool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import type { Tracing as CoreTracing } from "@agentkit/core"
-import { Fixture, Seed } from "@agentkit/testing"
 import { call, support } from "./fixtures.js"
 
 const { failureOf } = Fixture

@@ -3,10 +3,9 @@
  */
 import { ToolArgumentError } from "@agentkit/core"
 import { Agent, ReActCognition } from "@agentkit/agents"
-import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Turn, Seed } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Seed } from "@agentkit/testing"
 
 const { ANSWER, cancelOrder, lookupOrder, MODEL, PROMPT, STATUS, TASK } = Seed
 

@@ -2,15 +2,14 @@
  * Type-level tests (checked by `tsc -b packages/agents`): a tool handler's requirements flow into
  * `agent.run`'s requirements; tool errors never leak into the run's error type.
  */
-import { Agent, PolicyDenied, ReActCognition, RunPolicy } from "@agentkit/agents"
-import type { AgentError, AgentEvent, AgentResult } from "@agentkit/agents"
+import { Agent, ReActCognition } from "@agentkit/agents"
+import type { AgentError, AgentEvent, AgentResult , PolicyDenied} from "@agentkit/agents"
 import type { BudgetExceeded, Cancelled, ChatModelError, Invoker, RunContext } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Turn, Seed } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import type { Stream } from "effect"
-import { Seed } from "@agentkit/testing"
 
 const { cancelOrder, lookupCall } = Seed
 

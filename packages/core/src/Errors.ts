@@ -27,7 +27,7 @@ import * as PythonText from "./PythonText.js"
  * @since 0.1.0
  * @category type ids
  */
-export const ErrorTypeId: "~@agentkit/core/AgentkitError" = "~@agentkit/core/AgentkitError"
+export const ErrorTypeId = "~@agentkit/core/AgentkitError" as const
 
 /**
  * The type of `ErrorTypeId`.
@@ -137,7 +137,7 @@ export const ForeignValue: Schema.Schema<unknown> = Schema.transform(Schema.Unkn
  * ```
  *
  * @since 0.1.0
- * @category text
+ * @category formatting
  */
 export const errorType = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
@@ -159,7 +159,7 @@ export const errorType = (error: unknown): string => {
  * ```
  *
  * @since 0.1.0
- * @category text
+ * @category formatting
  */
 export const errorMessage = (error: unknown): string => {
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
@@ -620,7 +620,7 @@ const availableText = (available: ReadonlyArray<string>): string =>
  * ```
  *
  * @since 0.1.0
- * @category text
+ * @category formatting
  */
 export const unknownToolText = (name: string, available: ReadonlyArray<string>): string =>
   `ERROR: no tool named '${name}'. Available tools: ${availableText(available)}.`
@@ -637,7 +637,7 @@ export const unknownToolText = (name: string, available: ReadonlyArray<string>):
  * ```
  *
  * @since 0.1.0
- * @category text
+ * @category formatting
  */
 export const shapeMismatchText = (error: ToolShapeError): string =>
   `ERROR: tool returned a value that does not match its declared output schema '${error.expected}'. Details: ${
@@ -657,7 +657,7 @@ export const shapeMismatchText = (error: ToolShapeError): string =>
  * ```
  *
  * @since 0.1.0
- * @category text
+ * @category formatting
  */
 export const toolFailureText = (toolName: string, error: unknown): string => {
   if (error instanceof ToolShapeError) return shapeMismatchText(error)

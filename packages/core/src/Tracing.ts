@@ -331,7 +331,7 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
  * ```
  *
  * @since 0.1.0
- * @category mapping
+ * @category tracing
  */
 export const usageAttributes = (usage: Usage): Attributes => ({
   [Attribute.usageInputTokens]: usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
@@ -369,7 +369,7 @@ export interface Sampler {
  * ```
  *
  * @since 0.1.0
- * @category samplers
+ * @category tracing
  */
 export const alwaysSample: Sampler = sampler.always
 
@@ -388,7 +388,7 @@ export const alwaysSample: Sampler = sampler.always
  * ```
  *
  * @since 0.1.0
- * @category samplers
+ * @category tracing
  */
 export const ratioSampler: (ratio: number) => Sampler = sampler.ratio
 

@@ -56,7 +56,7 @@ export interface Usage extends Schema.Schema.Type<typeof Usage> {}
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category metering
  */
 export const round6 = (usd: number): number => Math.round(usd * 1e6) / 1e6
 

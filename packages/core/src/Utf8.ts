@@ -18,7 +18,7 @@
  * ```
  *
  * @since 0.1.0
- * @category measuring
+ * @category getters
  */
 export const byteLength = (text: string): number => {
   let bytes = 0
@@ -74,7 +74,7 @@ let scratch = new Uint8Array(0)
  * ```
  *
  * @since 0.1.0
- * @category cutting
+ * @category formatting
  */
 export const cut = (text: string, maxBytes: number): Cut => {
   const limit = Math.max(0, Math.floor(maxBytes))

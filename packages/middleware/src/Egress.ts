@@ -94,6 +94,7 @@ export interface Policy {
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/
 // the WHATWG parser drops leading C0 controls and spaces
+// eslint-disable-next-line no-control-regex -- C0 controls are stripped on purpose, as WHATWG does
 const LEADING = /^[\u0000-\u0020]+/
 
 const stripHost = (host: string): string => {

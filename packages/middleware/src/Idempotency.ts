@@ -95,7 +95,7 @@ export const memoryStore = (): MemoryStore => {
  * ```
  *
  * @since 0.1.0
- * @category keys
+ * @category hashing
  */
 export const key = (invocation: ToolCallRequest<unknown, unknown>): string =>
   `idem:${CanonicalJson.sha256(

@@ -111,7 +111,7 @@ export const memoryStore = (options: { readonly maxEntries?: number | undefined 
  * ```
  *
  * @since 0.1.0
- * @category keys
+ * @category hashing
  */
 export const defaultKey = (call: ChatCall): string => {
   const { model, messages, tools, maxTokens, temperature } = call.request

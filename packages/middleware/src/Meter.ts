@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Middleware, Tracing, Usage } from "@agentkit/core"
+import { Middleware, Tracing } from "@agentkit/core"
 import type {
   BudgetExceeded,
   Chat,
@@ -17,7 +17,7 @@ import type {
   ToolMiddleware,
   ToolOutcome,
   ToolPipelineError
-} from "@agentkit/core"
+, Usage } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 
 /**
@@ -123,7 +123,7 @@ export interface Options {
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category metering
  */
 export const estimateTokens = (request: Chat.ChatRequest): number => {
   let chars = 0

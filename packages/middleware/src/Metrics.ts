@@ -137,7 +137,7 @@ const bounded = <V>(cache: Map<string, V>, id: string, make: () => V): V => {
  * ```
  *
  * @since 0.1.0
- * @category recording
+ * @category metrics
  */
 export const recordChatCall = (
   call: ChatCall,

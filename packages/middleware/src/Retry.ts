@@ -130,7 +130,7 @@ const classify = (error: unknown, depth: number): boolean => {
  * ```
  *
  * @since 0.1.0
- * @category classification
+ * @category predicates
  */
 export const isRetryable = (error: unknown): boolean => classify(error, 0)
 

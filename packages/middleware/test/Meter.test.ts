@@ -2,7 +2,8 @@ import { Budget, BudgetExceeded, Invoker, Message, Quota, RunContext, Tracing, U
 import type { ChatMiddleware, ChatModel } from "@agentkit/core"
 import { Memoize, Meter } from "@agentkit/middleware"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import type { Layer} from "effect";
+import { Effect, TestClock } from "effect"
 import { FakeLLM, Fixture } from "@agentkit/testing"
 import { call, countingTool, setup } from "./fixtures.js"
 

@@ -118,7 +118,7 @@ export const badRequestError = (): ChatModelError =>
  * ```
  *
  * @since 0.1.0
- * @category exits
+ * @category testing
  */
 export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure, got a success")
@@ -139,7 +139,7 @@ export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
  * ```
  *
  * @since 0.1.0
- * @category exits
+ * @category testing
  */
 export const defectOf = <A, E>(exit: Exit.Exit<A, E>): unknown => {
   if (Exit.isSuccess(exit)) throw new Error("expected a defect, got a success")

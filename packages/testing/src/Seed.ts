@@ -96,7 +96,7 @@ export const STATUS = "order A-771: shipped 2026-08-14, arriving Tuesday"
  * ```
  *
  * @since 0.1.0
- * @category tools
+ * @category testing
  */
 export const lookupOrder = Tool.make("lookup_order", {
   description: "Look up an order by its id and return its status line.\n\nUse this whenever the user mentions an order number.",
@@ -117,7 +117,7 @@ export const lookupOrder = Tool.make("lookup_order", {
  * ```
  *
  * @since 0.1.0
- * @category tools
+ * @category testing
  */
 export const cancelOrder = Tool.make("cancel_order", {
   description: "Cancel an order. This really cancels it — there is no undo.\n\nOnly call it after the user has confirmed the order id.",

@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { ChatModel, ConfigurationError, Invoker, RunContext } from "@agentkit/core"
-import type { Autonomy, Budget, ChatMiddleware, Scope, ToolMiddleware } from "@agentkit/core"
+import { Invoker, RunContext } from "@agentkit/core"
+import type { Autonomy, Budget, ChatMiddleware, ChatModel, ConfigurationError, Scope, ToolMiddleware } from "@agentkit/core"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

@@ -72,7 +72,7 @@ const parameters = {
  * ```
  *
  * @since 0.1.0
- * @category rendering
+ * @category formatting
  */
 export const renderRunResult = (result: unknown): string =>
   typeof result === "object" && result !== null && "output" in result && typeof result.output === "string"

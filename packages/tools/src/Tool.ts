@@ -386,7 +386,7 @@ export const isTool = (u: unknown): u is Tool<string, Parameters, unknown, unkno
  * ```
  *
  * @since 0.1.0
- * @category rendering
+ * @category formatting
  */
 export const renderResult = (value: unknown, options?: { readonly maxBytes?: number | undefined }): string =>
   renderValue(value, options)

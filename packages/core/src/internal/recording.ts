@@ -50,7 +50,7 @@ export class RecordedSpan implements Tracer.Span {
     this.events.push({ name, attributes: attributes ?? {} })
   }
   addLinks(links: ReadonlyArray<Tracer.SpanLink>): void {
-    this.links.push(...links)
+    for (const link of links) this.links.push(link)
   }
 }
 
