@@ -1,0 +1,397 @@
+/**
+ * The client side: a server's tool list turned into agentkit tools, kept current as the server
+ * changes it, with every changed definition held back until it is accepted.
+ *
+ * @internal
+ */
+import { RunContext, ToolArgumentError, ToolDenied, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
+import { RunPolicy } from "@agentkit/agents"
+import { Tool } from "@agentkit/tools"
+import type { Client, ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/client"
+import { isInputRequiredResult, SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import type * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { McpConfigError, McpConnectError, McpInputRefused, McpNameCollision, McpToolChanged, McpToolError } from "../McpError.js"
+import * as McpName from "../McpName.js"
+import type * as McpTransport from "../McpTransport.js"
+import * as McpTrust from "../McpTrust.js"
+import * as Connection from "./connection.js"
+import { type Definition, type Limits, type Rejected, read } from "./definition.js"
+import { type Answer, answerForm, isForm, kindOf } from "./input.js"
+import * as Result from "./result.js"
+
+/** The options of a toolset. */
+export interface Options {
+  readonly name: string
+  readonly transport: McpTransport.Transport
+  readonly trust?: McpTrust.Trust | undefined
+  readonly include?: ReadonlyArray<string | RegExp> | undefined
+  readonly exclude?: ReadonlyArray<string | RegExp> | undefined
+  readonly pins?: Readonly<Record<string, string>> | undefined
+  readonly reconnect?: Schedule.Schedule<unknown, unknown> | undefined
+  readonly maxDescriptionLength?: number | undefined
+  readonly maxSchemaBytes?: number | undefined
+  readonly maxResultBytes?: number | undefined
+  readonly maxInputRounds?: number | undefined
+}
+
+/** Why a call failed, as the model is told. */
+export type CallError =
+  | McpToolError
+  | McpToolChanged
+  | McpInputRefused
+  | McpConnectError
+  | ToolArgumentError
+  | ToolShapeError
+  | ToolTimeoutError
+  | ToolDenied
+
+/** An MCP tool as an agentkit tool. */
+export type McpAgentTool = Tool.Tool<string, Tool.Parameters, string, CallError, never>
+
+/** A definition waiting to be accepted. */
+export interface Held {
+  readonly tool: string
+  readonly name: string
+  readonly pinned: string
+  readonly offered: string
+}
+
+/** What a run takes when it starts. */
+export interface Snapshot {
+  readonly tools: ReadonlyArray<McpAgentTool>
+  /** The snapshot advertises a server's descriptions that are not declared trusted (the untrusted leg). */
+  readonly untrustedDescriptions: boolean
+}
+
+/** A connected toolset. */
+export interface Toolset {
+  readonly server: string
+  readonly snapshot: () => Snapshot
+  readonly tools: () => ReadonlyArray<McpAgentTool>
+  readonly held: () => ReadonlyArray<Held>
+  readonly rejected: () => ReadonlyArray<Rejected>
+  readonly pins: () => Readonly<Record<string, string>>
+  readonly accept: (tool: string) => Effect.Effect<void, McpConfigError>
+  readonly refresh: Effect.Effect<void, McpConnectError | McpNameCollision>
+}
+
+const anyArguments = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+const matches = (name: string, patterns: ReadonlyArray<string | RegExp>) =>
+  patterns.some((pattern) => (typeof pattern === "string" ? pattern === name : pattern.test(name)))
+
+/** A call in flight, so that a 2025-era elicitation push can be tied to the one run it belongs to. */
+interface InFlight {
+  readonly answer: (request: ElicitRequest) => Promise<ElicitResult>
+}
+
+const ERROR_TEXT_BYTES = 4096
+
+/** Opens a toolset; it lives until the scope closes. */
+export const make = (options: Options): Effect.Effect<Toolset, McpConnectError | McpNameCollision | McpConfigError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const server = McpName.checkServer(options.name)
+    McpTrust.check(options.trust, server)
+    const limits: Limits = {
+      maxDescriptionLength: options.maxDescriptionLength ?? 1024,
+      maxSchemaBytes: options.maxSchemaBytes ?? 32768
+    }
+    const maxResultBytes = options.maxResultBytes ?? 65536
+    const maxRounds = options.maxInputRounds ?? 4
+    const include = options.include
+    const exclude = options.exclude ?? []
+    const reconnect = options.reconnect ?? Connection.defaultReconnect
+    const transport = options.transport
+    const auth = transport._tag === "Http" ? transport.auth : undefined
+    const staticSecrets = transport._tag === "Http" ? Object.values(transport.headers) : []
+
+    // --- the definitions ---------------------------------------------------------------------
+    const pinned = new Map<string, string>(Object.entries(options.pins ?? {}))
+    let current = new Map<string, Definition>()
+    let snapshot: Snapshot = { tools: [], untrustedDescriptions: false }
+    let held: ReadonlyArray<Held> = []
+    let rejected: ReadonlyArray<Rejected> = []
+    let lastListing: ReadonlyArray<McpTool> = []
+    const inFlight = new Set<InFlight>()
+    const secrets = new Set<string>(staticSecrets)
+
+    const toolFor = (definition: Definition): McpAgentTool => {
+      const made = Tool.make(definition.name, {
+        description: definition.description,
+        parameters: anyArguments,
+        sideEffecting: definition.flags.sideEffecting,
+        idempotent: definition.flags.idempotent,
+        requiresApproval: definition.flags.requiresApproval,
+        caps: definition.flags.caps,
+        timeout: definition.flags.timeout,
+        maxResultBytes,
+        handler: (args: unknown) => callTool(definition, args)
+      })
+      const validate = (args: unknown) => {
+        const problems = definition.check(args)
+        return problems === undefined
+          ? Effect.succeed(args)
+          : Effect.fail(new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted }))
+      }
+      // The advertised schema is the server's, and so is the argument check (the tool's own
+      // decoder accepts any object and hands it to the handler, which checks it before sending).
+      return Object.freeze(
+        Object.assign(Object.create(Object.getPrototypeOf(made) as object) as object, made, {
+          schema: Object.freeze({ name: definition.name, description: definition.description, parameters: definition.parameters }),
+          accepted: definition.accepted,
+          urlArg: definition.flags.urlArg,
+          validate
+        })
+      ) as unknown as McpAgentTool
+    }
+
+    /** Reads a listing; at connect (`strict`) a name collision fails, later it holds the tools back. */
+    const apply = (tools: ReadonlyArray<McpTool>, strict: boolean): Effect.Effect<void, McpNameCollision> => {
+      lastListing = tools
+      const next = new Map<string, Definition>()
+      const refused: Array<Rejected> = []
+      for (const tool of tools) {
+        const name = typeof tool?.name === "string" ? tool.name : ""
+        if (include !== undefined && !matches(name, include)) continue
+        if (matches(name, exclude)) continue
+        const result = read(server, tool, options.trust, limits)
+        if (result._tag === "Rejected") refused.push(result.rejected)
+        else if (next.has(result.definition.raw)) refused.push({ tool: name, reason: "the server listed it twice" })
+        else next.set(result.definition.raw, result.definition)
+      }
+      const byName = new Map<string, Array<string>>()
+      for (const definition of next.values()) byName.set(definition.name, [...(byName.get(definition.name) ?? []), definition.raw])
+      for (const [name, raws] of byName) {
+        if (raws.length < 2) continue
+        if (strict) return Effect.fail(new McpNameCollision({ server, name, tools: raws.sort() }))
+        for (const raw of raws) {
+          next.delete(raw)
+          refused.push({ tool: raw, reason: `its name collides with ${raws.filter((r) => r !== raw).join(", ")} as '${name}'` })
+        }
+      }
+      const waiting: Array<Held> = []
+      const tools_: Array<McpAgentTool> = []
+      let untrusted = false
+      for (const definition of next.values()) {
+        const pin = pinned.get(definition.raw)
+        if (pin === undefined) pinned.set(definition.raw, definition.hash) // a new tool: pinned at first sight
+        else if (pin !== definition.hash) {
+          waiting.push({ tool: definition.raw, name: definition.name, pinned: pin, offered: definition.hash })
+          continue
+        }
+        tools_.push(toolFor(definition))
+        if (!definition.flags.trustDescriptions) untrusted = true
+      }
+      current = next
+      held = waiting
+      rejected = refused
+      snapshot = Object.freeze({ tools: Object.freeze(tools_), untrustedDescriptions: untrusted })
+      return Effect.void
+    }
+
+    // --- connections ---------------------------------------------------------------------------
+    const onElicit = async (request: ElicitRequest): Promise<ElicitResult> => {
+      // A 2025-era server pushes its request with nothing that ties it to a call on stdio, so it
+      // is answered only when exactly one call is in flight on this toolset; otherwise declined.
+      if (inFlight.size !== 1) return { action: "decline" }
+      const [only] = inFlight
+      return only!.answer(request)
+    }
+
+    const runtime = yield* Effect.runtime<never>()
+    const runPromise = Runtime.runPromise(runtime)
+    const tenants = new Map<string, Connection.Connection>()
+    const openConnection = (token: (() => Promise<string>) | undefined, watch: boolean) =>
+      Connection.make({
+        server,
+        transport,
+        token,
+        reconnect,
+        onElicit,
+        onToolsChanged: watch ? () => void runPromise(Effect.ignore(refresh)) : undefined,
+        get secrets() {
+          return Array.from(secrets)
+        }
+      })
+    const remember = (token: string) => {
+      secrets.add(token)
+      return token
+    }
+
+    const listing = yield* openConnection(auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))), true)
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([listing, ...tenants.values()], (connection) => connection.close, { discard: true })
+    )
+
+    const connectionFor = (context: RunContext.Service): Effect.Effect<Connection.Connection> => {
+      if (auth === undefined) return Effect.succeed(listing)
+      const tenant = auth.tenant(context)
+      const existing = tenants.get(tenant)
+      if (existing !== undefined) return Effect.succeed(existing)
+      // the token is read from the run's context each time the transport asks for it
+      let latest = context
+      return Effect.map(
+        openConnection(() => runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest)), remember))), false),
+        (connection) => {
+          const raced = tenants.get(tenant)
+          if (raced !== undefined) return raced
+          tenants.set(tenant, connection)
+          latest = context
+          return connection
+        }
+      )
+    }
+
+    const listTools = (client: Client) =>
+      Effect.tryPromise({
+        try: (signal) => client.listTools(undefined, { signal, cacheMode: "bypass" }),
+        catch: (cause) =>
+          new McpConnectError({
+            server,
+            message: Connection.redact(`listing the tools failed: ${cause instanceof Error ? cause.message : String(cause)}`, Array.from(secrets)),
+            cause
+          })
+      })
+
+    const refresh: Effect.Effect<void, McpConnectError | McpNameCollision> = Effect.flatMap(listing.client, (client) =>
+      Effect.flatMap(listTools(client), (result) => apply(result.tools, false))
+    )
+
+    // connect and take the first listing: a collision fails the layer
+    const first = yield* Effect.flatMap(listing.client, listTools)
+    yield* apply(first.tools, true)
+
+    // --- one call ------------------------------------------------------------------------------
+    const fail = (definition: Definition, text: string) => {
+      const capped = Tool.renderResult(Connection.redact(text, Array.from(secrets)), { maxBytes: ERROR_TEXT_BYTES })
+      const shown = definition.flags.caps.includes("untrusted_content") ? RunPolicy.wrapUntrustedOutput(capped, definition.name) : capped
+      return new McpToolError({ server, tool: definition.raw, message: shown })
+    }
+
+    const thrown = (definition: Definition, client: Client, connection: Connection.Connection) => (cause: unknown): Effect.Effect<never, CallError> => {
+      const denied = Connection.egressRefusal(cause)
+      if (denied !== undefined) return Effect.fail(new ToolDenied({ toolName: definition.name, reason: "egress", message: denied.message }))
+      if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout) {
+        return Effect.fail(new ToolTimeoutError({ toolName: definition.name, timeout: Duration.format(definition.flags.timeout) }))
+      }
+      if (cause instanceof SdkError && cause.code === SdkErrorCode.ConnectionClosed) {
+        return Effect.zipRight(
+          connection.drop(client),
+          Effect.fail(new McpConnectError({ server, message: "the connection closed during the call", cause }))
+        )
+      }
+      return Effect.fail(fail(definition, cause instanceof Error ? cause.message : String(cause)))
+    }
+
+    const outcome = (definition: Definition, result: Record<string, unknown>): Effect.Effect<string, McpToolError | ToolShapeError> => {
+      const text = Result.text(result.content)
+      if (result.isError === true) return Effect.fail(fail(definition, text ?? "the server reported an error without a message"))
+      const structured = result.structuredContent
+      if (definition.output !== undefined) {
+        const errors = structured === undefined ? ["top-level: the tool declares an output schema but returned no structuredContent"] : definition.output(structured)
+        if (errors !== undefined) {
+          return Effect.zipRight(
+            Tracing.addEvent(Tracing.EventName.toolShapeMismatch, { tool_name: definition.name, expected_shape: definition.outputName }),
+            Effect.fail(new ToolShapeError({ toolName: definition.name, expected: definition.outputName, raw: structured, errors: errors.slice(0, 20) }))
+          )
+        }
+      }
+      if (text !== undefined) return Effect.succeed(text)
+      return Effect.succeed(structured === undefined ? "" : Tool.renderResult(structured, { maxBytes: maxResultBytes }))
+    }
+
+    /** Answers one round of embedded input requests (2026-07-28). */
+    const answerRound = (definition: Definition, requests: unknown, callId: string, context: RunContext.Service) =>
+      Effect.gen(function* () {
+        const responses: Record<string, Answer> = {}
+        const entries = typeof requests === "object" && requests !== null ? Object.entries(requests) : []
+        for (const [key, request] of entries) {
+          if (!isForm(request)) {
+            return yield* new McpInputRefused({ server, tool: definition.raw, reason: `the server asked for ${kindOf(request)}, which agentkit does not answer` })
+          }
+          responses[key] = yield* answerForm({ server, tool: definition.name, callId }, key, request.params, context)
+        }
+        return responses
+      })
+
+    const callTool = (definition: Definition, args: unknown): Effect.Effect<string, CallError, RunContext> =>
+      Effect.gen(function* () {
+        const now = current.get(definition.raw)
+        if (now === undefined || now.hash !== definition.hash) {
+          return yield* new McpToolChanged({ server, tool: definition.raw, change: now === undefined ? "removed" : "changed" })
+        }
+        const problems = definition.check(args)
+        if (problems !== undefined) return yield* new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted })
+        const context = yield* RunContext
+        if (context.tracing) yield* Tracing.annotate({ "mcp.server.name": server, "mcp.method.name": "tools/call", "mcp.tool.name": definition.raw })
+        const connection = yield* connectionFor(context)
+        const client = yield* connection.client
+        const callId = crypto.randomUUID()
+        const run = yield* Effect.runtime<RunContext>()
+        const entry: InFlight = {
+          answer: (request) =>
+            isForm(request)
+              ? Runtime.runPromise(run)(
+                  answerForm({ server, tool: definition.name, callId }, "elicitation", request.params, context).pipe(
+                    Effect.catchAll(() => Effect.succeed<Answer>({ action: "decline" }))
+                  )
+                ) as Promise<ElicitResult>
+              : Promise.resolve({ action: "decline" })
+        }
+        const timeout = Duration.toMillis(definition.flags.timeout) + 1000
+        const send = (params: Record<string, unknown>) =>
+          Effect.tryPromise({
+            try: (signal) =>
+              client.callTool(params as { name: string }, { signal, timeout, allowInputRequired: true }) as Promise<Record<string, unknown>>,
+            catch: (cause) => cause
+          }).pipe(Effect.catchAll(thrown(definition, client, connection)))
+        const rounds = (params: Record<string, unknown>, round: number): Effect.Effect<string, CallError, RunContext> =>
+          Effect.flatMap(send(params), (result) => {
+            if (!isInputRequiredResult(result)) return outcome(definition, result)
+            if (round >= maxRounds) {
+              return Effect.fail(new McpInputRefused({ server, tool: definition.raw, reason: `the server asked for input more than ${maxRounds} times` }))
+            }
+            return Effect.flatMap(answerRound(definition, result.inputRequests, callId, context), (inputResponses) =>
+              rounds(
+                {
+                  name: definition.raw,
+                  arguments: args,
+                  inputResponses,
+                  ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {})
+                },
+                round + 1
+              )
+            )
+          })
+        return yield* Effect.acquireUseRelease(
+          Effect.sync(() => inFlight.add(entry)),
+          () => rounds({ name: definition.raw, arguments: args }, 0),
+          () => Effect.sync(() => inFlight.delete(entry))
+        )
+      })
+
+    return {
+      server,
+      snapshot: () => snapshot,
+      tools: () => snapshot.tools,
+      held: () => held,
+      rejected: () => rejected,
+      pins: () => Object.fromEntries(pinned),
+      accept: (tool: string) =>
+        Effect.suspend(() => {
+          const waiting = held.find((entry) => entry.tool === tool)
+          if (waiting === undefined) {
+            return Effect.fail(new McpConfigError({ message: `MCP server '${server}': no changed definition of '${tool}' waits to be accepted` }))
+          }
+          pinned.set(tool, waiting.offered)
+          // re-read the last listing: the accepted definition joins the next snapshot
+          return Effect.orDie(apply(lastListing, false))
+        }),
+      refresh
+    } satisfies Toolset
+  })
