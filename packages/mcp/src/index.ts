@@ -15,3 +15,5 @@ export * as McpToolset from "./McpToolset.js"
 export * as McpTransport from "./McpTransport.js"
 /** @since 0.1.0 */
 export * as McpTrust from "./McpTrust.js"
+/** @since 0.1.0 */
+export * as McpServer from "./McpServer.js"
