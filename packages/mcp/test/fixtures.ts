@@ -22,6 +22,8 @@ export const teed = (args: ReadonlyArray<string>) => {
   writeFileSync(log, "")
   return {
     transport: McpTransport.stdio({ command: process.execPath, args: [tee, log, process.execPath, ...args], stderr: "ignore" }),
+    /** Kills the server process (the tee, by the pid it wrote; its child exits with it). */
+    kill: () => process.kill(Number(readFileSync(`${log}.pid`, "utf8")), "SIGKILL"),
     wire: (): ReadonlyArray<Record<string, unknown>> =>
       readFileSync(log, "utf8")
         .split("\n")

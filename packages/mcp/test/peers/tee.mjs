@@ -1,9 +1,10 @@
 // Runs an MCP stdio server and appends every line the client sends it to a log file, so a test
 // can see what reached the server (a cancellation, or nothing at all).
 import { spawn } from "node:child_process"
-import { appendFileSync } from "node:fs"
+import { appendFileSync, writeFileSync } from "node:fs"
 
 const [log, command, ...args] = process.argv.slice(2)
+writeFileSync(`${log}.pid`, String(process.pid))
 const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] })
 let pending = ""
 process.stdin.on("data", (chunk) => {
