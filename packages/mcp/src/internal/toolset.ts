@@ -228,23 +228,21 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
       Effect.forEach([listing, ...tenants.values()], (connection) => connection.close, { discard: true })
     )
 
+    /** The latest run context seen per tenant: the token is read from it each time the transport asks. */
+    const latest = new Map<string, RunContext.Service>()
     const connectionFor = (context: RunContext.Service): Effect.Effect<Connection.Connection> => {
       if (auth === undefined) return Effect.succeed(listing)
       const tenant = auth.tenant(context)
+      latest.set(tenant, context)
       const existing = tenants.get(tenant)
       if (existing !== undefined) return Effect.succeed(existing)
-      // the token is read from the run's context each time the transport asks for it
-      let latest = context
-      return Effect.map(
-        openConnection(() => runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest)), remember))), false),
-        (connection) => {
-          const raced = tenants.get(tenant)
-          if (raced !== undefined) return raced
-          tenants.set(tenant, connection)
-          latest = context
-          return connection
-        }
-      )
+      const token = () => runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest.get(tenant) ?? context)), remember)))
+      return Effect.map(openConnection(token, false), (connection) => {
+        const raced = tenants.get(tenant)
+        if (raced !== undefined) return raced
+        tenants.set(tenant, connection)
+        return connection
+      })
     }
 
     const listTools = (client: Client) =>
