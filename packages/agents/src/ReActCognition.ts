@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import {
+  approvalDeniedText,
   Cancellation,
   CheckpointStore,
   endsRun,
@@ -79,8 +80,6 @@ interface LoopState {
   readonly done: ReadonlyArray<CallResult>
   readonly pending: ReadonlyArray<PendingCall>
 }
-
-const DENIED = "DENIED: tool call rejected by human approval"
 
 const freezeDeep = <A>(value: A): A => {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -311,7 +310,7 @@ export const make = <const T extends ToolRegistry.AnyTool>(
           for (const { call, reject } of planned) {
             yield* Cancellation.check(context.cancellation) // cancellation beats approval
             if (reject !== undefined) {
-              results.push({ call, content: reject === "" ? DENIED : `${DENIED}: ${reject}`, isError: true })
+              results.push({ call, content: approvalDeniedText(reject), isError: true })
               continue
             }
             results.push(yield* runCall(call))

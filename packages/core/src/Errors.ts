@@ -6,7 +6,8 @@
  * value). The errors that are stored (a checkpoint, an audit record) or cross a process boundary
  * are `Schema.TaggedError`s: `Schema.encode(BudgetExceeded)(error)` gives a JSON-safe value and
  * decoding it gives the error back, message and all. The text the model sees for a tool failure
- * (`toolFailureText`, `unknownToolText`) is written here, next to the errors it describes.
+ * (`toolFailureText`, `unknownToolText`, `approvalDeniedText`) is written here, next to the errors
+ * it describes.
  *
  * @since 0.1.0
  */
@@ -624,6 +625,27 @@ const availableText = (available: ReadonlyArray<string>): string =>
  */
 export const unknownToolText = (name: string, available: ReadonlyArray<string>): string =>
   `ERROR: no tool named '${name}'. Available tools: ${availableText(available)}.`
+
+/**
+ * The text the model sees for a call a person (or an approver acting for one) rejected:
+ * `DENIED: tool call rejected by human approval`, then `: <reason>` when a reason is given.
+ *
+ * @example
+ * ```ts
+ * import { approvalDeniedText } from "@agentkit/core"
+ *
+ * approvalDeniedText() // "DENIED: tool call rejected by human approval"
+ * approvalDeniedText("the customer has not confirmed")
+ * // "DENIED: tool call rejected by human approval: the customer has not confirmed"
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const approvalDeniedText = (reason?: string): string =>
+  reason === undefined || reason === "" ? APPROVAL_DENIED : `${APPROVAL_DENIED}: ${reason}`
+
+const APPROVAL_DENIED = "DENIED: tool call rejected by human approval"
 
 /**
  * The text the model sees for a tool result that did not match the declared output schema.

@@ -41,7 +41,8 @@ export const SpanName = {
 
 /**
  * Span and event attribute names: the OpenTelemetry GenAI conventions (`gen_ai.*`), `error.type`,
- * and agentkit's own (`agentkit.*`, a provider's own, the usage cost).
+ * the MCP conventions (`mcp.*`, which enrich a call's `execute_tool` span), and agentkit's own
+ * (`agentkit.*`, a provider's own, the usage cost).
  *
  * @example
  * ```ts
@@ -98,7 +99,11 @@ export const Attribute = {
   policyMode: "agentkit.policy.mode",
   policyCapabilities: "agentkit.policy.capabilities",
   policyReason: "agentkit.policy.reason",
-  anthropicRequestId: "anthropic.request.id"
+  anthropicRequestId: "anthropic.request.id",
+  mcpMethodName: "mcp.method.name",
+  mcpProtocolVersion: "mcp.protocol.version",
+  mcpServerName: "mcp.server.name",
+  mcpToolName: "mcp.tool.name"
 } as const
 
 /**

@@ -27,6 +27,7 @@ export {
   ChatModelErrorReason,
   ConfigurationError,
   DepthExceeded,
+  approvalDeniedText,
   endsRun,
   errorMessage,
   ErrorTypeId,

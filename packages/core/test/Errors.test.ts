@@ -1,4 +1,5 @@
 import {
+  approvalDeniedText,
   BudgetExceeded,
   Cancelled,
   CanonicalJson,
@@ -126,6 +127,12 @@ describe("errors: the model-visible texts, written next to the errors", () => {
       "ERROR: tool returned a value that does not match its declared output schema 'Quote'. Details: price: is missing; symbol: is missing"
     )
     expect(unknownToolText("refund", [])).toBe("ERROR: no tool named 'refund'. Available tools: (none).")
+  })
+
+  it("a rejected approval reads as the Python agentkit's text, with the reason after it when there is one", () => {
+    expect(approvalDeniedText()).toBe("DENIED: tool call rejected by human approval")
+    expect(approvalDeniedText("")).toBe("DENIED: tool call rejected by human approval")
+    expect(approvalDeniedText("not confirmed")).toBe("DENIED: tool call rejected by human approval: not confirmed")
   })
 
   it("errorType: the tag, else the class name, else Error", () => {

@@ -57,6 +57,8 @@ describe("Tracing", () => {
     expect(Tracing.Attribute.toolName).toBe("gen_ai.tool.name")
     expect(Tracing.Attribute.toolCallId).toBe("gen_ai.tool.call.id")
     expect(Tracing.Attribute.errorType).toBe("error.type")
+    expect(Tracing.Attribute.mcpMethodName).toBe("mcp.method.name")
+    expect(Tracing.Attribute.mcpProtocolVersion).toBe("mcp.protocol.version")
     expect(Tracing.Operation).toEqual({ invokeAgent: "invoke_agent", chat: "chat", executeTool: "execute_tool" })
     expect(Tracing.EventName.toolShapeMismatch).toBe("tool.shape_mismatch")
     expect(Tracing.EventName.retryAttempt).toBe("retry.attempt")
