@@ -7,14 +7,13 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson } from "@agentkit/core"
-import { McpConfigError } from "./McpError.js"
+import { CanonicalJson, ConfigurationError } from "@agentkit/core"
 
 const SERVER = /^[A-Za-z0-9-]{1,32}$/
 
 /**
  * Checks a server name: 1 to 32 letters, digits or `-` (no `_`, so `mcp__<server>__` never
- * reads two ways). Throws `McpConfigError` otherwise.
+ * reads two ways). Throws `ConfigurationError` (field `name`) otherwise.
  *
  * @example
  * ```ts
@@ -28,7 +27,8 @@ const SERVER = /^[A-Za-z0-9-]{1,32}$/
  */
 export const checkServer = (server: unknown): string => {
   if (typeof server !== "string" || !SERVER.test(server)) {
-    throw new McpConfigError({
+    throw new ConfigurationError({
+      field: "name",
       message: `MCP server name ${JSON.stringify(server)} is invalid: it must match ^[A-Za-z0-9-]{1,32}$ (letters, digits and '-')`
     })
   }

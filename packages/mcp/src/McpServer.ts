@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import { ConfigurationError, errorMessage } from "@agentkit/core"
 import type { Autonomy, Budget, Invoker, Scope as AgentScope } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as HttpApp from "@effect/platform/HttpApp"
@@ -29,13 +30,13 @@ import {
   originValidationResponse
 } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import { McpConfigError } from "./McpError.js"
+import type { McpUnauthorized } from "./Errors.js"
 import { makeCodec, makeServer, type Principal as InternalPrincipal, type Serving } from "./internal/server.js"
 
 /**
@@ -59,33 +60,18 @@ export interface Principal extends InternalPrincipal {
 }
 
 /**
- * A request was not authenticated; it is answered `401` with the message.
- *
- * @example
- * ```ts
- * import { McpServer } from "@agentkit/mcp"
- *
- * new McpServer.Unauthorized({ message: "missing bearer token" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly message: string }> {}
-
-/**
  * The authenticator port: from the request's headers (and the peer's address, when known) to a
- * principal, or `Unauthorized`.
+ * principal, or `McpUnauthorized` (answered `401` with its message).
  *
  * @example
  * ```ts
- * import { McpServer } from "@agentkit/mcp"
+ * import { McpUnauthorized, type McpServer } from "@agentkit/mcp"
  * import { Effect } from "effect"
  *
  * const bearer: McpServer.Authenticator = ({ headers }) =>
  *   headers.get("authorization") === "Bearer s3cret"
  *     ? Effect.succeed({ subject: "ops", autonomy: "auto" })
- *     : Effect.fail(new McpServer.Unauthorized({ message: "bad token" }))
+ *     : Effect.fail(new McpUnauthorized({ message: "bad token" }))
  * ```
  *
  * @since 0.1.0
@@ -95,7 +81,7 @@ export type Authenticator = (request: {
   readonly headers: Headers
   readonly url: string
   readonly remoteAddress: string | undefined
-}) => Effect.Effect<Principal, Unauthorized>
+}) => Effect.Effect<Principal, McpUnauthorized>
 
 /**
  * The options of both transports.
@@ -155,17 +141,23 @@ const isLoopbackAddress = (address: string | undefined): boolean =>
 const LOCAL: Principal = { subject: "local" }
 
 const serving = <T extends ToolRegistry.AnyTool>(options: Options<T>): Serving => {
-  if (typeof options.name !== "string" || options.name.trim() === "") throw new McpConfigError({ message: "McpServer: `name` is required" })
+  if (typeof options.name !== "string" || options.name.trim() === "") {
+    throw new ConfigurationError({ field: "name", message: "McpServer: `name` is required (a non-empty string)" })
+  }
   const registry: ToolRegistry.ToolRegistry = ToolRegistry.isToolRegistry(options.tools)
     ? options.tools
     : ToolRegistry.fromTools(options.tools as ReadonlyArray<T>)
   const key = options.stateKey ?? crypto.getRandomValues(new Uint8Array(32))
-  const ttl = Duration.toSeconds(Duration.decode(options.approvalTtl ?? "10 minutes"))
+  const decodedTtl = Duration.decodeUnknown(options.approvalTtl ?? "10 minutes")
+  if (Option.isNone(decodedTtl) || Duration.toMillis(decodedTtl.value) < 1000) {
+    throw new ConfigurationError({ field: "approvalTtl", message: `McpServer: \`approvalTtl\` must be a Duration of at least 1 second; got ${String(options.approvalTtl)}` })
+  }
+  const ttl = Duration.toSeconds(decodedTtl.value)
   let codec: Serving["codec"]
   try {
     codec = makeCodec(key, Math.max(1, Math.round(ttl)))
   } catch (error) {
-    throw new McpConfigError({ message: `McpServer: bad stateKey: ${error instanceof Error ? error.message : String(error)}` })
+    throw new ConfigurationError({ field: "stateKey", message: `McpServer: bad stateKey: ${errorMessage(error)}` })
   }
   return { name: options.name, version: options.version ?? "0.1.0", registry, codec }
 }
@@ -174,7 +166,7 @@ const serving = <T extends ToolRegistry.AnyTool>(options: Options<T>): Serving =
  * The Streamable HTTP endpoint, as a route handler for an `@effect/platform` router
  * (`HttpRouter.all("/mcp", handler)` or `HttpLayerRouter`'s `add("*", "/mcp", handler)`). It
  * serves both protocol eras (2025-era clients statelessly). Definition errors (a non-loopback
- * `allowedHosts` without `authenticate`) throw `McpConfigError`.
+ * `allowedHosts` without `authenticate`) throw `ConfigurationError`.
  *
  * @example
  * ```ts
@@ -197,7 +189,8 @@ export const http = <T extends ToolRegistry.AnyTool>(
   if (authenticate === undefined) {
     const remote = hosts.filter((host) => !LOOPBACK_HOSTS.has(host.toLowerCase()))
     if (remote.length > 0) {
-      throw new McpConfigError({
+      throw new ConfigurationError({
+        field: "allowedHosts",
         message: `McpServer '${options.name}': serving ${remote.join(", ")} needs an authenticator; without one only loopback hosts are served`
       })
     }
@@ -274,6 +267,6 @@ export const stdio = <T extends ToolRegistry.AnyTool>(
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category getters
  */
 export { annotationsOf as annotations } from "./internal/server.js"

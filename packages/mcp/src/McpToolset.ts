@@ -19,7 +19,8 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { McpConfigError, McpConnectError, McpNameCollision } from "./McpError.js"
+import type { ConfigurationError } from "@agentkit/core"
+import type { McpConnectError, McpNameCollision } from "./Errors.js"
 import * as internal from "./internal/toolset.js"
 
 /**
@@ -130,8 +131,9 @@ export type Snapshot = internal.Snapshot
 export type Toolset = internal.Toolset
 
 /**
- * Opens a toolset in the current scope: connects, lists the tools (a name collision fails with
- * `McpNameCollision`) and closes the connection when the scope closes.
+ * Opens a toolset in the current scope: checks the options (a bad name, trust declaration or limit
+ * fails with `ConfigurationError` before anything is started), connects, lists the tools (a name
+ * collision fails with `McpNameCollision`) and closes the connection when the scope closes.
  *
  * @example
  * ```ts
@@ -149,7 +151,7 @@ export type Toolset = internal.Toolset
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<Toolset, McpConnectError | McpNameCollision | McpConfigError, Scope.Scope> =
+export const make: (options: Options) => Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> =
   internal.make
 
 /**
@@ -190,4 +192,4 @@ export const Tag = <const Name extends string>(name: Name) =>
 export const layer = <Self, Id extends string>(
   tag: Context.TagClass<Self, Id, Toolset>,
   options: Options
-): Layer.Layer<Self, McpConnectError | McpNameCollision | McpConfigError> => Layer.scoped(tag, internal.make(options))
+): Layer.Layer<Self, McpConnectError | McpNameCollision | ConfigurationError> => Layer.scoped(tag, internal.make(options))

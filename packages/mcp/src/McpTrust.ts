@@ -19,11 +19,10 @@
  *
  * @since 0.1.0
  */
-import { capabilities as knownCapabilities } from "@agentkit/core"
+import { capabilities as knownCapabilities, ConfigurationError } from "@agentkit/core"
 import type { Capability } from "@agentkit/core"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
-import { McpConfigError } from "./McpError.js"
 
 /**
  * The server's own hints about a tool (MCP `ToolAnnotations`).
@@ -141,7 +140,8 @@ const UNTRUSTED: ReadonlyArray<Capability> = ["untrusted_content", "egress"]
 const FIELDS = new Set(["sideEffecting", "idempotent", "requiresApproval", "caps", "trustAnnotations", "trustDescriptions", "urlArg", "timeout"])
 
 /**
- * Checks a declaration's fields; throws `McpConfigError` naming the field and what is accepted.
+ * Checks a declaration's fields; throws `ConfigurationError` naming the field (`trust.server.caps`,
+ * `trust.tools.<tool>.timeout`, ...) and what is accepted.
  *
  * @example
  * ```ts
@@ -155,39 +155,36 @@ const FIELDS = new Set(["sideEffecting", "idempotent", "requiresApproval", "caps
  */
 export const check = (trust: Trust | undefined, server: string): void => {
   if (trust === undefined) return
-  const one = (where: string, declaration: unknown) => {
+  const refuse = (field: string, message: string): never => {
+    throw new ConfigurationError({ field, message: `MCP server '${server}': ${message}` })
+  }
+  if (typeof trust !== "object" || trust === null || Array.isArray(trust)) refuse("trust", "trust must be an object with 'server' and 'tools'")
+  for (const key of Object.keys(trust)) if (key !== "server" && key !== "tools") refuse("trust", `unknown trust key '${key}'; accepted: server, tools`)
+  const one = (field: string, where: string, declaration: unknown) => {
     if (declaration === undefined) return
-    if (typeof declaration !== "object" || declaration === null) {
-      throw new McpConfigError({ message: `MCP server '${server}': trust for ${where} must be an object` })
-    }
-    for (const [key, value] of Object.entries(declaration)) {
-      if (!FIELDS.has(key)) {
-        throw new McpConfigError({
-          message: `MCP server '${server}': unknown trust field '${key}' for ${where}; accepted: ${Array.from(FIELDS).join(", ")}`
-        })
-      }
+    if (typeof declaration !== "object" || declaration === null || Array.isArray(declaration)) refuse(field, `trust for ${where} must be an object`)
+    for (const [key, value] of Object.entries(declaration as object)) {
+      const at = `${field}.${key}`
+      if (!FIELDS.has(key)) refuse(at, `unknown trust field '${key}' for ${where}; accepted: ${Array.from(FIELDS).join(", ")}`)
       if (value === undefined) continue
       if (["sideEffecting", "idempotent", "requiresApproval", "trustAnnotations", "trustDescriptions"].includes(key) && typeof value !== "boolean") {
-        throw new McpConfigError({ message: `MCP server '${server}': trust field '${key}' for ${where} must be true or false` })
+        refuse(at, `trust field '${key}' for ${where} must be true or false`)
       }
       if (key === "caps" && (!Array.isArray(value) || value.some((cap) => !knownCapabilities.includes(cap)))) {
-        throw new McpConfigError({
-          message: `MCP server '${server}': trust field 'caps' for ${where} must list 'private_data', 'untrusted_content', 'egress'`
-        })
+        refuse(at, `trust field 'caps' for ${where} must list 'private_data', 'untrusted_content', 'egress'`)
       }
-      if (key === "urlArg" && typeof value !== "string") {
-        throw new McpConfigError({ message: `MCP server '${server}': trust field 'urlArg' for ${where} must be an argument name` })
-      }
+      if (key === "urlArg" && typeof value !== "string") refuse(at, `trust field 'urlArg' for ${where} must be an argument name`)
       if (key === "timeout") {
         const decoded = Duration.decodeUnknown(value)
-        if (Option.isNone(decoded) || Duration.toMillis(decoded.value) <= 0) {
-          throw new McpConfigError({ message: `MCP server '${server}': trust field 'timeout' for ${where} must be a positive Duration` })
-        }
+        if (Option.isNone(decoded) || Duration.toMillis(decoded.value) <= 0) refuse(at, `trust field 'timeout' for ${where} must be a positive Duration`)
       }
     }
   }
-  one("the server", trust.server)
-  for (const [tool, declaration] of Object.entries(trust.tools ?? {})) one(`tool '${tool}'`, declaration)
+  one("trust.server", "the server", trust.server)
+  const tools: unknown = trust.tools
+  if (tools === undefined) return
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) refuse("trust.tools", "trust.tools must map tool names to declarations")
+  for (const [tool, declaration] of Object.entries(tools as object)) one(`trust.tools.${tool}`, `tool '${tool}'`, declaration)
 }
 
 /**

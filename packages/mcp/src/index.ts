@@ -6,7 +6,7 @@
  */
 
 /** @since 0.1.0 */
-export * as McpError from "./McpError.js"
+export { McpConnectError, McpInputRefused, McpNameCollision, McpToolChanged, McpToolError, McpUnauthorized } from "./Errors.js"
 /** @since 0.1.0 */
 export * as McpName from "./McpName.js"
 /** @since 0.1.0 */

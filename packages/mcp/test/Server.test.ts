@@ -6,7 +6,7 @@
 import { Approval } from "@agentkit/agents"
 import { Invoker } from "@agentkit/core"
 import type { ToolMiddleware } from "@agentkit/core"
-import { McpServer, McpToolset, McpTransport } from "@agentkit/mcp"
+import { McpServer, McpToolset, McpTransport, McpUnauthorized } from "@agentkit/mcp"
 import { FakeLLM, makeTestCtx } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { HttpRouter } from "@effect/platform"
@@ -212,7 +212,7 @@ describe("our client against our server (Streamable HTTP)", () => {
         const authenticate: McpServer.Authenticator = ({ headers }) =>
           headers.get("authorization") === "Bearer tenant-7"
             ? Effect.succeed({ subject: "agent-7", scope: { orgId: 7 } })
-            : Effect.fail(new McpServer.Unauthorized({ message: "unknown token" }))
+            : Effect.fail(new McpUnauthorized({ message: "unknown token" }))
         const w = world()
         const router = HttpRouter.empty.pipe(HttpRouter.all("/mcp", McpServer.http({ name: "orders", tools: w.tools, authenticate })))
         const served = yield* serve(router).pipe(Effect.provide(w.serverEnv))

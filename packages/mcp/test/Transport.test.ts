@@ -6,7 +6,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Invoker, Tracing } from "@agentkit/core"
-import { McpServer, McpToolset, McpTransport } from "@agentkit/mcp"
+import { McpServer, McpToolset, McpTransport, McpUnauthorized } from "@agentkit/mcp"
 import { FakeLLM, makeTestCtx } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { HttpRouter } from "@effect/platform"
@@ -29,7 +29,7 @@ const authenticate: McpServer.Authenticator = ({ headers }) => {
   const token = (headers.get("authorization") ?? "").replace(/^Bearer /, "")
   const subject = TOKENS[token]
   return subject === undefined
-    ? Effect.fail(new McpServer.Unauthorized({ message: "unknown token" }))
+    ? Effect.fail(new McpUnauthorized({ message: "unknown token" }))
     : Effect.succeed({ subject, scope: subject.startsWith("org") ? { orgId: Number(subject.slice(3)) } : {} })
 }
 

@@ -4,35 +4,27 @@
  *
  * @internal
  */
-import { Egress } from "@agentkit/middleware"
+import { findCause } from "@agentkit/core"
+import { Egress, EgressDenied } from "@agentkit/middleware"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import type { ElicitRequest, ElicitResult, FetchLike } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
-import { McpConnectError, McpEgressDenied } from "../McpError.js"
+import { McpConnectError } from "../Errors.js"
 import type * as McpTransport from "../McpTransport.js"
 
 /** The client identity sent to servers. */
 export const CLIENT_INFO = { name: "agentkit", version: "0.1.0" } as const
 
-/** An error thrown inside the SDK's fetch: the request was refused before it was sent. */
-export class EgressRefusal extends Error {
-  constructor(readonly denied: McpEgressDenied) {
-    super(denied.message)
-  }
-}
+const isEgressDenied = (u: unknown): u is EgressDenied => u instanceof EgressDenied
 
-/** Finds an `EgressRefusal` in an error's cause chain. */
-export const egressRefusal = (error: unknown): McpEgressDenied | undefined => {
-  let current: unknown = error
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (current instanceof EgressRefusal) return current.denied
-    current = typeof current === "object" && "cause" in current ? (current as { cause: unknown }).cause : undefined
-  }
-  return undefined
-}
+/**
+ * Finds the refusal in an error's cause chain: the guarded fetch throws the policy's (or the
+ * redirect's) `EgressDenied` inside the SDK, which wraps it.
+ */
+export const egressRefusal = (error: unknown): EgressDenied | undefined => findCause(error, isEgressDenied)
 
 /** Replaces every credential in a text (so an error message never carries one). */
 export const redact = (text: string, secrets: ReadonlyArray<string>): string => {
@@ -46,15 +38,12 @@ export const guardedFetch = (server: string, policy: Egress.Policy): FetchLike =
   const target = typeof url === "string" ? url : url.href
   const checked = await Effect.runPromiseExit(policy.check(target))
   if (Exit.isFailure(checked)) {
-    const message = checked.cause._tag === "Fail" ? checked.cause.error.message : "egress check failed"
-    throw new EgressRefusal(new McpEgressDenied({ server, url: target, message }))
+    throw checked.cause._tag === "Fail" ? checked.cause.error : new EgressDenied({ url: target, message: "egress check failed" })
   }
   const response = await fetch(url, { ...init, redirect: "manual" })
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined)
-    throw new EgressRefusal(
-      new McpEgressDenied({ server, url: target, message: `MCP server '${server}' answered with a redirect (HTTP ${response.status}); redirects are never followed` })
-    )
+    throw new EgressDenied({ url: target, message: `MCP server '${server}' answered with a redirect (HTTP ${response.status}); redirects are never followed` })
   }
   return response
 }
@@ -144,11 +133,11 @@ export const make = (options: ConnectionOptions): Effect.Effect<Connection> =>
     }
     // an egress refusal is final: retrying cannot make the URL allowed
     const open = connectOnce(options, onClose).pipe(
-      Effect.retry({ schedule: options.reconnect, while: (error) => !(error.cause instanceof McpEgressDenied) })
+      Effect.retry({ schedule: options.reconnect, while: (error) => !(error.cause instanceof EgressDenied) })
     )
     const client: Effect.Effect<Client, McpConnectError> = lock.withPermits(1)(
       Effect.suspend(() => {
-        if (closed) return Effect.fail(new McpConnectError({ server: options.server, message: "the toolset is closed", cause: undefined }))
+        if (closed) return Effect.fail(new McpConnectError({ server: options.server, message: "the toolset is closed" }))
         if (current !== undefined) return Effect.succeed(current)
         return Effect.tap(open, (opened) => {
           current = opened

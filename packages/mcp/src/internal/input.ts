@@ -19,7 +19,7 @@ import { Approval } from "@agentkit/agents"
 import type { RunContext } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { McpInputRefused } from "../McpError.js"
+import { McpInputRefused } from "../Errors.js"
 import { argumentCheck, type JsonObject } from "./jsonSchema.js"
 
 /** A form answer in the MCP `ElicitResult` shape. */

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { RunContext, ToolArgumentError, ToolDenied, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
+import { ConfigurationError, errorMessage, RunContext, ToolArgumentError, ToolDenied, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
 import { RunPolicy } from "@agentkit/agents"
 import { Tool } from "@agentkit/tools"
 import type { Client, ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/client"
@@ -15,7 +15,7 @@ import * as Runtime from "effect/Runtime"
 import type * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { McpConfigError, McpConnectError, McpInputRefused, McpNameCollision, McpToolChanged, McpToolError } from "../McpError.js"
+import { McpConnectError, McpInputRefused, McpNameCollision, McpToolChanged, McpToolError } from "../Errors.js"
 import * as McpName from "../McpName.js"
 import type * as McpTransport from "../McpTransport.js"
 import * as McpTrust from "../McpTrust.js"
@@ -76,7 +76,7 @@ export interface Toolset {
   readonly held: () => ReadonlyArray<Held>
   readonly rejected: () => ReadonlyArray<Rejected>
   readonly pins: () => Readonly<Record<string, string>>
-  readonly accept: (tool: string) => Effect.Effect<void, McpConfigError>
+  readonly accept: (tool: string) => Effect.Effect<void, ConfigurationError>
   readonly refresh: Effect.Effect<void, McpConnectError | McpNameCollision>
 }
 
@@ -92,11 +92,29 @@ interface InFlight {
 
 const ERROR_TEXT_BYTES = 4096
 
+const LIMITS = ["maxDescriptionLength", "maxSchemaBytes", "maxResultBytes", "maxInputRounds"] as const
+
+/** Checks the options that are not the transport's; throws `ConfigurationError` naming the field. */
+const checkOptions = (options: Options): string => {
+  if (typeof options !== "object" || options === null) throw new ConfigurationError({ field: "options", message: "McpToolset.make(options): options must be an object" })
+  const server = McpName.checkServer(options.name)
+  McpTrust.check(options.trust, server)
+  for (const field of LIMITS) {
+    const value = options[field]
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+      throw new ConfigurationError({ field, message: `MCP server '${server}': \`${field}\` must be a positive integer; got ${String(value)}` })
+    }
+  }
+  return server
+}
+
 /** Opens a toolset; it lives until the scope closes. */
-export const make = (options: Options): Effect.Effect<Toolset, McpConnectError | McpNameCollision | McpConfigError, Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
-    const server = McpName.checkServer(options.name)
-    McpTrust.check(options.trust, server)
+    const server = yield* Effect.try({
+      try: () => checkOptions(options),
+      catch: (error) => (error instanceof ConfigurationError ? error : new ConfigurationError({ field: "options", message: errorMessage(error) }))
+    })
     const limits: Limits = {
       maxDescriptionLength: options.maxDescriptionLength ?? 1024,
       maxSchemaBytes: options.maxSchemaBytes ?? 32768
@@ -384,7 +402,9 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         Effect.suspend(() => {
           const waiting = held.find((entry) => entry.tool === tool)
           if (waiting === undefined) {
-            return Effect.fail(new McpConfigError({ message: `MCP server '${server}': no changed definition of '${tool}' waits to be accepted` }))
+            return Effect.fail(
+              new ConfigurationError({ field: "tool", message: `MCP server '${server}': no changed definition of '${tool}' waits to be accepted` })
+            )
           }
           pinned.set(tool, waiting.offered)
           // re-read the last listing: the accepted definition joins the next snapshot
