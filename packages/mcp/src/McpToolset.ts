@@ -11,7 +11,8 @@
  * result is capped, non-text content is wrapped, and structured content is checked against the
  * output schema. A server's requests for input go to the `Approver`; sampling is refused.
  * Interrupting a run sends the protocol's cancellation for the call in flight. Each call is the
- * Invoker's `execute_tool` span, annotated with `mcp.server.name`.
+ * Invoker's `execute_tool` span, annotated with `mcp.server.name`, `mcp.tool.name`,
+ * `mcp.method.name` and `mcp.protocol.version` (`Tracing.Attribute` of `@agentkit/core`).
  *
  * @since 0.1.0
  */

@@ -7,7 +7,7 @@ import { Invoker, ToolArgumentError } from "@agentkit/core"
 import { McpToolset, McpTransport } from "@agentkit/mcp"
 import { FakeLLM, makeTestCtx } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { approver, eventually, everythingEntry, everythingHttp, teed } from "./fixtures.js"
 
 const ctx = makeTestCtx({ llm: FakeLLM.script([]) })
@@ -117,6 +117,9 @@ describe("server-everything over stdio", () => {
         expect(accepted.text).toContain("User provided the requested information")
         expect(accepted.text).toContain("- Name: Ada Lovelace")
         const asked = answering.asked[0]!.pending[0]!
+        // the pending entry is the model's call (its id), in the call's run
+        expect(asked.call.id).toBe("c-trigger-elicitation-request:input:elicitation")
+        expect(answering.asked[0]!.runId).toBe("test-run")
         expect(asked.call.name).toBe("mcp__everything__trigger-elicitation-request")
         expect((asked.call.arguments as { message: string }).message).toBe("Please provide inputs for the following fields:")
 
@@ -152,6 +155,55 @@ describe("server-everything over Streamable HTTP on 127.0.0.1", () => {
         const refused = yield* call(toolset, "trigger-elicitation-request", {}).pipe(Effect.provide(refusing.layer))
         expect(refused.text).toContain("User declined")
       }).pipe(Effect.provide(ctx))
+    ), 30_000)
+
+  it.live("a pushed elicitation is the call's on its own connection: another tenant's call in flight neither blocks nor answers it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { port } = yield* everythingHttp
+        const toolset = yield* McpToolset.make({
+          name: "everything",
+          transport: McpTransport.http(`http://127.0.0.1:${port}/mcp`, {
+            egress: { allowPrivate: ["127.0.0.1"] },
+            auth: McpTransport.perTenant({ catalog: Effect.succeed("catalog"), token: (context) => Effect.succeed(`tenant-${context.scope.key}`) })
+          }),
+          trust: trusted,
+          include: ["trigger-elicitation-request"]
+        })
+        const tool = find(toolset, "trigger-elicitation-request")
+        const asked: Array<{ readonly tenant: number; readonly runId: string; readonly id: string }> = []
+        const opened = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        // tenant 2's Approver holds its answer until released: its call stays in flight meanwhile
+        const approverOf = (tenant: number, hold: boolean) =>
+          Layer.succeed(Approval.Approver, {
+            decide: (request) =>
+              Effect.gen(function* () {
+                asked.push({ tenant, runId: request.runId, id: request.pending[0]!.call.id })
+                if (hold) {
+                  yield* Deferred.succeed(opened, undefined)
+                  yield* Deferred.await(release)
+                }
+                return Object.fromEntries(request.pending.map((p) => [p.call.id, Approval.edit(p.digest, { name: `tenant ${tenant}` })]))
+              })
+          })
+        const callAs = (tenant: number, hold: boolean) =>
+          Effect.flatMap(Invoker, (invoker) => invoker.tool({ id: `t${tenant}`, name: tool.name, arguments: {} }, tool)).pipe(
+            Effect.provide(approverOf(tenant, hold)),
+            Effect.provide(makeTestCtx({ llm: FakeLLM.script([]), scope: { orgId: tenant }, correlationId: `run-${tenant}` }))
+          )
+        const second = yield* Effect.fork(callAs(2, true))
+        yield* Deferred.await(opened)
+        // tenant 2's call is in flight (its Approver is deciding); tenant 1's elicitation is answered by tenant 1's Approver
+        const first = yield* callAs(1, false)
+        expect(first.text).toContain("- Name: tenant 1")
+        yield* Deferred.succeed(release, undefined)
+        expect((yield* Fiber.join(second)).text).toContain("- Name: tenant 2")
+        expect(asked).toEqual([
+          { tenant: 2, runId: "run-2", id: "t2:input:elicitation" },
+          { tenant: 1, runId: "run-1", id: "t1:input:elicitation" }
+        ])
+      })
     ), 30_000)
 
   it.live("the egress policy applies to the endpoint: loopback is refused unless allowed", () =>

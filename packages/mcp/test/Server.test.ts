@@ -115,6 +115,9 @@ describe("our client against our server (Streamable HTTP)", () => {
         expect(state.cancelled).toEqual(["A-771"])
         // the caller was asked to confirm the exact call; the server's approver got the call and its digest
         expect((client.asked[0]!.pending[0]!.call.arguments as { message: string }).message).toContain('cancel_order({"order_id":"A-771"})')
+        // the client's pending entry is the model's call (its id) in the call's run
+        expect(client.asked[0]!.pending[0]!.call.id).toBe("c-cancel_order:input:approval")
+        expect(client.asked[0]!.runId).toBe("test-run")
         const decided = server.asked[0]!.pending[0]!
         expect(decided.call.name).toBe("cancel_order")
         expect(decided.call.arguments).toEqual({ order_id: "A-771" })
@@ -166,6 +169,15 @@ describe("our client against our server (Streamable HTTP)", () => {
         yield* Effect.promise(() => raw.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`))))
         yield* Effect.addFinalizer(() => Effect.promise(() => raw.close()))
         expect(raw.getNegotiatedProtocolVersion()).toBe("2026-07-28")
+        // what a local model would read: an unknown tool and bad arguments in core's texts
+        const textOf = (result: unknown) => (result as { content: ReadonlyArray<{ text: string }> }).content[0]!.text
+        const unknown = yield* Effect.promise(() => raw.callTool({ name: "refund", arguments: {} }))
+        expect([unknown.isError, textOf(unknown)]).toEqual([true, "ERROR: no tool named 'refund'. Available tools: cancel_order, lookup_order, slow_report."])
+        const bad = yield* Effect.promise(() => raw.callTool({ name: "cancel_order", arguments: { order: "A-9" } }, { allowInputRequired: true }))
+        expect([bad.isError, textOf(bad)]).toEqual([
+          true,
+          "ERROR: tool 'cancel_order' failed: ToolArgumentError: tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id']"
+        ])
         const first = (yield* Effect.promise(() =>
           raw.callTool({ name: "cancel_order", arguments: { order_id: "A-9" } }, { allowInputRequired: true })
         )) as unknown as { resultType: string; requestState: string }

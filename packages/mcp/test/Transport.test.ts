@@ -63,6 +63,8 @@ describe("the HTTP transport", () => {
         expect(spans).toHaveLength(2)
         expect(spans[0]!.attributes.get("mcp.server.name")).toBe("audit")
         expect(spans[0]!.attributes.get("mcp.tool.name")).toBe("whoami")
+        expect(spans[0]!.attributes.get("mcp.method.name")).toBe("tools/call")
+        expect(spans[0]!.attributes.get("mcp.protocol.version")).toBe("2026-07-28")
         const everything = JSON.stringify(tracer.spans.map((span) => [span.name, Array.from(span.attributes.entries()), span.events]))
         expect(everything).not.toContain("secret")
 

@@ -4,7 +4,8 @@
  * `@agentkit/agents`, in-process, as a pending call of the tool that asked:
  *
  * - the pending call's arguments are `{ input: <key>, message, requestedSchema }` and its id
- *   `<callId-or-tool>:input:<key>`; its digest binds them;
+ *   `<callId>:input:<key>`, where `callId` is the model's id for the call that asked (the
+ *   handler's; the tool's name for a direct `tool.run`); its digest binds them;
  * - `Approve` accepts with no content (only valid when the form requires nothing), `Edit` accepts
  *   with its arguments as the form's content (checked against `requestedSchema`), `Reject`
  *   declines; an invalid or mismatched decision declines (fail closed);
@@ -16,7 +17,6 @@
  * @internal
  */
 import { Approval } from "@agentkit/agents"
-import type { RunContext } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { McpInputRefused } from "../Errors.js"
@@ -34,8 +34,12 @@ const MAX_MESSAGE = 2000
 /** The call and the server the request came from. */
 export interface Asker {
   readonly server: string
+  /** The agentkit name of the tool that asked. */
   readonly tool: string
+  /** The model's id for the call that asked. */
   readonly callId: string
+  /** The run the call belongs to. */
+  readonly runId: string
 }
 
 /**
@@ -45,8 +49,7 @@ export interface Asker {
 export const answerForm = (
   asker: Asker,
   key: string,
-  params: JsonObject,
-  context: RunContext.Service
+  params: JsonObject
 ): Effect.Effect<Answer, McpInputRefused> =>
   Effect.flatMap(Effect.serviceOption(Approval.Approver), (approver) => {
     if (Option.isNone(approver)) {
@@ -68,7 +71,7 @@ export const answerForm = (
       arguments: { input: key, message, requestedSchema: requested }
     }
     const pending = { call, digest: Approval.digest(call) }
-    return Effect.map(approver.value.decide({ runId: context.correlationId, agent: `mcp:${asker.server}`, pending: [pending] }), (decisions): Answer => {
+    return Effect.map(approver.value.decide({ runId: asker.runId, agent: `mcp:${asker.server}`, pending: [pending] }), (decisions): Answer => {
       const decision = Approval.resolve(pending, decisions)
       const content = decision._tag === "Edit" ? decision.arguments : decision._tag === "Approve" ? {} : undefined
       if (content === undefined || check(content) !== undefined) return { action: "decline" }

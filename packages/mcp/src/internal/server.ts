@@ -19,7 +19,7 @@
  * @internal
  */
 import { Approval } from "@agentkit/agents"
-import { CanonicalJson, Invoker, RunContext } from "@agentkit/core"
+import { approvalDeniedText, CanonicalJson, errorMessage, Invoker, RunContext, toolFailureText, unknownToolText } from "@agentkit/core"
 import type { Autonomy, Budget, Scope } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import {
@@ -65,17 +65,6 @@ export const makeCodec = (key: Uint8Array | string, ttlSeconds: number): Serving
 
 const text = (message: string, isError: boolean): CallToolResult => ({ content: [{ type: "text", text: message }], isError })
 
-const describe = (error: unknown): string => {
-  if (typeof error === "object" && error !== null) {
-    const tag = "_tag" in error && typeof error._tag === "string" ? error._tag : error instanceof Error ? error.name : "Error"
-    const message = "message" in error && typeof error.message === "string" ? error.message : String(error)
-    return `${tag}: ${message}`
-  }
-  return `Error: ${String(error)}`
-}
-
-const DENIED = "DENIED: tool call rejected by human approval"
-
 /** The annotations a tool's flags become. */
 export const annotationsOf = (tool: ToolRegistry.AnyTool) => ({
   readOnlyHint: !tool.sideEffecting,
@@ -111,7 +100,7 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
           budget: principal.budget
         }),
         (context) => Effect.provideService(effect, RunContext, context)
-      ).pipe(Effect.catchTag("ConfigurationError", (error) => Effect.succeed(text(`ERROR: ${describe(error)}`, true) as A))),
+      ).pipe(Effect.catchTag("ConfigurationError", (error) => Effect.succeed(text(`ERROR: ConfigurationError: ${errorMessage(error)}`, true) as A))),
       { signal }
     )
 
@@ -133,16 +122,13 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
     const name = request.params.name
     const args = (request.params.arguments ?? {}) as Record<string, unknown>
     const found = registry.getOption(name)
-    if (Option.isNone(found)) {
-      const available = registry.names()
-      return text(`ERROR: no tool named '${name}'. Available tools: ${available.length > 0 ? available.join(", ") : "(none)"}.`, true)
-    }
+    if (Option.isNone(found)) return text(unknownToolText(name, registry.names()), true)
     const tool = found.value
     const call = { id: `mcp-${String(ctx.mcpReq.id)}`, name, arguments: args }
     const execute = (callArgs: Record<string, unknown>) =>
       Effect.flatMap(Invoker, (invoker) => invoker.tool({ ...call, arguments: callArgs }, tool)).pipe(
         Effect.map((outcome): CallToolResult => text(outcome.text, false)),
-        Effect.catchAll((error) => Effect.succeed(text(`ERROR: tool '${name}' failed: ${describe(error)}`, true)))
+        Effect.catchAll((error) => Effect.succeed(text(toolFailureText(name, error), true)))
       )
 
     return run(
@@ -151,7 +137,7 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
         if (!needsApproval(tool, context.autonomy)) return yield* execute(args)
         // the arguments are checked before anyone is asked
         const checked = yield* Effect.either(tool.validate(args))
-        if (checked._tag === "Left") return text(`ERROR: tool '${name}' failed: ${describe(checked.left)}`, true)
+        if (checked._tag === "Left") return text(toolFailureText(name, checked.left), true)
         const digest = CanonicalJson.hash({ principal: principal.subject, tool: name, fingerprint: fingerprint(tool), arguments: args })
         const ask = Effect.map(
           Effect.promise(() => serving.codec.mint({ digest })),
@@ -177,17 +163,17 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
         const answer = inputResponse(ctx.mcpReq.inputResponses, "approval")
         if (answer.kind !== "elicit") return yield* ask
         if (answer.action !== "accept" || (answer.content as { confirm?: unknown } | undefined)?.confirm !== true) {
-          return text(`${DENIED}: the caller did not confirm the call`, true)
+          return text(approvalDeniedText("the caller did not confirm the call"), true)
         }
         const approver = yield* Effect.serviceOption(Approval.Approver)
-        if (Option.isNone(approver)) return text(`${DENIED}: approval required and this server has no approver`, true)
+        if (Option.isNone(approver)) return text(approvalDeniedText("approval required and this server has no approver"), true)
         const pending = { call: { ...call, arguments: args }, digest }
         const decisions = yield* approver.value.decide({ runId: context.correlationId, agent: `mcp-server:${serving.name}`, pending: [pending] })
         const decision = Approval.resolve(pending, decisions)
-        if (decision._tag === "Reject") return text(decision.reason === undefined ? DENIED : `${DENIED}: ${decision.reason}`, true)
+        if (decision._tag === "Reject") return text(approvalDeniedText(decision.reason), true)
         if (decision._tag === "Edit") {
           const edited = yield* Effect.either(tool.validate(decision.arguments))
-          if (edited._tag === "Left") return text(`${DENIED}: the edited arguments were invalid: ${edited.left.message}`, true)
+          if (edited._tag === "Left") return text(approvalDeniedText(`the edited arguments were invalid: ${edited.left.message}`), true)
           return yield* execute(decision.arguments as Record<string, unknown>)
         }
         return yield* execute(args)

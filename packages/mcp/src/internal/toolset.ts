@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import { ConfigurationError, errorMessage, RunContext, ToolArgumentError, ToolDenied, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
+import { ConfigurationError, errorMessage, ToolArgumentError, ToolDenied, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
+import type { RunContext } from "@agentkit/core"
 import { RunPolicy } from "@agentkit/agents"
 import { Tool } from "@agentkit/tools"
 import type { Client, ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/client"
@@ -21,7 +22,7 @@ import type * as McpTransport from "../McpTransport.js"
 import * as McpTrust from "../McpTrust.js"
 import * as Connection from "./connection.js"
 import { type Definition, type Limits, type Rejected, read } from "./definition.js"
-import { type Answer, answerForm, isForm, kindOf } from "./input.js"
+import { type Answer, answerForm, type Asker, isForm, kindOf } from "./input.js"
 import * as Result from "./result.js"
 
 /** The options of a toolset. */
@@ -85,9 +86,18 @@ const anyArguments = Schema.Struct({}, Schema.Record({ key: Schema.String, value
 const matches = (name: string, patterns: ReadonlyArray<string | RegExp>) =>
   patterns.some((pattern) => (typeof pattern === "string" ? pattern === name : pattern.test(name)))
 
-/** A call in flight, so that a 2025-era elicitation push can be tied to the one run it belongs to. */
+/**
+ * A call in flight on one connection, so that a 2025-era elicitation pushed on that connection is
+ * attributed to the call (and its run) that it arrived during.
+ */
 interface InFlight {
   readonly answer: (request: ElicitRequest) => Promise<ElicitResult>
+}
+
+/** One connection and the calls in flight on it. */
+interface Session {
+  readonly connection: Connection.Connection
+  readonly inFlight: Set<InFlight>
 }
 
 const ERROR_TEXT_BYTES = 4096
@@ -135,7 +145,6 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
     let held: ReadonlyArray<Held> = []
     let rejected: ReadonlyArray<Rejected> = []
     let lastListing: ReadonlyArray<McpTool> = []
-    const inFlight = new Set<InFlight>()
     const secrets = new Set<string>(staticSecrets)
 
     const toolFor = (definition: Definition): McpAgentTool => {
@@ -148,7 +157,7 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         caps: definition.flags.caps,
         timeout: definition.flags.timeout,
         maxResultBytes,
-        handler: (args: unknown) => callTool(definition, args)
+        handler: (args: unknown, { callId, context, runId }) => callTool(definition, args, { context, callId, runId })
       })
       const validate = (args: unknown) => {
         const problems = definition.check(args)
@@ -213,53 +222,62 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
     }
 
     // --- connections ---------------------------------------------------------------------------
-    const onElicit = async (request: ElicitRequest): Promise<ElicitResult> => {
-      // A 2025-era server pushes its request with nothing that ties it to a call on stdio, so it
-      // is answered only when exactly one call is in flight on this toolset; otherwise declined.
-      if (inFlight.size !== 1) return { action: "decline" }
+    /**
+     * A 2025-era server pushes its request with nothing that ties it to a call (JSON-RPC carries
+     * no related request id back to the client), so it is answered only when exactly one call is
+     * in flight on the connection it arrived on (each tenant has its own); otherwise declined.
+     */
+    const onElicit = (inFlight: ReadonlySet<InFlight>) => (request: ElicitRequest): Promise<ElicitResult> => {
+      if (inFlight.size !== 1) return Promise.resolve({ action: "decline" })
       const [only] = inFlight
       return only!.answer(request)
     }
 
     const runtime = yield* Effect.runtime<never>()
     const runPromise = Runtime.runPromise(runtime)
-    const tenants = new Map<string, Connection.Connection>()
-    const openConnection = (token: (() => Promise<string>) | undefined, watch: boolean) =>
-      Connection.make({
-        server,
-        transport,
-        token,
-        reconnect,
-        onElicit,
-        onToolsChanged: watch ? () => void runPromise(Effect.ignore(refresh)) : undefined,
-        get secrets() {
-          return Array.from(secrets)
-        }
-      })
+    const tenants = new Map<string, Session>()
+    const openSession = (token: (() => Promise<string>) | undefined, watch: boolean): Effect.Effect<Session> => {
+      const inFlight = new Set<InFlight>()
+      return Effect.map(
+        Connection.make({
+          server,
+          transport,
+          token,
+          reconnect,
+          onElicit: onElicit(inFlight),
+          onToolsChanged: watch ? () => void runPromise(Effect.ignore(refresh)) : undefined,
+          get secrets() {
+            return Array.from(secrets)
+          }
+        }),
+        (connection) => ({ connection, inFlight })
+      )
+    }
     const remember = (token: string) => {
       secrets.add(token)
       return token
     }
 
-    const listing = yield* openConnection(auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))), true)
+    const catalog = yield* openSession(auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))), true)
+    const listing = catalog.connection
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([listing, ...tenants.values()], (connection) => connection.close, { discard: true })
+      Effect.forEach([catalog, ...tenants.values()], (session) => session.connection.close, { discard: true })
     )
 
     /** The latest run context seen per tenant: the token is read from it each time the transport asks. */
     const latest = new Map<string, RunContext.Service>()
-    const connectionFor = (context: RunContext.Service): Effect.Effect<Connection.Connection> => {
-      if (auth === undefined) return Effect.succeed(listing)
+    const sessionFor = (context: RunContext.Service): Effect.Effect<Session> => {
+      if (auth === undefined) return Effect.succeed(catalog)
       const tenant = auth.tenant(context)
       latest.set(tenant, context)
       const existing = tenants.get(tenant)
       if (existing !== undefined) return Effect.succeed(existing)
       const token = () => runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest.get(tenant) ?? context)), remember)))
-      return Effect.map(openConnection(token, false), (connection) => {
+      return Effect.map(openSession(token, false), (session) => {
         const raced = tenants.get(tenant)
         if (raced !== undefined) return raced
-        tenants.set(tenant, connection)
-        return connection
+        tenants.set(tenant, session)
+        return session
       })
     }
 
@@ -322,7 +340,7 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
     }
 
     /** Answers one round of embedded input requests (2026-07-28). */
-    const answerRound = (definition: Definition, requests: unknown, callId: string, context: RunContext.Service) =>
+    const answerRound = (definition: Definition, requests: unknown, asker: Asker) =>
       Effect.gen(function* () {
         const responses: Record<string, Answer> = {}
         const entries = typeof requests === "object" && requests !== null ? Object.entries(requests) : []
@@ -330,12 +348,17 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
           if (!isForm(request)) {
             return yield* new McpInputRefused({ server, tool: definition.raw, reason: `the server asked for ${kindOf(request)}, which agentkit does not answer` })
           }
-          responses[key] = yield* answerForm({ server, tool: definition.name, callId }, key, request.params, context)
+          responses[key] = yield* answerForm(asker, key, request.params)
         }
         return responses
       })
 
-    const callTool = (definition: Definition, args: unknown): Effect.Effect<string, CallError, RunContext> =>
+    /** One call: `call` is the handler's (the model's call id and the run's id, when the Invoker ran it). */
+    const callTool = (
+      definition: Definition,
+      args: unknown,
+      call: { readonly context: RunContext.Service; readonly callId: string | undefined; readonly runId: string | undefined }
+    ): Effect.Effect<string, CallError> =>
       Effect.gen(function* () {
         const now = current.get(definition.raw)
         if (now === undefined || now.hash !== definition.hash) {
@@ -343,17 +366,26 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         }
         const problems = definition.check(args)
         if (problems !== undefined) return yield* new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted })
-        const context = yield* RunContext
-        if (context.tracing) yield* Tracing.annotate({ "mcp.server.name": server, "mcp.method.name": "tools/call", "mcp.tool.name": definition.raw })
-        const connection = yield* connectionFor(context)
+        const context = call.context
+        const session = yield* sessionFor(context)
+        const connection = session.connection
         const client = yield* connection.client
-        const callId = crypto.randomUUID()
-        const run = yield* Effect.runtime<RunContext>()
+        if (context.tracing) {
+          yield* Tracing.annotate({
+            [Tracing.Attribute.mcpServerName]: server,
+            [Tracing.Attribute.mcpToolName]: definition.raw,
+            [Tracing.Attribute.mcpMethodName]: "tools/call",
+            [Tracing.Attribute.mcpProtocolVersion]: client.getNegotiatedProtocolVersion()
+          })
+        }
+        // the pending entries the Approver sees carry the model's call id (a direct `tool.run` has none: the tool's name)
+        const asker: Asker = { server, tool: definition.name, callId: call.callId ?? definition.name, runId: call.runId ?? context.correlationId }
+        const run = yield* Effect.runtime<never>()
         const entry: InFlight = {
           answer: (request) =>
             isForm(request)
               ? Runtime.runPromise(run)(
-                  answerForm({ server, tool: definition.name, callId }, "elicitation", request.params, context).pipe(
+                  answerForm(asker, "elicitation", request.params).pipe(
                     Effect.catchAll(() => Effect.succeed<Answer>({ action: "decline" }))
                   )
                 ) as Promise<ElicitResult>
@@ -366,13 +398,13 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
               client.callTool(params as { name: string }, { signal, timeout, allowInputRequired: true }) as Promise<Record<string, unknown>>,
             catch: (cause) => cause
           }).pipe(Effect.catchAll(thrown(definition, client, connection)))
-        const rounds = (params: Record<string, unknown>, round: number): Effect.Effect<string, CallError, RunContext> =>
+        const rounds = (params: Record<string, unknown>, round: number): Effect.Effect<string, CallError> =>
           Effect.flatMap(send(params), (result) => {
             if (!isInputRequiredResult(result)) return outcome(definition, result)
             if (round >= maxRounds) {
               return Effect.fail(new McpInputRefused({ server, tool: definition.raw, reason: `the server asked for input more than ${maxRounds} times` }))
             }
-            return Effect.flatMap(answerRound(definition, result.inputRequests, callId, context), (inputResponses) =>
+            return Effect.flatMap(answerRound(definition, result.inputRequests, asker), (inputResponses) =>
               rounds(
                 {
                   name: definition.raw,
@@ -385,9 +417,9 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
             )
           })
         return yield* Effect.acquireUseRelease(
-          Effect.sync(() => inFlight.add(entry)),
+          Effect.sync(() => session.inFlight.add(entry)),
           () => rounds({ name: definition.raw, arguments: args }, 0),
-          () => Effect.sync(() => inFlight.delete(entry))
+          () => Effect.sync(() => session.inFlight.delete(entry))
         )
       })
 
