@@ -167,6 +167,9 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
       }
       // The advertised schema is the server's, and so is the argument check (the tool's own
       // decoder accepts any object and hands it to the handler, which checks it before sending).
+      // `Tool.make` takes Effect Schema parameters only, so the schema, the accepted names, the
+      // URL argument and `validate` (read by an approval's edit) are set over the made tool; a
+      // `Tool.make` parameters kind carrying a JSON Schema and its own checker would replace this.
       return Object.freeze(
         Object.assign(Object.create(Object.getPrototypeOf(made) as object) as object, made, {
           schema: Object.freeze({ name: definition.name, description: definition.description, parameters: definition.parameters }),
