@@ -59,6 +59,17 @@ export default tseslint.config(
     }
   },
   {
+    // The console's web app: a browser script, type-checked by tsc (checkJs).
+    files: ["packages/console/web/**/*.js"],
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      globals: Object.fromEntries(
+        ["window", "document", "location", "fetch", "URL", "EventSource", "setTimeout", "TextDecoder", "HTMLElement", "Node"].map((name) => [name, "readonly"])
+      )
+    }
+  },
+  {
     files: ["packages/*/src/**/*.ts"],
     rules: {
       "no-console": "error",

@@ -1,0 +1,526 @@
+/**
+ * The console's HTTP API, as an `@effect/platform` `HttpApi`: the same definition serves it
+ * (`Console.layer`) and calls it (`HttpApiClient.make(ConsoleApi.ConsoleApi, { baseUrl })`, as
+ * the CLI does). Paths are relative to where the console is mounted (`/ops/api/runs` under
+ * `basePath: "/ops"`). The live stream (`GET <base>/api/live`, server-sent events) is served
+ * beside it.
+ *
+ * Statuses: 400 a malformed request (the schema issues), 401 no or a wrong token, 403 a viewer
+ * deciding, a request without the CSRF header, or a requester approving their own run, 404 an
+ * unknown run (or one of a tenant the operator may not see: the same answer), 409 a decision
+ * after another (naming who decided) or for a stale digest, 422 edited arguments the tool's
+ * schema refuses, 503 the store is unavailable.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
+import { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } from "./Operator.js"
+import { Principal } from "./OperatorAuth.js"
+import { SpanRecord } from "./SpanStore.js"
+
+/**
+ * No token, or one the authenticator refused (401).
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.Unauthorized({ message: "sign in with an operator token" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>("@agentkit/console/Unauthorized")(
+  "Unauthorized",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 401 })
+) {}
+
+/**
+ * Authenticated, but not allowed (403): a viewer deciding, a missing CSRF header, a requester
+ * approving their own run, a cross-site request.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.Forbidden({ message: "a viewer may not decide" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Forbidden extends Schema.TaggedError<Forbidden>("@agentkit/console/Forbidden")(
+  "Forbidden",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
+/**
+ * No such run, or none the operator may see (404: the two are the same answer).
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.NotFound({ message: "no run 'run-1'" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NotFound extends Schema.TaggedError<NotFound>("@agentkit/console/NotFound")(
+  "NotFound",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {}
+
+/**
+ * Someone decided first (409): who, what and when.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.AlreadyDecided({ message: "decided already by alice", by: "alice", verdict: "approve" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AlreadyDecided extends Schema.TaggedError<AlreadyDecided>("@agentkit/console/AlreadyDecided")(
+  "AlreadyDecided",
+  { message: Schema.String, by: Schema.optional(Schema.String), verdict: Schema.optional(Schema.String) },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
+
+/**
+ * The decision names another digest than the pending entry's (409): it was made for other
+ * arguments or another tool definition. Reload and decide again.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.StaleDigest({ message: "the digest does not match", expected: "ab" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StaleDigest extends Schema.TaggedError<StaleDigest>("@agentkit/console/StaleDigest")(
+  "StaleDigest",
+  { message: Schema.String, expected: Schema.String },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
+
+/**
+ * The run is finished (409): nothing left to decide or cancel.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.Finished({ message: "run 'run-1' is finished (done)" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Finished extends Schema.TaggedError<Finished>("@agentkit/console/Finished")(
+  "Finished",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
+
+/**
+ * A request the operator service refused as malformed (400): an unknown pending id, a verdict
+ * the entry does not accept, a cursor it did not make.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.BadRequest({ message: "run 'run-1' has no pending entry 'p-9'" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BadRequest extends Schema.TaggedError<BadRequest>("@agentkit/console/BadRequest")(
+  "BadRequest",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 400 })
+) {}
+
+/**
+ * Edited arguments the tool's recorded JSON Schema refuses (422), in core's
+ * `ToolArgumentError` terms.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.InvalidArguments({ message: "missing order_id", toolName: "cancel_order", unexpected: [], missing: ["order_id"], invalid: [], accepted: ["order_id"] })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidArguments extends Schema.TaggedError<InvalidArguments>("@agentkit/console/InvalidArguments")(
+  "InvalidArguments",
+  {
+    message: Schema.String,
+    toolName: Schema.String,
+    unexpected: Schema.Array(Schema.String),
+    missing: Schema.Array(Schema.String),
+    invalid: Schema.Array(Schema.String),
+    accepted: Schema.Array(Schema.String)
+  },
+  HttpApiSchema.annotations({ status: 422 })
+) {}
+
+/**
+ * The store is unavailable (503; `retryable` from the store).
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * new ConsoleApi.Unavailable({ message: "database is locked", retryable: true })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Unavailable extends Schema.TaggedError<Unavailable>("@agentkit/console/Unavailable")(
+  "Unavailable",
+  { message: Schema.String, retryable: Schema.Boolean },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+/**
+ * The authenticated operator of the current request (provided by the `Authentication`
+ * middleware).
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Effect } from "effect"
+ *
+ * const who = Effect.map(ConsoleApi.CurrentOperator, (current) => current.principal.id)
+ * ```
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class CurrentOperator extends Context.Tag("@agentkit/console/CurrentOperator")<
+  CurrentOperator,
+  { readonly principal: Principal; readonly csrf: string }
+>() {}
+
+/**
+ * The authentication middleware of the API: a bearer token or the session cookie (with the CSRF
+ * header on every write), or the local principal on a console without an authenticator.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * ConsoleApi.Authentication.key // "@agentkit/console/Authentication"
+ * ```
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@agentkit/console/Authentication", {
+  failure: Schema.Union(Unauthorized, Forbidden),
+  provides: CurrentOperator
+}) {}
+
+/**
+ * Security headers on every API response (`Cache-Control: no-store`, `nosniff`, the CSP).
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * ConsoleApi.SecurityHeaders.key // "@agentkit/console/SecurityHeaders"
+ * ```
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class SecurityHeaders extends HttpApiMiddleware.Tag<SecurityHeaders>()("@agentkit/console/SecurityHeaders") {}
+
+/**
+ * What `GET /api/session` answers: the operator and the CSRF token every write must carry in the
+ * `x-agentkit-csrf` header (cookie sessions only).
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * const decode = Schema.decodeUnknownSync(ConsoleApi.Session)
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Session = Schema.Struct({ operator: Principal, csrf: Schema.String })
+
+const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500))
+const Millis = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+const Statuses = Schema.compose(Schema.split(","), Schema.Array(RunStatus))
+
+/**
+ * The filters of `GET /api/runs` (query parameters): `status` is comma-separated.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(ConsoleApi.RunsQuery)({ status: "suspended,in_doubt", limit: "50" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RunsQuery = Schema.Struct({
+  status: Schema.optional(Statuses),
+  tenant: Schema.optional(Schema.String),
+  agent: Schema.optional(Schema.String),
+  tool: Schema.optional(Schema.String),
+  thread: Schema.optional(Schema.String),
+  updatedAfter: Schema.optional(Millis),
+  updatedBefore: Schema.optional(Millis),
+  cursor: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit)
+})
+
+/**
+ * A page of runs and the cursor of the next one.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(ConsoleApi.RunPage)({ runs: [] }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RunPage = Schema.Struct({ runs: Schema.Array(RunSummary), cursor: Schema.optional(Schema.String) })
+
+/**
+ * A page of audit records and the cursor of the next one.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(ConsoleApi.AuditPage)({ records: [] }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AuditPage = Schema.Struct({ records: Schema.Array(AuditRecord), cursor: Schema.optional(Schema.String) })
+
+/**
+ * What `POST /api/decide` takes: a verdict on one pending entry of a run, with the digest shown.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(ConsoleApi.DecideRequest)({ runId: "run-1", pendingId: "p-1", verdict: "approve", digest: "ab" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DecideRequest = Schema.Struct({
+  runId: Schema.String,
+  pendingId: Schema.String,
+  verdict: Schema.Literal("approve", "reject", "edit"),
+  digest: Schema.String,
+  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+
+/**
+ * What `POST /api/resolve` takes: the resolution of a call in doubt.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(ConsoleApi.ResolveRequest)({ runId: "run-1", pendingId: "p-1", verdict: "markDone", digest: "ab", outcome: "charged" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResolveRequest = Schema.Struct({
+  runId: Schema.String,
+  pendingId: Schema.String,
+  verdict: Schema.Literal("markDone", "markFailed", "retry"),
+  digest: Schema.String,
+  outcome: Schema.optional(Schema.String.pipe(Schema.maxLength(100_000))),
+  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+})
+
+const RunId = Schema.Struct({ runId: Schema.String })
+
+/**
+ * Reading: the session, runs (filters and cursor pagination), one run, its trace, the audit trail.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * ConsoleApi.ReadGroup.identifier // "read"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ReadGroup = HttpApiGroup.make("read")
+  .add(HttpApiEndpoint.get("session", "/api/session").addSuccess(Session))
+  .add(HttpApiEndpoint.get("runs", "/api/runs").setUrlParams(RunsQuery).addSuccess(RunPage))
+  .add(HttpApiEndpoint.get("run", "/api/run").setUrlParams(RunId).addSuccess(RunDetail))
+  .add(HttpApiEndpoint.get("trace", "/api/trace").setUrlParams(RunId).addSuccess(Schema.Struct({ spans: Schema.Array(SpanRecord) })))
+  .add(
+    HttpApiEndpoint.get("audit", "/api/audit")
+      .setUrlParams(Schema.Struct({ runId: Schema.optional(Schema.String), cursor: Schema.optional(Schema.String), limit: Schema.optional(Limit) }))
+      .addSuccess(AuditPage)
+  )
+  .middleware(Authentication)
+
+/**
+ * Deciding (approvers only): approve, reject or edit a pending call, resolve a call in doubt,
+ * cancel a run.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * ConsoleApi.DecideGroup.identifier // "decide"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const DecideGroup = HttpApiGroup.make("decide")
+  .add(HttpApiEndpoint.post("decide", "/api/decide").setPayload(DecideRequest).addSuccess(RecordedDecision))
+  .add(HttpApiEndpoint.post("resolve", "/api/resolve").setPayload(ResolveRequest).addSuccess(RecordedDecision))
+  .add(HttpApiEndpoint.post("cancel", "/api/cancel").setPayload(RunId).addSuccess(Schema.Struct({ cancelled: Schema.String })))
+  .middleware(Authentication)
+  .addError(AlreadyDecided)
+  .addError(StaleDigest)
+  .addError(Finished)
+  .addError(InvalidArguments)
+
+/**
+ * Signing in and out of a browser session: the token is exchanged for an HttpOnly,
+ * `SameSite=Strict` cookie scoped to the console's path.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ *
+ * ConsoleApi.LoginGroup.identifier // "login"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const LoginGroup = HttpApiGroup.make("login")
+  .add(
+    HttpApiEndpoint.post("login", "/api/login")
+      .setPayload(Schema.Struct({ token: Schema.Redacted(Schema.String.pipe(Schema.maxLength(4096))) }))
+      .addSuccess(Session)
+  )
+  .add(HttpApiEndpoint.post("logout", "/api/logout").addSuccess(Schema.Struct({ signedOut: Schema.Boolean })))
+
+/**
+ * The console's API.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { HttpApiClient } from "@effect/platform"
+ *
+ * const client = HttpApiClient.make(ConsoleApi.ConsoleApi, { baseUrl: "http://127.0.0.1:4100/ops" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ConsoleApi = HttpApi.make("agentkit-console").add(ReadGroup).add(DecideGroup).add(LoginGroup)
+  .addError(Unauthorized)
+  .addError(Forbidden)
+  .addError(NotFound)
+  .addError(Unavailable)
+  .addError(BadRequest)
+  .middleware(SecurityHeaders)
+
+/**
+ * The request and response shapes of the API, by name.
+ *
+ * @example
+ * ```ts
+ * import type { ConsoleApi } from "@agentkit/console"
+ *
+ * const decide: ConsoleApi.DecideRequest = { runId: "run-1", pendingId: "p-1", verdict: "approve", digest: "ab" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DecideRequest = Schema.Schema.Type<typeof DecideRequest>
+
+/**
+ * A resolution request.
+ *
+ * @example
+ * ```ts
+ * import type { ConsoleApi } from "@agentkit/console"
+ *
+ * const done: ConsoleApi.ResolveRequest = { runId: "run-1", pendingId: "p-1", verdict: "markDone", digest: "ab", outcome: "charged" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResolveRequest = Schema.Schema.Type<typeof ResolveRequest>
+
+/**
+ * A session.
+ *
+ * @example
+ * ```ts
+ * import type { ConsoleApi } from "@agentkit/console"
+ *
+ * const csrfOf = (session: ConsoleApi.Session) => session.csrf
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Session = Schema.Schema.Type<typeof Session>

@@ -1,0 +1,119 @@
+/** A real console server on 127.0.0.1 (a random port) over the in-memory operator, for tests. */
+import { Console, OperatorAuth, SpanStore } from "@agentkit/console"
+import { HttpServer } from "@effect/platform"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import type * as MemoryOperator from "./MemoryOperator.js"
+
+export const tokens = {
+  alice: "alice-approver-token-0001",
+  bob: "bob-approver-token-00002",
+  victor: "victor-viewer-token-0003",
+  gina: "gina-globex-approver-004",
+  root: "root-all-tenants-token-05"
+} as const
+
+export const principals: ReadonlyArray<OperatorAuth.TokenEntry> = [
+  { token: tokens.alice, principal: { id: "alice", role: "approver", tenants: ["acme"] } },
+  { token: tokens.bob, principal: { id: "bob", role: "approver", tenants: ["acme"] } },
+  { token: tokens.victor, principal: { id: "victor", role: "viewer", tenants: ["acme"] } },
+  { token: tokens.gina, principal: { id: "gina", role: "approver", tenants: ["globex"] } },
+  { token: tokens.root, principal: { id: "root", role: "approver", tenants: "*" } }
+]
+
+export interface Running {
+  readonly url: string
+  readonly port: number
+  readonly operator: MemoryOperator.MemoryOperator
+  readonly spans: SpanStore.MemoryStore
+}
+
+export const layerOf = (
+  operator: MemoryOperator.MemoryOperator,
+  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.MemoryStore } = {}
+) => {
+  const spans = options.spans ?? SpanStore.makeMemory()
+  const auth = options.auth === false ? Layer.empty : OperatorAuth.Authenticator.tokens(principals)
+  return Console.serve({ pollInterval: "25 millis", ...options }).pipe(
+    Layer.provide(operator.layer),
+    Layer.provide(auth),
+    Layer.provide(SpanStore.SpanStore.layer(spans))
+  )
+}
+
+/** Starts a console; the returned close() stops it. */
+export const start = async (
+  operator: MemoryOperator.MemoryOperator,
+  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.MemoryStore } = {}
+): Promise<Running & { readonly close: () => Promise<void> }> => {
+  const scope = Effect.runSync(Scope.make())
+  const spans = options.spans ?? SpanStore.makeMemory()
+  const context = await Effect.runPromise(Layer.buildWithScope(layerOf(operator, { ...options, spans }), scope))
+  const address = Context.get(context, HttpServer.HttpServer).address
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const base = options.basePath ?? "/console"
+  return {
+    url: `http://127.0.0.1:${address.port}${base}`,
+    port: address.port,
+    operator,
+    spans,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+export interface Reply {
+  readonly status: number
+  // JSON as the server sent it: the tests read into it freely and assert its shape
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any
+  readonly headers: Headers
+}
+
+/** A JSON request with a bearer token (or none). */
+export const call = async (
+  url: string,
+  path: string,
+  options: { readonly token?: string; readonly method?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
+): Promise<Reply> => {
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers }
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  if (options.body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(`${url}/${path}`, {
+    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+    headers,
+    body: options.body === undefined ? null : JSON.stringify(options.body)
+  })
+  const text = await response.text()
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let body: any
+  try {
+    body = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    body = text
+  }
+  return { status: response.status, body, headers: response.headers }
+}
+
+export const hostile = '<script>window.__pwned = true; document.title = "pwned"</script><img src=x onerror="window.__pwned=true">'
+
+/** The runs every test world starts with. */
+export const seed = (operator: MemoryOperator.MemoryOperator) => ({
+  acme: operator.plant({
+    runId: "run-acme-1",
+    tenant: "acme",
+    threadId: "thread-7",
+    requestedBy: "bob",
+    usage: { inputTokens: 2100, outputTokens: 420, costUsd: 0.0123 },
+    pending: [{ tool: "cancel_order", arguments: { order_id: "A-771", reason: hostile }, reasons: ["requires_approval", "autonomy_gated"] }]
+  }),
+  globex: operator.plant({
+    runId: "run-globex-1",
+    tenant: "globex",
+    threadId: "thread-9",
+    pending: [{ tool: "refund", arguments: { order_id: "G-1" } }]
+  }),
+  doubt: operator.plant({
+    runId: "run-acme-doubt",
+    tenant: "acme",
+    pending: [{ kind: "InDoubt", tool: "charge_card", arguments: { order_id: "A-900" } }]
+  })
+})
