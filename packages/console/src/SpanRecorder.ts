@@ -61,6 +61,11 @@ const errorOf = (exit: Exit.Exit<unknown, unknown>): Pick<SpanRecord, "status" |
   return { status: "error", error: text.slice(0, 500) }
 }
 
+/** Our proxies, to the app's spans they wrap: the app's tracer is always handed its own spans. */
+const wrapped = new WeakMap<object, Tracer.Span>()
+
+const unwrap = (span: Tracer.AnySpan): Tracer.AnySpan => wrapped.get(span) ?? span
+
 const recording = (inner: Tracer.Span, store: SpanStoreService, startTime: bigint): Tracer.Span => {
   const attributes: Record<string, Value> = {}
   const events: Array<SpanRecord["events"][number]> = []
@@ -94,13 +99,15 @@ const recording = (inner: Tracer.Span, store: SpanStoreService, startTime: bigin
       }
     }
   }
-  return new Proxy(inner, {
+  const proxy = new Proxy(inner, {
     get(target, property) {
       if (property in overrides) return overrides[property as keyof typeof overrides]
       const value: unknown = Reflect.get(target, property, target)
       return typeof value === "function" ? (value as (...args: Array<unknown>) => unknown).bind(target) : value
     }
   })
+  wrapped.set(proxy, inner)
+  return proxy
 }
 
 /**
@@ -122,7 +129,15 @@ const recording = (inner: Tracer.Span, store: SpanStoreService, startTime: bigin
 export const tee = (tracer: Tracer.Tracer, store: SpanStoreService): Tracer.Tracer =>
   Tracer.make({
     span(name, parent, context, links, startTime, kind, options) {
-      const inner = tracer.span(name, parent, context, links, startTime, kind, options)
+      const inner = tracer.span(
+        name,
+        Option.map(parent, unwrap),
+        context,
+        links.map((link) => (wrapped.has(link.span) ? { ...link, span: unwrap(link.span) } : link)),
+        startTime,
+        kind,
+        options
+      )
       return inner.sampled ? recording(inner, store, startTime) : inner
     },
     context: (f, fiber) => tracer.context(f, fiber)

@@ -210,16 +210,8 @@ const filterInput = (name, label, options) => {
   return h("label", {}, label, input)
 }
 
-/** @param {any} run */
-const waitingTags = (run) =>
-  h(
-    "span",
-    {},
-    ...run.pending.map((/** @type {any} */ p) => h("span", { class: p.kind === "InDoubt" ? "tag bad" : "tag warn" }, `${p.call.name}`))
-  )
-
 const inboxView = async () => {
-  const table = h("tbody")
+  const list = h("div", { "data-testid": "inbox" })
   const more = h("div", { class: "more" })
   replace(
     main,
@@ -233,30 +225,32 @@ const inboxView = async () => {
       filterInput("tool", "tool"),
       filterInput("thread", "thread")
     ),
-    h(
-      "table",
-      { "data-testid": "inbox" },
-      h("thead", {}, h("tr", {}, h("th", {}, "agent"), h("th", {}, "tenant"), h("th", {}, "thread"), h("th", {}, "waiting since"), h("th", { class: "num" }, "cost so far"), h("th", {}, "calls"))),
-      table
-    ),
+    list,
     more
   )
   /** @param {string | undefined} cursor */
   const page = async (cursor) => {
     try {
       const result = await api("api/runs", { query: { ...filters, cursor, limit: "50" } })
-      if (cursor === undefined && result.runs.length === 0) table.append(h("tr", {}, h("td", { colspan: 6, class: "muted" }, "Nothing is waiting.")))
+      if (cursor === undefined && result.runs.length === 0) list.append(h("p", { class: "muted", "data-testid": "empty" }, "Nothing is waiting."))
       for (const run of result.runs) {
-        table.append(
+        list.append(
           h(
-            "tr",
-            { class: "link", "data-run": run.runId, onclick: () => (location.hash = `#/run/${encodeURIComponent(run.runId)}`) },
-            h("td", {}, run.agent),
-            h("td", {}, run.tenant),
-            h("td", {}, run.threadId ?? "—"),
-            h("td", {}, when(run.updatedAt)),
-            h("td", { class: "num" }, money(run.usage.costUsd)),
-            h("td", {}, waitingTags(run))
+            "article",
+            { class: "inbox-run", "data-run": run.runId },
+            h(
+              "div",
+              { class: "row run-head" },
+              h("a", { href: `#/run/${encodeURIComponent(run.runId)}`, class: "mono" }, run.runId),
+              h("span", {}, `agent ${run.agent}`),
+              h("span", {}, `tenant ${run.tenant}`),
+              h("span", {}, `thread ${run.threadId ?? "—"}`),
+              h("span", {}, `waiting since ${when(run.updatedAt)}`),
+              h("span", {}, `cost so far ${money(run.usage.costUsd)}`),
+              h("span", { class: "muted" }, `${run.usage.inputTokens} / ${run.usage.outputTokens} tokens`),
+              run.status === "in_doubt" ? h("span", { class: "tag bad" }, "in doubt") : null
+            ),
+            ...run.pending.map((/** @type {any} */ entry) => pendingCard(run, entry))
           )
         )
       }
