@@ -6,6 +6,9 @@
  */
 
 /** @since 0.1.0 */
+export * as Cli from "./Cli.js"
+
+/** @since 0.1.0 */
 export * as Console from "./Console.js"
 
 /** @since 0.1.0 */

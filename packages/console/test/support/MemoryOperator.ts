@@ -158,13 +158,14 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
     Effect.gen(function* () {
       const run = runs.get(rootRunId)
       if (run === undefined) return yield* new Op.RunNotFound({ runId: rootRunId })
-      const entry = run.summary.pending.find((p) => p.id === pendingId)
-      if (entry === undefined) {
-        return yield* new Op.UnknownPending({ runId: rootRunId, pendingId, expected: run.summary.pending.map((p) => p.id) })
-      }
+      // first writer wins: a recorded decision answers even after the owner applied it
       const first = run.decided.get(pendingId)
       if (first !== undefined) {
         return yield* new Op.AlreadyDecided({ rootRunId, pendingId, decision: CanonicalJson.stringify(first.decision), by: first.by })
+      }
+      const entry = run.summary.pending.find((p) => p.id === pendingId)
+      if (entry === undefined) {
+        return yield* new Op.UnknownPending({ runId: rootRunId, pendingId, expected: run.summary.pending.map((p) => p.id) })
       }
       const accepted = entry.kind === "InDoubt" ? ["markDone", "markFailed", "retry"] : ["approve", "reject", "edit"]
       const usable = accepted.filter((v) => allowed.includes(v))
