@@ -15,6 +15,7 @@ import type { Context } from "effect"
 import { realpathSync } from "node:fs"
 import { createInterface } from "node:readline/promises"
 import { pathToFileURL } from "node:url"
+import { consolePending, parseFlags } from "./flags.js"
 import { orderTools, seedOrders } from "./orders.js"
 
 /** Where the approver talks to a person: whether one is there, a question, a line of output. */
@@ -146,6 +147,17 @@ export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scri
   )
 
 const main = async () => {
+  const flags = parseFlags(process.argv.slice(2))
+  if ("error" in flags) {
+    console.error(flags.error)
+    process.exitCode = 2
+    return
+  }
+  if (flags.console) {
+    console.error(consolePending)
+    process.exitCode = 2
+    return
+  }
   const interactive = process.stdin.isTTY === true
   const reader = interactive ? lineReader(process.stdin, process.stdout) : undefined
   const terminal: Terminal = {

@@ -34,25 +34,10 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { ConsoleApi } from "./ConsoleApi.js"
+import { CliError } from "./Errors.js"
 import type { RunDetail, RunStatus, RunSummary } from "./Operator.js"
-
-/**
- * A command failed: the console refused it (its status and message), or it could not be reached.
- *
- * @example
- * ```ts
- * import { Cli } from "@agentkit/console"
- *
- * new Cli.CliError({ message: "409 AlreadyDecided: decided already by alice" }).message
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class CliError extends Schema.TaggedError<CliError>("@agentkit/console/CliError")("CliError", { message: Schema.String }) {}
 
 const url = Options.text("url").pipe(
   Options.withDescription("where the console is mounted, e.g. http://127.0.0.1:4100/console"),

@@ -50,10 +50,10 @@ export interface Options {
 
 const normalize = (options: Options) => {
   const base = options.basePath ?? "/console"
-  if (base !== "" && !/^(\/[A-Za-z0-9._~-]+)+$/.test(base)) {
+  if (base !== "" && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(base) || base.split("/").some((segment) => /^\.+$/.test(segment)))) {
     throw new ConfigurationError({
       field: "basePath",
-      message: `Console: basePath must be "" or a path like "/ops" (segments of letters, digits, '.', '_', '~', '-'); got ${JSON.stringify(base)}`
+      message: `Console: basePath must be "" or a path like "/ops" (segments of letters, digits, '.', '_', '~', '-', not only dots); got ${JSON.stringify(base)}`
     })
   }
   const interval = Duration.decodeUnknown(options.pollInterval ?? "1 second")

@@ -17,194 +17,22 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
+import {
+  BadRequest,
+  DecisionConflict,
+  Finished,
+  Forbidden,
+  InvalidArguments,
+  NotFound,
+  StaleDigest,
+  Unauthorized,
+  Unavailable
+} from "./Errors.js"
 import { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } from "./Operator.js"
 import { Principal } from "./OperatorAuth.js"
 import { SpanRecord } from "./SpanStore.js"
-
-/**
- * No token, or one the authenticator refused (401).
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.Unauthorized({ message: "sign in with an operator token" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>("@agentkit/console/Unauthorized")(
-  "Unauthorized",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 401 })
-) {}
-
-/**
- * Authenticated, but not allowed (403): a viewer deciding, a missing CSRF header, a requester
- * approving their own run, a cross-site request.
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.Forbidden({ message: "a viewer may not decide" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class Forbidden extends Schema.TaggedError<Forbidden>("@agentkit/console/Forbidden")(
-  "Forbidden",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 403 })
-) {}
-
-/**
- * No such run, or none the operator may see (404: the two are the same answer).
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.NotFound({ message: "no run 'run-1'" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class NotFound extends Schema.TaggedError<NotFound>("@agentkit/console/NotFound")(
-  "NotFound",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 404 })
-) {}
-
-/**
- * Someone decided first (409): who, what and when.
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.AlreadyDecided({ message: "decided already by alice", by: "alice", verdict: "approve" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class AlreadyDecided extends Schema.TaggedError<AlreadyDecided>("@agentkit/console/AlreadyDecided")(
-  "AlreadyDecided",
-  { message: Schema.String, by: Schema.optional(Schema.String), verdict: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({ status: 409 })
-) {}
-
-/**
- * The decision names another digest than the pending entry's (409): it was made for other
- * arguments or another tool definition. Reload and decide again.
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.StaleDigest({ message: "the digest does not match", expected: "ab" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class StaleDigest extends Schema.TaggedError<StaleDigest>("@agentkit/console/StaleDigest")(
-  "StaleDigest",
-  { message: Schema.String, expected: Schema.String },
-  HttpApiSchema.annotations({ status: 409 })
-) {}
-
-/**
- * The run is finished (409): nothing left to decide or cancel.
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.Finished({ message: "run 'run-1' is finished (done)" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class Finished extends Schema.TaggedError<Finished>("@agentkit/console/Finished")(
-  "Finished",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 409 })
-) {}
-
-/**
- * A request the operator service refused as malformed (400): an unknown pending id, a verdict
- * the entry does not accept, a cursor it did not make.
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.BadRequest({ message: "run 'run-1' has no pending entry 'p-9'" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class BadRequest extends Schema.TaggedError<BadRequest>("@agentkit/console/BadRequest")(
-  "BadRequest",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 400 })
-) {}
-
-/**
- * Edited arguments the tool's recorded JSON Schema refuses (422), in core's
- * `ToolArgumentError` terms.
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.InvalidArguments({ message: "missing order_id", toolName: "cancel_order", unexpected: [], missing: ["order_id"], invalid: [], accepted: ["order_id"] })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class InvalidArguments extends Schema.TaggedError<InvalidArguments>("@agentkit/console/InvalidArguments")(
-  "InvalidArguments",
-  {
-    message: Schema.String,
-    toolName: Schema.String,
-    unexpected: Schema.Array(Schema.String),
-    missing: Schema.Array(Schema.String),
-    invalid: Schema.Array(Schema.String),
-    accepted: Schema.Array(Schema.String)
-  },
-  HttpApiSchema.annotations({ status: 422 })
-) {}
-
-/**
- * The store is unavailable (503; `retryable` from the store).
- *
- * @example
- * ```ts
- * import { ConsoleApi } from "@agentkit/console"
- *
- * new ConsoleApi.Unavailable({ message: "database is locked", retryable: true })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class Unavailable extends Schema.TaggedError<Unavailable>("@agentkit/console/Unavailable")(
-  "Unavailable",
-  { message: Schema.String, retryable: Schema.Boolean },
-  HttpApiSchema.annotations({ status: 503 })
-) {}
 
 /**
  * The authenticated operator of the current request (provided by the `Authentication`
@@ -431,7 +259,7 @@ export const DecideGroup = HttpApiGroup.make("decide")
   .add(HttpApiEndpoint.post("resolve", "/api/resolve").setPayload(ResolveRequest).addSuccess(RecordedDecision))
   .add(HttpApiEndpoint.post("cancel", "/api/cancel").setPayload(RunId).addSuccess(Schema.Struct({ cancelled: Schema.String })))
   .middleware(Authentication)
-  .addError(AlreadyDecided)
+  .addError(DecisionConflict)
   .addError(StaleDigest)
   .addError(Finished)
   .addError(InvalidArguments)

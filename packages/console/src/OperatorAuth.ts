@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { Unauthenticated } from "./Errors.js"
 
 /**
  * The roles: `viewer` (read) and `approver` (read and decide).
@@ -117,23 +118,6 @@ export const local: Principal = { id: "local", role: "approver", tenants: "*" }
  */
 export const canSee = (principal: Principal, tenant: string): boolean =>
   principal.tenants === "*" || principal.tenants.includes(tenant)
-
-/**
- * A presented token was not accepted.
- *
- * @example
- * ```ts
- * import { OperatorAuth } from "@agentkit/console"
- *
- * new OperatorAuth.Unauthenticated({ message: "unknown token" })
- * ```
- *
- * @since 0.1.0
- * @category errors
- */
-export class Unauthenticated extends Schema.TaggedError<Unauthenticated>("@agentkit/console/Unauthenticated")("Unauthenticated", {
-  message: Schema.String
-}) {}
 
 /**
  * The authenticator port: a presented token to a principal.

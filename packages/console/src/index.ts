@@ -15,6 +15,21 @@ export * as Console from "./Console.js"
 export * as ConsoleApi from "./ConsoleApi.js"
 
 /** @since 0.1.0 */
+export {
+  BadRequest,
+  CliError,
+  DecisionConflict,
+  Finished,
+  Forbidden,
+  InvalidArguments,
+  NotFound,
+  StaleDigest,
+  Unauthenticated,
+  Unauthorized,
+  Unavailable
+} from "./Errors.js"
+
+/** @since 0.1.0 */
 export * as Operator from "./Operator.js"
 
 /** @since 0.1.0 */

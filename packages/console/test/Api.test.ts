@@ -142,7 +142,7 @@ describe("console API", () => {
     const [won, lost] = a.status === 200 ? [a, r] : [r, a]
     const winner = won === a ? "alice" : "root"
     expect(won.body.by).toBe(winner)
-    expect(lost.body).toMatchObject({ _tag: "AlreadyDecided", by: winner, verdict: won === a ? "edit" : "reject" })
+    expect(lost.body).toMatchObject({ _tag: "DecisionConflict", by: winner, verdict: won === a ? "edit" : "reject" })
     expect(lost.body.message).toBe(`pending entry '${entry.id}' of run 'run-acme-1' was decided already by ${winner}`)
     // each recorded decision writes one audit record naming the operator
     const audit = await call(server.url, "api/audit?runId=run-acme-1", { token: tokens.alice })

@@ -2,7 +2,7 @@
  * The operator CLI against a real console on 127.0.0.1: the same tenant scoping, roles, digests
  * and first-decision-wins as the browser, and `tail` following a run until it finishes.
  */
-import { Cli } from "@agentkit/console"
+import { Cli, CliError } from "@agentkit/console"
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "@effect/vitest"
@@ -38,7 +38,7 @@ describe("agentkit-console CLI", () => {
   const fails = async (token: string, ...args: Array<string>) => {
     const result = await Effect.runPromise(cli(token, ...args))
     if (Either.isRight(result)) throw new Error(`expected a failure, got: ${lines.join("\n")}`)
-    if (!(result.left instanceof Cli.CliError)) throw new Error(`expected a CliError, got ${String(result.left)}`)
+    if (!(result.left instanceof CliError)) throw new Error(`expected a CliError, got ${String(result.left)}`)
     return result.left
   }
 
@@ -76,7 +76,7 @@ describe("agentkit-console CLI", () => {
     const out = await ok(tokens.alice, "edit", "run-acme-1", entry.id, "--digest", entry.digest, "--args", '{"order_id":"A-772"}')
     expect(out).toEqual([`edit recorded for ${entry.id} by alice`])
     const again = await fails(tokens.root, "approve", "run-acme-1", entry.id, "--digest", entry.digest)
-    expect(again.message).toBe(`AlreadyDecided: pending entry '${entry.id}' of run 'run-acme-1' was decided already by alice`)
+    expect(again.message).toBe(`DecisionConflict: pending entry '${entry.id}' of run 'run-acme-1' was decided already by alice`)
   })
 
   it("tails a run until it finishes, while another operator resolves it", async () => {

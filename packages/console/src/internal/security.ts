@@ -20,7 +20,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Forbidden, Unauthorized } from "../ConsoleApi.js"
+import { Forbidden, Unauthorized } from "../Errors.js"
 import * as OperatorAuth from "../OperatorAuth.js"
 
 /** The session cookie's name. */

@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as ConsoleApi from "../ConsoleApi.js"
+import * as Errors from "../Errors.js"
 import * as Op from "../Operator.js"
 import * as OperatorAuth from "../OperatorAuth.js"
 import { SpanStore } from "../SpanStore.js"
@@ -33,17 +34,17 @@ export interface Settings {
 
 const unavailable = (error: Op.StoreError, cursor: string | undefined) =>
   cursor !== undefined && !error.retryable
-    ? new ConsoleApi.BadRequest({ message: error.message })
-    : new ConsoleApi.Unavailable({ message: `the operator service failed (${error.operation}): ${error.message}`, retryable: error.retryable })
+    ? new Errors.BadRequest({ message: error.message })
+    : new Errors.Unavailable({ message: `the operator service failed (${error.operation}): ${error.message}`, retryable: error.retryable })
 
-const notFound = (runId: string) => new ConsoleApi.NotFound({ message: `no run '${runId}' that you may see` })
+const notFound = (runId: string) => new Errors.NotFound({ message: `no run '${runId}' that you may see` })
 
 /** The run, when the principal may see its tenant; else the same 404 as a missing run. */
 const visibleRun = (operator: Op.Service, principal: OperatorAuth.Principal, runId: string) =>
   operator.show(runId).pipe(
     Effect.catchTags({
       RunNotFound: () => Effect.fail(notFound(runId)),
-      RunStateCorrupt: (error) => Effect.fail(new ConsoleApi.Unavailable({ message: error.message, retryable: false })),
+      RunStateCorrupt: (error) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
       StoreError: (error) => Effect.fail(unavailable(error, undefined))
     }),
     Effect.filterOrFail(
@@ -62,16 +63,16 @@ const scopeOf = (principal: OperatorAuth.Principal, requested: string | undefine
 const mustApprove = (principal: OperatorAuth.Principal) =>
   principal.role === "approver"
     ? Effect.void
-    : Effect.fail(new ConsoleApi.Forbidden({ message: `operator '${principal.id}' is a viewer: deciding needs the approver role` }))
+    : Effect.fail(new Errors.Forbidden({ message: `operator '${principal.id}' is a viewer: deciding needs the approver role` }))
 
 const decideErrors = (runId: string) => ({
   RunNotFound: () => Effect.fail(notFound(runId)),
-  UnknownPending: (error: Op.UnknownPending) => Effect.fail(new ConsoleApi.BadRequest({ message: error.message })),
-  InvalidDecision: (error: Op.InvalidDecision) => Effect.fail(new ConsoleApi.BadRequest({ message: error.message })),
-  DigestMismatch: (error: Op.DigestMismatch) => Effect.fail(new ConsoleApi.StaleDigest({ message: error.message, expected: error.expected })),
+  UnknownPending: (error: Op.UnknownPending) => Effect.fail(new Errors.BadRequest({ message: error.message })),
+  InvalidDecision: (error: Op.InvalidDecision) => Effect.fail(new Errors.BadRequest({ message: error.message })),
+  DigestMismatch: (error: Op.DigestMismatch) => Effect.fail(new Errors.StaleDigest({ message: error.message, expected: error.expected })),
   ToolArgumentError: (error: Op.DecideError & { readonly _tag: "ToolArgumentError" }) =>
     Effect.fail(
-      new ConsoleApi.InvalidArguments({
+      new Errors.InvalidArguments({
         message: error.message,
         toolName: error.toolName,
         unexpected: error.unexpected,
@@ -91,7 +92,7 @@ const decideErrors = (runId: string) => ({
       verdict = undefined
     }
     return Effect.fail(
-      new ConsoleApi.AlreadyDecided({
+      new Errors.DecisionConflict({
         message: error.message,
         ...(error.by === undefined ? {} : { by: error.by }),
         ...(verdict === undefined ? {} : { verdict })
@@ -180,7 +181,7 @@ const handlers = (settings: Settings) => {
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
             if (payload.verdict !== "reject" && !settings.requesterMayApprove && run.requestedBy === principal.id) {
-              return yield* new ConsoleApi.Forbidden({
+              return yield* new Errors.Forbidden({
                 message: `operator '${principal.id}' requested run '${run.runId}' and may not approve it: another operator must`
               })
             }
@@ -190,7 +191,7 @@ const handlers = (settings: Settings) => {
             let decision: Op.Decision & { readonly by: string }
             if (payload.verdict === "edit") {
               if (payload.arguments === undefined) {
-                return yield* new ConsoleApi.BadRequest({ message: "an edit carries the new `arguments` (an object)" })
+                return yield* new Errors.BadRequest({ message: "an edit carries the new `arguments` (an object)" })
               }
               if (entry !== undefined) {
                 const problem = check(entry.tool, payload.arguments)
@@ -209,10 +210,10 @@ const handlers = (settings: Settings) => {
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
             if (payload.verdict === "markDone" && payload.outcome === undefined) {
-              return yield* new ConsoleApi.BadRequest({ message: "markDone carries the call's `outcome` (the text the model sees)" })
+              return yield* new Errors.BadRequest({ message: "markDone carries the call's `outcome` (the text the model sees)" })
             }
             if (payload.verdict === "markFailed" && payload.reason === undefined) {
-              return yield* new ConsoleApi.BadRequest({ message: "markFailed carries a `reason`" })
+              return yield* new Errors.BadRequest({ message: "markFailed carries a `reason`" })
             }
             return yield* operator
               .resolve(run.rootRunId, payload.pendingId, {
@@ -233,7 +234,7 @@ const handlers = (settings: Settings) => {
             yield* operator.cancel(run.runId, principal.id).pipe(
               Effect.catchTags({
                 RunNotFound: () => Effect.fail(notFound(payload.runId)),
-                RunFinished: (error) => Effect.fail(new ConsoleApi.Finished({ message: error.message })),
+                RunFinished: (error) => Effect.fail(new Errors.Finished({ message: error.message })),
                 StoreError: (error) => Effect.fail(unavailable(error, undefined))
               })
             )
@@ -252,11 +253,11 @@ const handlers = (settings: Settings) => {
             const request = yield* HttpServerRequest.HttpServerRequest
             yield* security.checkLogin(request)
             if (Option.isNone(authenticator)) {
-              return yield* new ConsoleApi.Forbidden({ message: "this console has no authenticator: it serves loopback peers without signing in" })
+              return yield* new Errors.Forbidden({ message: "this console has no authenticator: it serves loopback peers without signing in" })
             }
             const principal = yield* authenticator.value
               .authenticate(payload.token)
-              .pipe(Effect.mapError((error) => new ConsoleApi.Unauthorized({ message: error.message })))
+              .pipe(Effect.mapError((error) => new Errors.Unauthorized({ message: error.message })))
             yield* HttpApiBuilder.securitySetCookie(
               cookieSecurity,
               payload.token,
