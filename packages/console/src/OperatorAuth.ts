@@ -124,14 +124,14 @@ export const canSee = (principal: Principal, tenant: string): boolean =>
  *
  * @example
  * ```ts
- * import { OperatorAuth } from "@agentkit/console"
+ * import { OperatorAuth, Unauthenticated } from "@agentkit/console"
  * import { Effect, Redacted } from "effect"
  *
  * const sso: OperatorAuth.Service = {
  *   authenticate: (token) =>
  *     Redacted.value(token).startsWith("sso:")
  *       ? Effect.succeed({ id: Redacted.value(token).slice(4), role: "viewer", tenants: ["acme"] })
- *       : Effect.fail(new OperatorAuth.Unauthenticated({ message: "not an SSO token" }))
+ *       : Effect.fail(new Unauthenticated({ message: "not an SSO token" }))
  * }
  * ```
  *
