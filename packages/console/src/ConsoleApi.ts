@@ -132,7 +132,8 @@ export const RunsQuery = Schema.Struct({
   updatedAfter: Schema.optional(Millis),
   updatedBefore: Schema.optional(Millis),
   cursor: Schema.optional(Schema.String),
-  limit: Schema.optional(Limit)
+  limit: Schema.optional(Limit),
+  order: Schema.optional(Schema.Literal("asc", "desc"))
 })
 
 /**

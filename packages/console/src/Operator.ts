@@ -13,10 +13,11 @@
  * | `StoreError`, `RunNotFound`, `RunFinished`, `AlreadyDecided` | `@agentkit/core` |
  * | `RunStateCorrupt`, `UnknownPending`, `DigestMismatch`, `InvalidDecision` | `@agentkit/agents` |
  *
- * Additions to §10 the console needs (optional fields, so a service without them still works):
+ * Additions to §10 the console needs (optional, so a service without them still works):
  * `RunSummary.requestedBy` (who started the run: the "a requester may not approve" rule),
  * `RunSummary.autonomy` and `RunSummary.legs` (why a call waits), `RunDetail.correlationId` (the
- * key its spans are stored under), and the audit decision `"operator"` with an `action`.
+ * key its spans are stored under), `ListFilter.order` (recent runs newest first), and the audit
+ * decision `"operator"` with an `action`.
  *
  * @since 0.1.0
  */
@@ -592,6 +593,11 @@ export interface ListFilter {
   readonly cursor?: string | undefined
   /** Default 50, at most 500. */
   readonly limit?: number | undefined
+  /**
+   * An addition to §10: `asc` (default, oldest change first: an inbox) or `desc` (newest first:
+   * recent runs). The order is (`updatedAt`, `runId`) either way; a cursor keeps its direction.
+   */
+  readonly order?: "asc" | "desc" | undefined
 }
 
 /**

@@ -311,6 +311,16 @@ describe("console API: 10,000 runs", () => {
     expect(thread.seen).toEqual(Array.from({ length: 10_000 }, (_, i) => i).filter((i) => i % 37 === 3).map((i) => `run-${String(i).padStart(5, "0")}`))
   })
 
+  it("pages newest first with order=desc, and refuses a cursor of the other direction", async () => {
+    const { seen } = await all("order=desc", tokens.root, 500)
+    expect(seen).toHaveLength(10_000)
+    expect(seen[0]).toBe("run-09999")
+    expect(seen[9_999]).toBe("run-00000")
+    const first = await call(server.url, "api/runs?order=desc&limit=10", { token: tokens.root })
+    const flipped = await call(server.url, `api/runs?order=asc&cursor=${encodeURIComponent(first.body.cursor)}`, { token: tokens.root })
+    expect(flipped.status).toBe(400)
+  })
+
   it("refuses a cursor it did not make (400) and a limit over 500", async () => {
     const forged = await call(server.url, "api/runs?cursor=not-a-cursor", { token: tokens.root })
     expect(forged.status).toBe(400)

@@ -464,6 +464,26 @@ const runView = async (runId) => {
           : null
       ),
       h("h2", {}, run.pending.length > 0 ? "Pending calls" : "Nothing pending"),
+      ...(run.children.length > 0
+        ? [
+            h("h2", {}, "Sub-runs"),
+            h(
+              "table",
+              { "data-testid": "children" },
+              h("tbody", {}, ...run.children.map((/** @type {any} */ child) =>
+                h(
+                  "tr",
+                  { class: "link", onclick: () => (location.hash = `#/run/${encodeURIComponent(child.runId)}`) },
+                  h("td", { class: "mono" }, child.runId),
+                  h("td", {}, child.agent),
+                  h("td", {}, child.status),
+                  h("td", { class: "num" }, money(child.usage.costUsd)),
+                  h("td", { class: "num" }, `${child.usage.inputTokens} / ${child.usage.outputTokens} tokens`)
+                )
+              ))
+            )
+          ]
+        : []),
       ...run.pending.map((/** @type {any} */ entry) => pendingCard(run, entry)),
       h("h2", {}, "Trace"),
       spanTree(trace.spans),
@@ -480,7 +500,7 @@ const runView = async (runId) => {
 
 const runsView = async () => {
   try {
-    const result = await api("api/runs", { query: { tenant: filters.tenant, agent: filters.agent, limit: "500" } })
+    const result = await api("api/runs", { query: { tenant: filters.tenant, agent: filters.agent, limit: "500", order: "desc" } })
     /** @type {Map<string, any[]>} */
     const threads = new Map()
     for (const run of result.runs) {
@@ -490,6 +510,7 @@ const runsView = async () => {
     replace(
       main,
       h("h1", {}, "Recent runs by thread"),
+      h("p", { class: "muted" }, "The 500 most recently updated runs, grouped by tenant and thread."),
       h("div", { class: "filters" }, filterInput("tenant", "tenant"), filterInput("agent", "agent")),
       ...[...threads].map(([key, runs]) => {
         const cost = runs.reduce((n, r) => n + r.usage.costUsd, 0)

@@ -137,7 +137,8 @@ const handlers = (settings: Settings) => {
                 updatedAfter: q.updatedAfter,
                 updatedBefore: q.updatedBefore,
                 cursor: q.cursor,
-                limit: q.limit
+                limit: q.limit,
+                order: q.order
               })
               .pipe(Effect.mapError((error) => unavailable(error, q.cursor)))
             // the service filters by tenant; the console checks again (fail closed)

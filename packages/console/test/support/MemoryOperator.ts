@@ -57,11 +57,11 @@ const defaultParameters = {
   additionalProperties: false
 }
 
-const encodeCursor = (key: readonly [number, string]) => Buffer.from(JSON.stringify(key)).toString("base64url")
-const decodeCursor = (cursor: string): readonly [number, string] | undefined => {
+const encodeCursor = (key: readonly [number, string, "asc" | "desc"]) => Buffer.from(JSON.stringify(key)).toString("base64url")
+const decodeCursor = (cursor: string, order: "asc" | "desc"): readonly [number, string] | undefined => {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "string") {
+    if (Array.isArray(value) && value.length === 3 && typeof value[0] === "number" && typeof value[1] === "string" && value[2] === order) {
       return [value[0], value[1]]
     }
   } catch {
@@ -69,6 +69,8 @@ const decodeCursor = (cursor: string): readonly [number, string] | undefined => 
   }
   return undefined
 }
+const compare = (a: { updatedAt: number; runId: string }, b: { updatedAt: number; runId: string }) =>
+  a.updatedAt - b.updatedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0)
 const badCursor = (operation: string, cursor: string) =>
   new Op.StoreError({ operation, message: `cursor ${JSON.stringify(cursor)} is not one this store returned`, retryable: false })
 
@@ -210,8 +212,10 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
       Effect.suspend(() => {
         count("list")
         const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? 50)), 500)
-        const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor)
+        const order = filter.order ?? "asc"
+        const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, order)
         if (filter.cursor !== undefined && after === undefined) return Effect.fail(badCursor("list", filter.cursor))
+        const sign = order === "desc" ? -1 : 1
         const tenants = filter.tenant === undefined ? undefined : new Set(filter.tenant)
         const statuses = filter.status === undefined ? undefined : new Set(filter.status)
         const rows = [...runs.values()]
@@ -225,12 +229,12 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
               (filter.threadId === undefined || s.threadId === filter.threadId) &&
               (filter.updatedAfter === undefined || s.updatedAt > filter.updatedAfter) &&
               (filter.updatedBefore === undefined || s.updatedAt < filter.updatedBefore) &&
-              (after === undefined || s.updatedAt > after[0] || (s.updatedAt === after[0] && s.runId > after[1]))
+              (after === undefined || sign * compare(s, { updatedAt: after[0], runId: after[1] }) > 0)
           )
-          .sort((a, b) => a.updatedAt - b.updatedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
+          .sort((a, b) => sign * compare(a, b))
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
-        return Effect.succeed(rows.length > limit && last !== undefined ? { runs: page, cursor: encodeCursor([last.updatedAt, last.runId]) } : { runs: page })
+        return Effect.succeed(rows.length > limit && last !== undefined ? { runs: page, cursor: encodeCursor([last.updatedAt, last.runId, order]) } : { runs: page })
       }),
     show: (runId) =>
       Effect.suspend(() => {
