@@ -102,14 +102,11 @@ const normalize = (options: Options) => {
  */
 export const layer = (options: Options = {}) => {
   const settings = normalize(options)
-  const routes = server.make(settings)
-  if (settings.basePath === "") return routes
-  const base = settings.basePath
-  const prefixed = Layer.effect(
+  const mounted = Layer.effect(
     HttpLayerRouter.HttpRouter,
-    Effect.map(HttpLayerRouter.HttpRouter, (router) => router.prefixed(base))
+    Effect.map(HttpLayerRouter.HttpRouter, (router) => server.mountedRouter(router, settings.basePath))
   )
-  return Layer.provide(routes, prefixed)
+  return Layer.provide(server.make(settings), mounted)
 }
 
 /**

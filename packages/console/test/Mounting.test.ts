@@ -95,6 +95,15 @@ describe("a console without an authenticator", () => {
       const body = { runId: "run-acme-1", pendingId: entry.id, verdict: "reject", digest: entry.digest }
       expect((await call(server.url, "api/decide", { body })).status).toBe(403)
       expect((await call(server.url, "api/login", { body: { token: tokens.alice } })).status).toBe(403)
+      // a body over 1 MiB is not read: a valid edit of 2 MiB is refused (or cut while still sent), nothing recorded
+      const huge = await fetch(`${server.url}/api/decide`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-agentkit-csrf": session.body.csrf },
+        body: JSON.stringify({ ...body, verdict: "edit", arguments: { order_id: "A-771", reason: "x".repeat(2 * 1024 * 1024) } })
+      }).then((response) => response.status, () => "reset")
+      expect(huge === "reset" || huge === 413).toBe(true)
+      expect(operator.calls.decide ?? 0).toBe(0)
+      expect((await call(server.url, "api/session")).status).toBe(200)
       const ok = await call(server.url, "api/decide", { body, headers: { "x-agentkit-csrf": session.body.csrf } })
       expect(ok.status).toBe(200)
       expect(ok.body.by).toBe("local")

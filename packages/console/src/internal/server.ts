@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -343,6 +344,28 @@ const routes = (settings: Settings) =>
       )
     })
   )
+
+/** The largest request body the console reads (a sign-in, a decision with edited arguments). */
+export const maxBodyBytes = 1024 * 1024
+
+const limit = <A, E, R>(effect: Effect.Effect<A, E, R>) => HttpIncomingMessage.withMaxBodySize(effect, Option.some(maxBodyBytes))
+
+/** The router, prefixed by `basePath`, with every console route reading at most `maxBodyBytes`. */
+export const mountedRouter = (router: HttpLayerRouter.HttpRouter, basePath: string): HttpLayerRouter.HttpRouter => {
+  const inner = basePath === "" ? router : router.prefixed(basePath)
+  return HttpLayerRouter.HttpRouter.of({
+    ...inner,
+    addAll: ((routes: ReadonlyArray<HttpLayerRouter.Route<unknown, unknown>>) =>
+      inner.addAll(routes.map((route) => ({ ...route, handler: limit(route.handler) })))) as HttpLayerRouter.HttpRouter["addAll"],
+    add: ((method, path, handler, options) =>
+      inner.add(
+        method,
+        path,
+        Effect.isEffect(handler) ? limit(handler) : (request: HttpServerRequest.HttpServerRequest) => limit(handler(request)),
+        options
+      )) as HttpLayerRouter.HttpRouter["add"]
+  })
+}
 
 /** The console's routes and API, on the router in context (already prefixed by the caller). */
 export const make = (settings: Settings) =>
