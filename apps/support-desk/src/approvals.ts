@@ -62,10 +62,10 @@ export const terminalApprover = (terminal: Terminal): Context.Tag.Service<typeof
       const decisions: Record<string, Approval.Decision> = {}
       for (const entry of pending) {
         try {
-          decisions[entry.call.id] = await decideOne(terminal, agent, entry)
+          decisions[entry.id] = await decideOne(terminal, agent, entry)
         } catch (error) {
           terminal.print(`could not ask (${error instanceof Error ? error.message : String(error)}): rejecting ${entry.call.name}`)
-          decisions[entry.call.id] = Approval.reject(entry.digest, "the approval prompt failed")
+          decisions[entry.id] = Approval.reject(entry.digest, "the approval prompt failed")
         }
       }
       return decisions
@@ -139,7 +139,7 @@ export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scri
   }).pipe(
     Effect.provide(
       Layer.mergeAll(
-        RunContext.layer({ correlationId: "support-desk-approvals", autonomy: "gated" }),
+        RunContext.layer({ runId: "support-desk-approvals", autonomy: "gated" }),
         Layer.provide(Invoker.layer(), model),
         Layer.succeed(Approval.Approver, terminalApprover(terminal))
       )

@@ -8,9 +8,22 @@ import { Effect } from "effect"
 import { PassThrough } from "node:stream"
 import { decideOne, describePending, lineReader, program, REQUEST, terminalApprover } from "../src/approvals.js"
 import type { Terminal } from "../src/approvals.js"
+import { orderTools, seedOrders } from "../src/orders.js"
 
 const CANCEL = { id: "c1", name: "cancel_order", arguments: { order_id: "B-102", reason: "duplicate order" } }
-const PENDING = { call: CANCEL, digest: Approval.digest(CANCEL) }
+/** The entry the demo's run waits on: the first call of its first turn, gated by the autonomy tier. */
+const entryOf = (call: typeof CANCEL | { id: string; name: string; arguments: { order_id: string } }, index = 0) =>
+  Approval.makeEntry({
+    kind: "Approval",
+    path: "support-desk-approvals",
+    iteration: 0,
+    index,
+    call,
+    tool: orderTools(seedOrders()).cancelOrder,
+    reasons: ["autonomy_gated"],
+    createdAt: 0
+  })
+const PENDING = entryOf(CANCEL)
 
 /** A terminal that answers from a list and records what it printed and asked. */
 const fakeTerminal = (answers: ReadonlyArray<string>, interactive = true) => {
@@ -67,18 +80,18 @@ describe("the terminal approver", () => {
     expect(printed.at(-1)).toBe("no terminal attached: rejecting cancel_order")
   })
 
-  it.effect("as an Approver: one decision per pending call, by call id, in order", () =>
+  it.effect("as an Approver: one decision per pending entry, by pending id, in order", () =>
     Effect.gen(function* () {
-      const other = { id: "c2", name: "cancel_order", arguments: { order_id: "A-771" } }
+      const other = entryOf({ id: "c2", name: "cancel_order", arguments: { order_id: "A-771" } }, 1)
       const { asked, terminal } = fakeTerminal(["y", "n", "wrong order"])
       const decisions = yield* terminalApprover(terminal).decide({
         runId: "r",
         agent: "support",
-        pending: [PENDING, { call: other, digest: Approval.digest(other) }]
+        pending: [PENDING, other]
       })
       expect(decisions).toEqual({
-        c1: Approval.approve(PENDING.digest),
-        c2: Approval.reject(Approval.digest(other), "wrong order")
+        [PENDING.id]: Approval.approve(PENDING.digest),
+        [other.id]: Approval.reject(other.digest, "wrong order")
       })
       expect(asked).toHaveLength(3)
     })
@@ -93,7 +106,7 @@ describe("the terminal approver", () => {
         print: (line) => printed.push(line)
       }
       const decisions = yield* terminalApprover(terminal).decide({ runId: "r", agent: "support", pending: [PENDING] })
-      expect(decisions).toEqual({ c1: Approval.reject(PENDING.digest, "the approval prompt failed") })
+      expect(decisions).toEqual({ [PENDING.id]: Approval.reject(PENDING.digest, "the approval prompt failed") })
       expect(printed.at(-1)).toBe("could not ask (stdin closed): rejecting cancel_order")
     })
   )

@@ -6,6 +6,7 @@
 import type { ToolCall } from "@agentkit/core"
 import * as Data from "effect/Data"
 import type { AgentResult } from "./AgentResult.js"
+import type { PendingEntry } from "./Approval.js"
 
 /**
  * One event of an agent run.
@@ -14,7 +15,7 @@ import type { AgentResult } from "./AgentResult.js"
  * - `ToolCall`: the model asked for a tool call (emitted for every call of a turn before any runs).
  * - `ToolResult`: a tool call finished; `content` is what the model sees.
  * - `Step`: a tool round finished (`iteration` counts from 1).
- * - `Interrupt`: a call waits for approval.
+ * - `Interrupt`: a call waits for a person (the pending entry: its id, kind, call and digest).
  * - `Final`: the run's result; always the last event.
  *
  * @example
@@ -33,7 +34,7 @@ export type AgentEvent = Data.TaggedEnum<{
   ToolCall: { readonly call: ToolCall.ToolCall }
   ToolResult: { readonly call: ToolCall.ToolCall; readonly content: string; readonly isError: boolean }
   Step: { readonly iteration: number }
-  Interrupt: { readonly call: ToolCall.ToolCall; readonly digest: string }
+  Interrupt: PendingEntry
   Final: { readonly result: AgentResult }
 }>
 

@@ -3,11 +3,13 @@
  *
  * @since 0.1.0
  */
-import type { Chat, Message, ToolCall, Usage } from "@agentkit/core"
+import type { Chat, Message, Usage } from "@agentkit/core"
+import type { PendingEntry } from "./Approval.js"
 
 /**
  * Why a run stopped: the model's finish reason for a final answer (`end_turn`, `max_tokens`,
- * ...), `max_iterations` when the loop ran out, `awaiting_approval` when it suspended.
+ * ...), `max_iterations` when the loop ran out, `awaiting_approval` when it suspended (waiting on
+ * a person's decisions: approvals, or calls in doubt).
  *
  * @example
  * ```ts
@@ -22,23 +24,21 @@ import type { Chat, Message, ToolCall, Usage } from "@agentkit/core"
 export type StopReason = Exclude<Chat.FinishReason, "tool_use"> | "max_iterations" | "awaiting_approval"
 
 /**
- * A call that waits for a person's decision, with its frozen arguments and their digest.
+ * An entry a suspended run waits on (`Approval.PendingEntry`): its id (decisions are keyed by
+ * it), kind, the call with its frozen arguments, the digest a decision must name, and why.
  *
  * @example
  * ```ts
  * import { Approval, type AgentResult } from "@agentkit/agents"
  *
  * const approveAll = (pending: ReadonlyArray<AgentResult.PendingCall>) =>
- *   Object.fromEntries(pending.map((p) => [p.call.id, Approval.approve(p.digest)]))
+ *   Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export interface PendingCall {
-  readonly call: ToolCall.ToolCall
-  readonly digest: string
-}
+export type PendingCall = PendingEntry
 
 /**
  * A suspended run: resume it with `agent.resume(runId, decisions)`.
@@ -48,7 +48,7 @@ export interface PendingCall {
  * import { Approval, type AgentResult } from "@agentkit/agents"
  *
  * const rejectAll = (suspended: AgentResult.Suspended) =>
- *   agent.resume(suspended.runId, Object.fromEntries(suspended.pending.map((p) => [p.call.id, Approval.reject(p.digest)])))
+ *   agent.resume(suspended.runId, Object.fromEntries(suspended.pending.map((p) => [p.id, Approval.reject(p.digest)])))
  * ```
  *
  * @since 0.1.0
@@ -57,7 +57,7 @@ export interface PendingCall {
 export interface Suspended {
   readonly _tag: "Suspended"
   readonly runId: string
-  readonly pending: ReadonlyArray<PendingCall>
+  readonly pending: ReadonlyArray<PendingEntry>
 }
 
 /**

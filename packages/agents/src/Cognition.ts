@@ -4,18 +4,66 @@
  *
  * @since 0.1.0
  */
-import type { BudgetExceeded, Cancelled, ChatError, Invoker, Message, RunContext, ToolArgumentError } from "@agentkit/core"
+import type {
+  AlreadyDecided,
+  BudgetExceeded,
+  Cancelled,
+  ChatError,
+  CorruptEntry,
+  Invoker,
+  Message,
+  RunContext,
+  StaleLease,
+  StoreError,
+  ToolArgumentError
+} from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import type { Decisions } from "./Approval.js"
 import type * as Effect from "effect/Effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { AgentResult } from "./AgentResult.js"
-import type { PolicyDenied, RunNotResumable } from "./Errors.js"
+import type {
+  DigestMismatch,
+  InvalidDecision,
+  InvalidDecisions,
+  PolicyDenied,
+  RunInProgress,
+  RunNotResumable,
+  RunStateCorrupt,
+  RunStateVersionUnsupported,
+  RunSuspended,
+  UnknownPending
+} from "./Errors.js"
 import type { RunPolicy } from "./RunPolicy.js"
 
 /**
+ * What a run under a checkpoint store can meet before or instead of running: a suspended run, a
+ * run another owner drives, a finished run that is not resumable (failed or cancelled), a state
+ * this release cannot read, a lost lease (another process took the run over), a broken store.
+ *
+ * @example
+ * ```ts
+ * import type { LifecycleError } from "@agentkit/agents"
+ *
+ * const retryLater = (error: LifecycleError) => error._tag === "RunInProgress" || (error._tag === "StoreError" && error.retryable)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LifecycleError =
+  | RunSuspended
+  | RunInProgress
+  | RunNotResumable
+  | RunStateCorrupt
+  | RunStateVersionUnsupported
+  | StaleLease
+  | StoreError
+  | CorruptEntry
+
+/**
  * The errors that end a run: a model failure, a budget or quota ceiling, cancellation, a static
- * policy denial.
+ * policy denial, and under a checkpoint store the lifecycle's outcomes.
  *
  * @example
  * ```ts
@@ -27,10 +75,13 @@ import type { RunPolicy } from "./RunPolicy.js"
  * @since 0.1.0
  * @category models
  */
-export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied
+export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied | StoreError | LifecycleError
 
 /**
- * The errors of `agent.resume`: those of a run, plus nothing to resume and an invalid edit.
+ * The errors of `agent.resume`: those of a run, plus the refusals of its decisions (not a
+ * record, an unknown pending id, a digest mismatch, a verdict the entry does not accept, an
+ * invalid edit, a conflict with a decision recorded first). On a refusal nothing ran and the run
+ * is as it was.
  *
  * @example
  * ```ts
@@ -42,7 +93,15 @@ export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied
  * @since 0.1.0
  * @category models
  */
-export type ResumeError = AgentError | RunNotResumable | ToolArgumentError
+export type ResumeError =
+  | AgentError
+  | RunNotResumable
+  | ToolArgumentError
+  | InvalidDecisions
+  | UnknownPending
+  | DigestMismatch
+  | InvalidDecision
+  | AlreadyDecided
 
 /**
  * The model settings of the agent a cognition drives.
@@ -88,7 +147,7 @@ export interface Drive {
 }
 
 /**
- * One resume of a suspended run: the decisions by tool call id.
+ * One resume of a suspended run: the decisions by pending id (checked by the cognition).
  *
  * @example
  * ```ts

@@ -1,13 +1,16 @@
 /**
- * The typed errors of `@agentkit/agents`: a wrong agent definition, a resume with nothing to
- * resume, and a run refused by the static trifecta check. Each carries core's `ErrorTypeId`, so
+ * The typed errors of `@agentkit/agents`: a wrong agent definition, a run refused by the static
+ * trifecta check, the lifecycle outcomes of a run under a checkpoint store (suspended, in
+ * progress elsewhere, not resumable, a state this release cannot read) and the refusals of a
+ * resume's decisions. Each carries core's `ErrorTypeId`, so
  * `isAgentkitError` recognises it, and is a `Schema.TaggedError`, so it can be stored and read
  * back.
  *
  * @since 0.1.0
  */
-import { ErrorTypeId } from "@agentkit/core"
+import { ErrorTypeId, PythonText } from "@agentkit/core"
 import * as Schema from "effect/Schema"
+import { PendingEntry } from "./Approval.js"
 
 /**
  * An agent or cognition was wired wrong (a bad name, model or iteration count). Thrown
@@ -92,5 +95,222 @@ export class PolicyDenied extends Schema.TaggedError<PolicyDenied>("@agentkit/ag
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     return trifectaReason
+  }
+}
+
+/**
+ * `agent.run` under the id of a suspended run: it waits for decisions on its pending entries.
+ * Continue it with `agent.resume(runId, decisions)`.
+ *
+ * @example
+ * ```ts
+ * import { RunSuspended } from "@agentkit/agents"
+ *
+ * new RunSuspended({ runId: "run-1", pending: [] }).message
+ * // "run 'run-1' is suspended, waiting for 0 decision(s): continue it with agent.resume(runId, decisions)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunSuspended extends Schema.TaggedError<RunSuspended>("@agentkit/agents/RunSuspended")("RunSuspended", {
+  runId: Schema.String,
+  pending: Schema.Array(PendingEntry)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' is suspended, waiting for ${this.pending.length} decision(s): continue it with agent.resume(runId, decisions)`
+  }
+}
+
+/**
+ * The run is being driven by another owner right now (its lease is live).
+ *
+ * @example
+ * ```ts
+ * import { RunInProgress } from "@agentkit/agents"
+ *
+ * new RunInProgress({ runId: "run-1", owner: "worker-a", expiresAt: 30_000 }).message
+ * // "run 'run-1' is running in 'worker-a' (its lease runs until 1970-01-01T00:00:30.000Z)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunInProgress extends Schema.TaggedError<RunInProgress>("@agentkit/agents/RunInProgress")("RunInProgress", {
+  runId: Schema.String,
+  owner: Schema.String,
+  expiresAt: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' is running in '${this.owner}' (its lease runs until ${new Date(this.expiresAt).toISOString()})`
+  }
+}
+
+/**
+ * A stored run state has a version this release cannot read (a newer release wrote it): the run
+ * is left as it is.
+ *
+ * @example
+ * ```ts
+ * import { RunStateVersionUnsupported } from "@agentkit/agents"
+ *
+ * new RunStateVersionUnsupported({ runId: "run-1", version: 9, supported: [1] }).message
+ * // "the state of run 'run-1' has version 9; this release reads versions [1]: the run is left as it is"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunStateVersionUnsupported extends Schema.TaggedError<RunStateVersionUnsupported>(
+  "@agentkit/agents/RunStateVersionUnsupported"
+)("RunStateVersionUnsupported", {
+  runId: Schema.String,
+  version: Schema.Number,
+  supported: Schema.Array(Schema.Number)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the state of run '${this.runId}' has version ${this.version}; this release reads versions [${this.supported.join(", ")}]: the run is left as it is`
+  }
+}
+
+/**
+ * A stored run state (or recorded result) cannot be decoded: the message names what was
+ * expected; the run is left as it is.
+ *
+ * @example
+ * ```ts
+ * import { RunStateCorrupt } from "@agentkit/agents"
+ *
+ * new RunStateCorrupt({ runId: "run-1", detail: "not JSON" }).message
+ * // "the state of run 'run-1' is corrupt: not JSON"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunStateCorrupt extends Schema.TaggedError<RunStateCorrupt>("@agentkit/agents/RunStateCorrupt")("RunStateCorrupt", {
+  runId: Schema.String,
+  detail: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the state of run '${this.runId}' is corrupt: ${this.detail}`
+  }
+}
+
+/**
+ * `agent.resume(runId, decisions)` was given decisions that are not a record of pending id to
+ * decision. Nothing ran; the run is as it was.
+ *
+ * @example
+ * ```ts
+ * import { InvalidDecisions } from "@agentkit/agents"
+ *
+ * new InvalidDecisions({ runId: "run-1", received: "an array" }).message
+ * // "the decisions for run 'run-1' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got an array"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidDecisions extends Schema.TaggedError<InvalidDecisions>("@agentkit/agents/InvalidDecisions")("InvalidDecisions", {
+  runId: Schema.String,
+  received: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the decisions for run '${this.runId}' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got ${this.received}`
+  }
+}
+
+/**
+ * A decision names a pending entry the run does not have. Nothing ran; the run is as it was.
+ *
+ * @example
+ * ```ts
+ * import { UnknownPending } from "@agentkit/agents"
+ *
+ * new UnknownPending({ runId: "run-1", pendingId: "c1", expected: ["p-0123456789abcdef"] }).message
+ * // "run 'run-1' has no pending entry 'c1'; its pending entries are ['p-0123456789abcdef']"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnknownPending extends Schema.TaggedError<UnknownPending>("@agentkit/agents/UnknownPending")("UnknownPending", {
+  runId: Schema.String,
+  pendingId: Schema.String,
+  expected: Schema.Array(Schema.String)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' has no pending entry '${this.pendingId}'; its pending entries are ${PythonText.list(this.expected)}`
+  }
+}
+
+/**
+ * A decision's digest is not its pending entry's: it was given for other arguments, another tool
+ * definition or another run. Nothing ran; the run is as it was.
+ *
+ * @example
+ * ```ts
+ * import { DigestMismatch } from "@agentkit/agents"
+ *
+ * new DigestMismatch({ runId: "run-1", pendingId: "p-1", expected: "ab12", received: "ff00" }).message
+ * // "the decision for 'p-1' of run 'run-1' names digest 'ff00', but the pending entry's digest is 'ab12': it was given for other arguments or another tool definition"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DigestMismatch extends Schema.TaggedError<DigestMismatch>("@agentkit/agents/DigestMismatch")("DigestMismatch", {
+  runId: Schema.String,
+  pendingId: Schema.String,
+  expected: Schema.String,
+  received: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the decision for '${this.pendingId}' of run '${this.runId}' names digest '${this.received}', but the pending entry's digest is '${this.expected}': it was given for other arguments or another tool definition`
+  }
+}
+
+/**
+ * A decision is not one the pending entry accepts (not a decision at all, or a verdict of another
+ * kind: `markDone` for an approval, `approve` for a call in doubt). Nothing ran; the run is as it
+ * was.
+ *
+ * @example
+ * ```ts
+ * import { InvalidDecision } from "@agentkit/agents"
+ *
+ * new InvalidDecision({ runId: "run-1", pendingId: "p-1", kind: "Approval", accepted: ["approve", "reject", "edit"], received: "'approved'" }).message
+ * // "the decision for 'p-1' of run 'run-1' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approved'"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidDecision extends Schema.TaggedError<InvalidDecision>("@agentkit/agents/InvalidDecision")("InvalidDecision", {
+  runId: Schema.String,
+  pendingId: Schema.String,
+  kind: Schema.String,
+  accepted: Schema.Array(Schema.String),
+  received: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the decision for '${this.pendingId}' of run '${this.runId}' (kind ${this.kind}) must be one of ${this.accepted.join(", ")}, with the entry's digest; got ${this.received}`
   }
 }

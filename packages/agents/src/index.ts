@@ -7,7 +7,19 @@
 /** @since 0.1.0 */
 export * as Agent from "./Agent.js"
 /** @since 0.1.0 */
-export { AgentDefinitionError, PolicyDenied, RunNotResumable } from "./Errors.js"
+export {
+  AgentDefinitionError,
+  DigestMismatch,
+  InvalidDecision,
+  InvalidDecisions,
+  PolicyDenied,
+  RunInProgress,
+  RunNotResumable,
+  RunStateCorrupt,
+  RunStateVersionUnsupported,
+  RunSuspended,
+  UnknownPending
+} from "./Errors.js"
 /** @since 0.1.0 */
 export * as AgentEvent from "./AgentEvent.js"
 /** @since 0.1.0 */
@@ -15,10 +27,16 @@ export type * as AgentResult from "./AgentResult.js"
 /** @since 0.1.0 */
 export * as Approval from "./Approval.js"
 /** @since 0.1.0 */
-export type { AgentError, AgentSettings, Cognition, Drive, Resume, ResumeError } from "./Cognition.js"
+export type { AgentError, AgentSettings, Cognition, Drive, LifecycleError, Resume, ResumeError } from "./Cognition.js"
 /** @since 0.1.0 */
 export * as ReActCognition from "./ReActCognition.js"
 /** @since 0.1.0 */
+export { RunLease } from "./RunLease.js"
+/** @since 0.1.0 */
 export * as RunPolicy from "./RunPolicy.js"
+/** @since 0.1.0 */
+export * as RunRecovery from "./RunRecovery.js"
+/** @since 0.1.0 */
+export * as RunState from "./RunState.js"
 /** @since 0.1.0 */
 export * as SingleCallCognition from "./SingleCallCognition.js"

@@ -1,18 +1,21 @@
 /**
- * Checkpoints in the ReAct loop (issue 6; spec-runtime §6.5, the durable-resume items of §9
- * `test_agent_loop` and `test_checkpointer`): saved after every tool round and on suspension,
- * deep-copied, gone when the run ends; a crashed run resumes from its last checkpoint without
- * re-running completed tools or repeating a completed model call.
+ * Checkpoints in the ReAct loop (issue 6, reworked by issue 11; spec-runtime §6.5, the
+ * durable-resume items of §9 `test_agent_loop` and `test_checkpointer`): the run's state saved
+ * after every model call, tool result and round and on suspension, as a versioned `RunState`; a
+ * finished run keeps a terminal marker; a crashed run (its fiber interrupted or dead, its lease
+ * released) is taken over from its last checkpoint without re-running completed tools or
+ * repeating a completed model call. (Issue 11 replaced "versions 1..n kept", "delete on finish"
+ * and "a failed run starts fresh" with the pinned lifecycle.)
  */
-import { Agent, AgentEvent, Approval, ReActCognition } from "@agentkit/agents"
+import { Agent, AgentEvent, Approval, ReActCognition, RunNotResumable } from "@agentkit/agents"
 import { Budget, BudgetExceeded, CheckpointStore } from "@agentkit/core"
-import type { Autonomy, CheckpointStatus, Message, ToolMiddleware } from "@agentkit/core"
+import type { Autonomy, Message, ToolMiddleware } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import type { TestContextOptions } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Schema, Stream } from "effect"
-import { call } from "./fixtures.js"
+import { Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
+import { call, recordingStore, recordOf } from "./fixtures.js"
 
 const { failureOf } = Fixture
 const { lookupCall, MODEL, PROMPT, STATUS, TASK } = Seed
@@ -79,29 +82,6 @@ const makeWorld = () => {
   return { agent, ran }
 }
 
-/** A store that records every save's status and state. */
-const recordingStore = (inner: CheckpointStore.Service = CheckpointStore.makeMemory()) => {
-  const saves: Array<{ readonly status: CheckpointStatus; readonly state: LoopStateView }> = []
-  const store: CheckpointStore.Service = {
-    ...inner,
-    save: (runId, status, state) =>
-      Effect.tap(inner.save(runId, status, state), () => {
-        saves.push({ status, state: structuredClone(state) as LoopStateView })
-      })
-  }
-  return { store, saves }
-}
-
-/** What the tests read of the loop's checkpoint state. */
-interface LoopStateView {
-  readonly transcript: ReadonlyArray<Message.Message>
-  readonly iteration: number
-  readonly phase: "model" | "tools"
-  readonly done: ReadonlyArray<{ readonly call: { readonly id: string } }>
-  readonly pending: ReadonlyArray<unknown>
-  readonly legs: { readonly privateData: boolean; readonly untrustedContent: boolean }
-}
-
 const layerOf = (
   llm: FakeLLM.FakeLLM,
   store: CheckpointStore.Service,
@@ -111,14 +91,20 @@ const layerOf = (
 const toolMessages = (messages: ReadonlyArray<Message.Message>) =>
   messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content] as const] : []))
 
-const latestState = (store: CheckpointStore.Service) =>
-  Effect.map(store.latest("test-run"), (latest) => {
-    const checkpoint = Option.getOrThrow(latest)
-    return { status: checkpoint.status, state: checkpoint.state as LoopStateView }
+const latestState = (store: CheckpointStore.Service) => recordOf(store)
+
+/** A store whose save, once `when` holds for a saved state, completes `signal`. */
+const watching = (inner: CheckpointStore.MemoryStore, when: (state: ReturnType<typeof recordingStore>["saves"][number]["state"]) => boolean) => {
+  const signal = Effect.runSync(Deferred.make<void>())
+  const store: CheckpointStore.MemoryStore = Object.assign(Object.create(inner) as CheckpointStore.MemoryStore, {
+    save: (lease: CheckpointStore.Lease, request: Parameters<CheckpointStore.Service["save"]>[1]) =>
+      Effect.tap(inner.save(lease, request), () => (when(JSON.parse(request.state)) ? Deferred.succeed(signal, undefined) : Effect.void))
   })
+  return { store, signal }
+}
 
 describe("checkpoints during a run", () => {
-  it.effect("saved after the model call, after each tool result and after each round; versions 1..n; gone at the end", () =>
+  it.effect("saved after the model call, after each tool result and after each round; the finished run keeps its terminal marker", () =>
     Effect.gen(function* () {
       const { store, saves } = recordingStore()
       const llm = FakeLLM.script([
@@ -128,7 +114,7 @@ describe("checkpoints during a run", () => {
       ])
       const result = yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store)))
       expect(result.output).toBe("done")
-      expect(saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.done.length])).toEqual([
+      expect(saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.turn.completed.length])).toEqual([
         ["running", "tools", 0, 0], // the model call of iteration 0 is done
         ["running", "tools", 0, 1], // c1 ran
         ["running", "model", 1, 0], // the round is complete: next is the model call of iteration 1
@@ -138,7 +124,11 @@ describe("checkpoints during a run", () => {
       ])
       // the round's checkpoint holds the transcript so far, tool result included
       expect(toolMessages(saves[2]!.state.transcript)).toEqual([["c1", STATUS]])
-      expect(yield* store.versions("test-run")).toEqual([])
+      // each save is a compare-and-set on the newest version: create (1), six saves, the finish
+      const { record, status } = yield* recordOf(store)
+      expect([status, record.version]).toEqual(["done", 8])
+      expect(JSON.parse(record.result!)).toMatchObject({ output: "done", stopReason: "end_turn", partial: false })
+      expect(saves.every((save) => save.state.version === 1 && save.state.runId === "test-run" && save.state.cognition === "react")).toBe(true)
     })
   )
 
@@ -160,28 +150,29 @@ describe("checkpoints during a run", () => {
     })
   )
 
-  it.effect("on suspension: status suspended, the current iteration, the pending calls; the round's earlier versions stay", () =>
+  it.effect("on suspension: status suspended, the current iteration, the pending entries; only the newest state is kept", () =>
     Effect.gen(function* () {
       const { store, saves } = recordingStore()
       const cancel = call("c2", "send_email", { to: "x@example.com" })
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1")] }), Turn({ toolCalls: [cancel] })])
       const result = yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "gated" })))
       expect(result.stopReason).toBe("awaiting_approval")
-      const { state, status } = yield* latestState(store)
+      const { record, state, status } = yield* latestState(store)
       expect(status).toBe("suspended")
-      expect(state).toMatchObject({ iteration: 1, phase: "tools", pending: [{ call: cancel, digest: Approval.digest(cancel) }] })
-      expect(yield* store.versions("test-run")).toEqual(saves.map((_, i) => i + 1))
+      expect(state).toMatchObject({ iteration: 1, phase: "suspended", pending: [{ call: cancel, kind: "Approval" }] })
+      expect(state.pending).toEqual(result.suspended!.pending)
+      expect(record.version).toBe(saves.length + 1)
+      expect(JSON.parse(record.state)).toEqual(saves.at(-1)!.state)
     })
   )
 
-  it.effect("checkpointed state is a deep copy: the run's later changes never reach an earlier version", () =>
+  it.effect("a checkpoint is the state as it was saved: the run's later changes never reach it", () =>
     Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
+      const { saves, store } = recordingStore()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1")] }), Turn({ toolCalls: [call("c2", "send_email", { to: "x" })] })])
       yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "gated" })))
-      const first = Option.getOrThrow(yield* store.atVersion("test-run", 1)).state as LoopStateView
-      // version 1 was saved after the first model call: just system, user, assistant
-      expect(first.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
+      // the first save came after the first model call: just system, user, assistant
+      expect(saves[0]!.state.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
     })
   )
 
@@ -190,10 +181,9 @@ describe("checkpoints during a run", () => {
       const store = CheckpointStore.makeMemory()
       const ask = (id: string) => FakeLLM.script([Turn({ toolCalls: [call("c1", "send_email", { to: id })] })])
       const agent = makeWorld().agent()
-      yield* agent.run(TASK).pipe(Effect.provide(layerOf(ask("a"), store, { autonomy: "gated", correlationId: "run-a" })))
-      yield* agent.run(TASK).pipe(Effect.provide(layerOf(ask("b"), store, { autonomy: "gated", correlationId: "run-b" })))
-      const pendingOf = (runId: string) =>
-        Effect.map(store.latest(runId), (c) => (Option.getOrThrow(c).state as { pending: Array<{ call: { arguments: unknown } }> }).pending)
+      yield* agent.run(TASK).pipe(Effect.provide(layerOf(ask("a"), store, { autonomy: "gated", runId: "run-a" })))
+      yield* agent.run(TASK).pipe(Effect.provide(layerOf(ask("b"), store, { autonomy: "gated", runId: "run-b" })))
+      const pendingOf = (runId: string) => Effect.map(recordOf(store, runId), ({ state }) => state.pending)
       expect((yield* pendingOf("run-a"))[0]!.call.arguments).toEqual({ to: "a" })
       expect((yield* pendingOf("run-b"))[0]!.call.arguments).toEqual({ to: "b" })
     })
@@ -221,10 +211,12 @@ describe("a crashed run resumes from its last checkpoint", () => {
     expect(toolMessages(llm.requests[0]!.messages)).toEqual([["c1", STATUS]])
     // usage counts the first process's model call too
     expect(result.usage.inputTokens).toBe(20)
-    expect(await Effect.runPromise(store.versions("test-run"))).toEqual([])
+    const { state, status } = await Effect.runPromise(latestState(store))
+    expect(status).toBe("done")
+    expect(state.recoveries).toBe(1) // one takeover
   })
 
-  it("a run that fails (here a budget) is over: its checkpoint is marked failed and a new run under the id starts fresh", async () => {
+  it("a run that fails (here a budget) is over: it is recorded failed with the reason, and never driven again", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const first = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: "never" })])
@@ -232,18 +224,18 @@ describe("a crashed run resumes from its last checkpoint", () => {
       world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { budget: Budget.unsafeMake({ maxModelCalls: 1 }) })))
     )
     expect(failureOf(stopped)).toBeInstanceOf(BudgetExceeded)
-    // the budget is charged after a call: the second call was made, then refused
-    expect(first.calls).toBe(2)
+    // the second call was refused before it was sent (a reservation at the innermost point)
+    expect(first.calls).toBe(1)
 
-    const latest = Option.getOrThrow(await Effect.runPromise(store.latest("test-run")))
+    const latest = await Effect.runPromise(latestState(store))
     expect(latest.status).toBe("failed")
+    expect(JSON.parse(latest.record.result!)).toEqual({ reason: "BudgetExceeded: calls 2 > 1" })
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
-    const result = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
-    expect(result.output).toBe("final")
-    expect(llm.calls).toBe(1)
-    // fresh: the new run's model call sees only the prompt and the task
-    expect(llm.requests[0]!.messages.map((m) => m.role)).toEqual(["system", "user"])
+    const again = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
+    expect(failureOf(again)).toBeInstanceOf(RunNotResumable)
+    expect(failureOf(again).message).toBe("run 'test-run' is failed: BudgetExceeded: calls 2 > 1; it is never driven again")
+    expect(llm.calls).toBe(0)
     expect(world.ran.lookup).toBe(1)
   })
 
@@ -270,8 +262,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     )
     expect(world.ran.lookup).toBe(1)
 
-    const latest = Option.getOrThrow(await Effect.runPromise(store.latest("test-run")))
+    const latest = await Effect.runPromise(latestState(store))
     expect(latest.status).toBe("running") // an interruption is a crash: the run can be picked up
+    expect(latest.record.lease!.expiresAt).toBeLessThanOrEqual(Date.now()) // its lease was released, so it is taken over at once
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
     const result = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
@@ -304,26 +297,20 @@ describe("a crashed run resumes from its last checkpoint", () => {
 
   it("a crash in the middle of a round: the finished call is not re-run, the other runs, results stay in call order", async () => {
     const world = makeWorld()
-    const { saves, store } = recordingStore()
+    const { saves, store: recorded } = recordingStore()
     const bug = new Error("crash")
     // `other` dies, but only once `lookup_order`'s result has been checkpointed
-    const recorded = Effect.runSync(Deferred.make<void>())
-    const watched: CheckpointStore.Service = {
-      ...store,
-      save: (runId, status, state) =>
-        Effect.tap(store.save(runId, status, state), () =>
-          (state as LoopStateView).done.length === 1 ? Deferred.succeed(recorded, undefined) : Effect.void
-        )
-    }
+    const { signal: recordedOne, store: watched } = watching(recorded, (state) => state.turn.completed.length === 1)
+    const store = recorded
     const dying: ToolMiddleware = (next) => (invocation) =>
-      invocation.tool.name === "other" ? Effect.zipRight(Deferred.await(recorded), Effect.die(bug)) : next(invocation)
+      invocation.tool.name === "other" ? Effect.zipRight(Deferred.await(recordedOne), Effect.die(bug)) : next(invocation)
     const first = FakeLLM.script([Turn({ toolCalls: [call("c1", "other"), lookupCall("c2")] })])
     const crashed = await Effect.runPromiseExit(
       world.agent().run(TASK).pipe(Effect.provide(layerOf(first, watched, { toolMiddleware: [dying] })))
     )
     expect(Exit.isFailure(crashed)).toBe(true)
     expect(world.ran).toMatchObject({ lookup: 1, other: 0 })
-    expect(saves.at(-1)?.state.done.map((d) => d.call.id)).toEqual(["c2"])
+    expect(saves.at(-1)?.state.turn.completed.map((d) => d.callId)).toEqual(["c2"])
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
     const result = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
@@ -341,16 +328,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
     // result is checkpointed; the re-drive now sees both legs touched and gates the mail.
     const world = makeWorld()
     const inner = CheckpointStore.makeMemory()
-    const recorded = Effect.runSync(Deferred.make<void>())
-    const watched: CheckpointStore.Service = {
-      ...inner,
-      save: (runId, status, state) =>
-        Effect.tap(inner.save(runId, status, state), () =>
-          (state as LoopStateView).done.length === 1 && (state as LoopStateView).iteration === 1
-            ? Deferred.succeed(recorded, undefined)
-            : Effect.void
-        )
-    }
+    const { signal: recorded, store: watched } = watching(inner, (state) => state.turn.completed.length === 1 && state.iteration === 1)
     const dying: ToolMiddleware = (next) => (invocation) =>
       invocation.tool.name === "send_email" ? Effect.zipRight(Deferred.await(recorded), Effect.die(new Error("crash"))) : next(invocation)
     const mail = call("c3", "send_email", { to: "attacker@evil.example" })
@@ -366,12 +344,14 @@ describe("a crashed run resumes from its last checkpoint", () => {
     expect(redrive.calls).toBe(0)
     expect(suspended.stopReason).toBe("awaiting_approval")
     expect(suspended.suspended?.pending.map((p) => p.call.id)).toEqual(["c3"])
+    expect(suspended.suspended?.pending[0]).toMatchObject({ call: mail, kind: "Gate", reasons: ["trifecta"] })
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
+    const gated = suspended.suspended!.pending[0]!
     const result = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { c3: Approval.reject(Approval.digest(mail), "no") })
+        .resume("test-run", { [gated.id]: Approval.reject(gated.digest, "no") })
         .pipe(Effect.provide(layerOf(llm, inner)))
     )
     expect(result.output).toBe("final")
@@ -386,8 +366,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const a = call("c1", "send_email", { to: "a@example.com" })
     const b = call("c2", "send_email", { to: "b@example.com" })
     const first = FakeLLM.script([Turn({ toolCalls: [a, b] })])
-    await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { autonomy: "gated" }))))
-    const decisions = { c1: Approval.approve(Approval.digest(a)), c2: Approval.approve(Approval.digest(b)) }
+    const suspended = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { autonomy: "gated" }))))
+    const pending = suspended.suspended!.pending
+    const decisions = Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
 
     // process 2: the second approved call crashes the process
     const dying: ToolMiddleware = (next) => (invocation) =>
@@ -401,9 +382,13 @@ describe("a crashed run resumes from its last checkpoint", () => {
     expect(Exit.isFailure(crashed)).toBe(true)
     expect(world.ran.sent).toBe(1)
     const { state, status } = await Effect.runPromise(latestState(store))
-    expect(status).toBe("suspended")
-    expect(state.done.map((d) => d.call.id)).toEqual(["c1"])
-    expect(state.pending).toEqual([{ call: b, digest: Approval.digest(b) }])
+    // it was running when it crashed: its lease is released, its state still waits on both entries, c1 done
+    expect(status).toBe("running")
+    expect(state.phase).toBe("suspended")
+    expect(state.turn.completed.map((d) => d.callId)).toEqual(["c1"])
+    expect(state.pending).toEqual(pending)
+    // the decisions were recorded before anything ran
+    expect((await Effect.runPromise(store.decisions("test-run"))).map((d) => d.pendingId)).toEqual(pending.map((p) => p.id))
 
     // process 3: the same decisions again
     const llm = FakeLLM.script([Turn({ content: "final" })])
@@ -414,6 +399,11 @@ describe("a crashed run resumes from its last checkpoint", () => {
       ["c1", "sent to a@example.com"],
       ["c2", "sent to b@example.com"]
     ])
+    // other decisions than the recorded ones are refused: the first writer wins
+    const other = await Effect.runPromiseExit(
+      world.agent().resume("test-run", { [pending[0]!.id]: Approval.reject(pending[0]!.digest) }).pipe(Effect.provide(layerOf(FakeLLM.script([]), store)))
+    )
+    expect(failureOf(other)).toBeInstanceOf(RunNotResumable) // it is done now
   })
 
   it("a crash while an in-process approver's approved calls run: the re-drive asks only for the rest and does not re-run the first", async () => {
@@ -426,7 +416,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
       decide: ({ pending }) =>
         Effect.sync(() => {
           asked.push(pending.map((p) => p.call.id))
-          return Object.fromEntries(pending.map((p) => [p.call.id, Approval.approve(p.digest)]))
+          return Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
         })
     })
     const dying: ToolMiddleware = (next) => (invocation) =>
@@ -494,9 +484,9 @@ describe("sub-agents (asTool) and the checkpoint store", () => {
   }
   const researchCall = call("r1", "research", { task: "look up A-771" })
 
-  it.effect("the sub-run neither picks up its parent's checkpoint nor deletes it", () =>
+  it.effect("the sub-run keeps its own record (its path-derived id) under its root's lease; neither touches the other's", () =>
     Effect.gen(function* () {
-      const { store, saves } = recordingStore()
+      const { saves, store } = recordingStore()
       const { coordinator } = team()
       const llm = FakeLLM.script([
         Turn({ toolCalls: [researchCall] }), // support
@@ -511,9 +501,16 @@ describe("sub-agents (asTool) and the checkpoint store", () => {
         { role: "system", content: "Research briefly." },
         { role: "user", content: "look up A-771" }
       ])
-      // every save was the coordinator's
-      for (const save of saves) expect(save.state.transcript[0]).toEqual({ role: "system", content: PROMPT })
-      expect(yield* store.versions("test-run")).toEqual([])
+      const childId = "test-run/research#r1"
+      for (const save of saves) {
+        const prompt = save.runId === childId ? "Research briefly." : PROMPT
+        expect(save.state.transcript[0]).toEqual({ role: "system", content: prompt })
+        expect(save.state.runId).toBe(save.runId)
+      }
+      expect(new Set(saves.map((save) => save.runId))).toEqual(new Set(["test-run", childId]))
+      const child = yield* recordOf(store, childId)
+      expect([child.status, child.record.rootRunId, child.record.parentRunId, child.record.agent]).toEqual(["done", "test-run", "test-run", "researcher"])
+      expect((yield* recordOf(store)).status).toBe("done")
     })
   )
 
@@ -532,6 +529,7 @@ describe("sub-agents (asTool) and the checkpoint store", () => {
     const { state, status } = await Effect.runPromise(latestState(store))
     expect(status).toBe("running")
     expect(state).toMatchObject({ phase: "model", iteration: 1 })
+    expect((await Effect.runPromise(recordOf(store, "test-run/research#r1"))).status).toBe("done")
 
     const llm = FakeLLM.script([Turn({ content: "final: it shipped" })])
     const result = await Effect.runPromise(coordinator.run(TASK).pipe(Effect.provide(layerOf(llm, store))))

@@ -5,12 +5,12 @@
 import { Agent, AgentEvent, Approval, ReActCognition } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Cancellation, Cancelled, CheckpointStore } from "@agentkit/core"
-import type { CheckpointStatus, Message } from "@agentkit/core"
+import type { Message } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream } from "effect"
-import { call } from "./fixtures.js"
+import { call, expectedDigest, recordingStore, recordOf } from "./fixtures.js"
 
 const { failureOf } = Fixture
 const { MODEL, PROMPT, TASK } = Seed
@@ -43,7 +43,7 @@ const approverOf = (answer: (pending: AgentResult.PendingCall) => unknown) => {
     decide: (request) =>
       Effect.sync(() => {
         requests.push(request)
-        return Object.fromEntries(request.pending.map((p) => [p.call.id, answer(p)]))
+        return Object.fromEntries(request.pending.map((p) => [p.id, answer(p)]))
       })
   })
   return { layer, requests }
@@ -54,16 +54,6 @@ const script = () => FakeLLM.script([Turn({ toolCalls: [CANCEL] }), Turn({ conte
 const toolMessages = (messages: ReadonlyArray<Message.Message>) =>
   messages.flatMap((message) => (message.role === "tool" ? [message] : []))
 
-/** A store that records the status of every save. */
-const recordingStore = () => {
-  const inner = CheckpointStore.makeMemory()
-  const statuses: Array<CheckpointStatus> = []
-  const store: CheckpointStore.Service = {
-    ...inner,
-    save: (runId, status, state) => Effect.zipRight(Effect.sync(() => statuses.push(status)), inner.save(runId, status, state))
-  }
-  return { store, statuses }
-}
 
 describe("an in-process Approver", () => {
   it.effect("approves → the run completes in one go, no suspension; it works without a checkpoint store", () =>
@@ -75,16 +65,20 @@ describe("an in-process Approver", () => {
       expect(result).toMatchObject({ output: "All set.", partial: false, stopReason: "end_turn" })
       expect(result.suspended).toBeUndefined()
       expect(cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
-      expect(approver.requests).toEqual([{ runId: "test-run", agent: "support", pending: [{ call: CANCEL, digest: Approval.digest(CANCEL) }] }])
+      expect(approver.requests).toMatchObject([
+        { runId: "test-run", agent: "support", pending: [{ call: CANCEL, kind: "Approval", path: "test-run", reasons: ["autonomy_gated"] }] }
+      ])
+      const [entry] = approver.requests[0]!.pending
+      expect(entry!.digest).toBe(expectedDigest(entry!))
       expect(toolMessages(llm.requests[1]!.messages)[0]).toMatchObject({ content: "order A-771 cancelled (duplicate order)", isError: false })
       llm.assertConsumed()
     })
   )
 
-  it.effect("with a store too: no suspended checkpoint is ever written, and nothing is left afterwards", () =>
+  it.effect("with a store too: no suspended checkpoint is ever written; the run ends with its terminal marker", () =>
     Effect.gen(function* () {
       const { agent } = makeWorld()
-      const { statuses, store } = recordingStore()
+      const { saves, store } = recordingStore()
       const approver = approverOf((p) => Approval.approve(p.digest))
       const result = yield* agent
         .run(TASK)
@@ -92,8 +86,8 @@ describe("an in-process Approver", () => {
           Effect.provide(Layer.mergeAll(makeTestCtx({ llm: script(), autonomy: "gated" }), CheckpointStore.layer(store), approver.layer))
         )
       expect(result.output).toBe("All set.")
-      expect(statuses).not.toContain("suspended")
-      expect(yield* store.versions("test-run")).toEqual([])
+      expect(saves.map((save) => save.status)).not.toContain("suspended")
+      expect((yield* recordOf(store)).status).toBe("done")
     })
   )
 
@@ -182,7 +176,8 @@ describe("an in-process Approver", () => {
         )
       )
       expect(events.map((event) => event._tag)).toEqual(["ToolCall", "Interrupt", "ToolResult", "Step", "MessageDelta", "Final"])
-      expect(events[1]).toEqual(AgentEvent.Interrupt({ call: CANCEL, digest: Approval.digest(CANCEL) }))
+      expect(events[1]).toMatchObject({ _tag: "Interrupt", call: CANCEL, kind: "Approval", reasons: ["autonomy_gated"] })
+      expect(AgentEvent.$is("Interrupt")(events[1]!)).toBe(true)
     })
   )
 

@@ -1,9 +1,23 @@
 /**
  * Durable approval (issue 6; spec-runtime §6.3–§6.4, the approval items of §9 `test_agent_loop`):
  * a gated run suspends in one `Effect.runPromise`, and `agent.resume(runId, decisions)` continues
- * it in another, with a fresh agent value and the same checkpoint store.
+ * it in another, with a fresh agent value and the same checkpoint store. Decisions are keyed by
+ * pending id and bound to the entry's digest; a resume whose decisions are not acceptable fails
+ * with a typed error, runs nothing and leaves the run as it was (issue 11).
  */
-import { Agent, Approval, ReActCognition, RunNotResumable } from "@agentkit/agents"
+import {
+  Agent,
+  Approval,
+  DigestMismatch,
+  InvalidDecision,
+  InvalidDecisions,
+  ReActCognition,
+  RunNotResumable,
+  RunStateCorrupt,
+  RunStateVersionUnsupported,
+  RunSuspended,
+  UnknownPending
+} from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Cancellation, Cancelled, CheckpointStore, ToolArgumentError } from "@agentkit/core"
 import type { Autonomy, Message, ToolCall } from "@agentkit/core"
@@ -11,7 +25,7 @@ import { FakeLLM, makeTestCtx, Tracing, Turn, Fixture, Seed } from "@agentkit/te
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
-import { call } from "./fixtures.js"
+import { call, expectedDigest, recordOf } from "./fixtures.js"
 
 const { failureOf } = Fixture
 const { lookupCall, MODEL, PROMPT, STATUS } = Seed
@@ -75,13 +89,16 @@ const suspend = async (world: World, store: CheckpointStore.Service, calls: Read
 }
 
 /** Process 2: a fresh agent resumes with the decisions; the model then answers. */
-const resume = (world: World, store: CheckpointStore.Service, decisions: Approval.Decisions, llm = finalModel()) =>
+const resume = (world: World, store: CheckpointStore.Service, decisions: unknown, llm = finalModel()) =>
   Effect.runPromise(
     world
       .agent()
-      .resume("test-run", decisions)
+      .resume("test-run", decisions as Approval.Decisions)
       .pipe(Effect.provide(layerOf(llm, store)), Effect.exit)
   ).then((exit) => ({ exit, llm }))
+
+/** The run's record now (status, version, state text). */
+const record = (store: CheckpointStore.Service) => Effect.runPromise(recordOf(store))
 
 const finalModel = () => FakeLLM.script([Turn({ content: "All set." })])
 
@@ -107,26 +124,32 @@ describe("suspend, then resume in another runPromise", () => {
     // a private copy of the call: this test mutates what the run returns
     const result = await suspend(world, store, [{ ...CANCEL, arguments: { ...CANCEL.arguments } }])
     expect(result).toMatchObject({ output: "", partial: true, stopReason: "awaiting_approval" })
-    expect(result.suspended).toEqual({ _tag: "Suspended", runId: "test-run", pending: [{ call: CANCEL, digest: Approval.digest(CANCEL) }] })
+    expect(result.suspended).toMatchObject({
+      _tag: "Suspended",
+      runId: "test-run",
+      pending: [{ call: CANCEL, kind: "Approval", path: "test-run", reasons: ["autonomy_gated"] }]
+    })
+    const entry = result.suspended!.pending[0]!
+    expect(entry.id).toBe(Approval.pendingId({ path: "test-run", iteration: 0, index: 0, callId: "c1", kind: "Approval" }))
+    expect(entry.digest).toBe(expectedDigest(entry))
     expect(world.cancelled).toEqual([])
-    const latest = Option.getOrThrow(await Effect.runPromise(store.latest("test-run")))
+    const latest = await record(store)
     expect(latest.status).toBe("suspended")
-    expect((latest.state as { pending: unknown }).pending).toEqual([{ call: CANCEL, digest: Approval.digest(CANCEL) }])
+    expect(latest.state.pending).toEqual(result.suspended!.pending)
     // the returned suspension is frozen, deeply: what a person approves is what was checkpointed
     expect(Object.isFrozen(result.suspended!.pending)).toBe(true)
     expect(() => {
       ;(result.suspended!.pending[0]!.call.arguments as Record<string, unknown>).order_id = "ZZZ"
     }).toThrow(TypeError)
-    const again = Option.getOrThrow(await Effect.runPromise(store.latest("test-run")))
-    expect((again.state as { pending: Array<{ call: ToolCall.ToolCall }> }).pending[0]!.call.arguments).toEqual(CANCEL.arguments)
+    expect((await record(store)).state.pending[0]!.call.arguments).toEqual(CANCEL.arguments)
   })
 
-  it("approve: the call runs once, with the model's arguments; the model sees the result; nothing is left in the store", async () => {
+  it("approve: the call runs once, with the model's arguments; the model sees the result; the run is recorded done", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const suspended = await suspend(world, store)
     const pending = suspended.suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, { c1: Approval.approve(pending.digest) })
+    const { exit, llm } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
     const result = resultOf(exit)
     expect(world.cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
     expect(result).toMatchObject({ output: "All set.", partial: false, stopReason: "end_turn" })
@@ -136,14 +159,16 @@ describe("suspend, then resume in another runPromise", () => {
     expect(llm.calls).toBe(1)
     expect(llm.requests[0]!.messages.slice(0, 3)).toEqual(suspended.transcript)
     expect(result.usage.inputTokens).toBe(20)
-    expect(await Effect.runPromise(store.versions("test-run"))).toEqual([])
+    const done = await record(store)
+    expect(done.status).toBe("done")
+    expect(JSON.parse(done.record.result!)).toMatchObject({ output: "All set.", stopReason: "end_turn" })
   })
 
   it("edit: the call runs with the edited (validated, defaulted) arguments", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, { c1: Approval.edit(pending.digest, { order_id: "B-102" }) })
+    const { exit, llm } = await resume(world, store, { [pending.id]: Approval.edit(pending.digest, { order_id: "B-102" }) })
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([{ order_id: "B-102", reason: "customer request" }])
     expect(seenByModel(llm).content).toBe("order B-102 cancelled (customer request)")
@@ -155,8 +180,8 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const versions = await Effect.runPromise(store.versions("test-run"))
-    const bad = await resume(world, store, { c1: Approval.edit(pending.digest, { order: "A-771" }) })
+    const before = await record(store)
+    const bad = await resume(world, store, { [pending.id]: Approval.edit(pending.digest, { order: "A-771" }) })
     const error = failureOf(bad.exit)
     expect(error).toBeInstanceOf(ToolArgumentError)
     expect(error.message).toBe(
@@ -164,10 +189,10 @@ describe("suspend, then resume in another runPromise", () => {
     )
     expect(world.cancelled).toEqual([])
     expect(bad.llm.calls).toBe(0)
-    expect(await Effect.runPromise(store.versions("test-run"))).toEqual(versions)
-    expect(Option.getOrThrow(await Effect.runPromise(store.latest("test-run"))).status).toBe("suspended")
+    const after = await record(store)
+    expect([after.status, after.record.version, after.record.state]).toEqual(["suspended", before.record.version, before.record.state])
 
-    const { exit } = await resume(world, store, { c1: Approval.approve(pending.digest) })
+    const { exit } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
   })
@@ -178,8 +203,8 @@ describe("suspend, then resume in another runPromise", () => {
     const other = call("c2", "cancel_order", { order_id: "B-102" })
     const [first, second] = (await suspend(world, store, [CANCEL, other])).suspended!.pending
     const bad = await resume(world, store, {
-      c1: Approval.approve(first!.digest),
-      c2: Approval.edit(second!.digest, { order_id: 102 })
+      [first!.id]: Approval.approve(first!.digest),
+      [second!.id]: Approval.edit(second!.digest, { order_id: 102 })
     })
     expect(failureOf(bad.exit)).toBeInstanceOf(ToolArgumentError)
     expect(world.cancelled).toEqual([])
@@ -189,7 +214,7 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, { c1: Approval.reject(pending.digest, "the customer has not confirmed") })
+    const { exit, llm } = await resume(world, store, { [pending.id]: Approval.reject(pending.digest, "the customer has not confirmed") })
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([])
     expect(seenByModel(llm)).toEqual({
@@ -199,48 +224,89 @@ describe("suspend, then resume in another runPromise", () => {
       content: `${DENIED}: the customer has not confirmed`,
       isError: true
     })
-    expect(await Effect.runPromise(store.versions("test-run"))).toEqual([])
+    expect((await record(store)).status).toBe("done")
   })
 
   it("reject without a reason: exactly the DENIED text", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { llm } = await resume(world, store, { c1: Approval.reject(pending.digest) })
+    const { llm } = await resume(world, store, { [pending.id]: Approval.reject(pending.digest) })
     expect(seenByModel(llm).content).toBe(DENIED)
   })
 
-  const failClosed: ReadonlyArray<readonly [string, (digest: string) => Approval.Decisions, string]> = [
-    ["a typo ('approved')", () => ({ c1: "approved" }), "the decision was not approve, reject or edit"],
-    ["the Python form ('approve')", () => ({ c1: "approve" }), "the decision was not approve, reject or edit"],
-    ["JSON arguments as a string (Python's edit)", () => ({ c1: '{"order_id":"B-102"}' }), "the decision was not approve, reject or edit"],
-    ["a missing decision (empty map)", () => ({}), "no decision was given"],
-    ["decisions for unknown ids only", (digest) => ({ c9: Approval.approve(digest) }), "no decision was given"],
-    [
-      "a digest mismatch",
-      () => ({ c1: Approval.approve(Approval.digest({ ...CANCEL, arguments: { order_id: "B-102" } })) }),
-      "the decision was given for other arguments (digest mismatch)"
-    ]
-  ]
-  for (const [what, decisions, reason] of failClosed) {
-    it(`${what} → rejected: the tool does not run; the model sees why`, async () => {
-      const world = makeWorld()
-      const store = CheckpointStore.makeMemory()
-      const pending = (await suspend(world, store)).suspended!.pending[0]!
-      const { exit, llm } = await resume(world, store, decisions(pending.digest))
-      expect(resultOf(exit).output).toBe("All set.")
-      expect(world.cancelled).toEqual([])
-      expect(seenByModel(llm)).toMatchObject({ content: `${DENIED}: ${reason}`, isError: true })
-    })
-  }
-
-  it("a digest mismatch on an edit is refused too: neither the edit nor the original runs", async () => {
+  it("a missing decision (empty map) → the call is rejected (fail closed): it does not run; the model sees why", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     await suspend(world, store)
-    const { llm } = await resume(world, store, { c1: Approval.edit("0".repeat(64), { order_id: "B-102" }) })
+    const { exit, llm } = await resume(world, store, {})
+    expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([])
-    expect(seenByModel(llm).isError).toBe(true)
+    expect(seenByModel(llm)).toMatchObject({ content: `${DENIED}: no decision was given`, isError: true })
+  })
+
+  // Bad decisions on resume are typed errors that name what was expected: nothing runs, no model
+  // call, the run stays suspended exactly as it was (version and state), and can be resumed again.
+  const refused: ReadonlyArray<
+    readonly [string, (pending: Approval.PendingEntry) => unknown, new (...args: never) => unknown, (pending: Approval.PendingEntry) => string]
+  > = [
+    ["a typo ('approved')", (p) => ({ [p.id]: "approved" }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approved'`],
+    ["the Python form ('approve')", (p) => ({ [p.id]: "approve" }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approve'`],
+    ["JSON arguments as a string (Python's edit)", (p) => ({ [p.id]: '{"order_id":"B-102"}' }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got '{"order_id":"B-102"}'`],
+    ["a verdict for a call in doubt (markDone) on an approval", (p) => ({ [p.id]: Approval.markDone(p.digest, "done") }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got {"digest":"${p.digest}","outcome":"done","verdict":"markDone"}`],
+    ["decisions keyed by the tool call id", (p) => ({ c1: Approval.approve(p.digest) }), UnknownPending, (p) => `run 'test-run' has no pending entry 'c1'; its pending entries are ['${p.id}']`],
+    ["a decision for an unknown pending id", (p) => ({ "p-0000000000000000": Approval.approve(p.digest) }), UnknownPending, (p) => `run 'test-run' has no pending entry 'p-0000000000000000'; its pending entries are ['${p.id}']`],
+    ["a stale digest (the decision was given for other arguments)", (p) => ({ [p.id]: Approval.approve("0".repeat(64)) }), DigestMismatch, (p) => `the decision for '${p.id}' of run 'test-run' names digest '${"0".repeat(64)}', but the pending entry's digest is '${p.digest}': it was given for other arguments or another tool definition`],
+    ["a digest mismatch on an edit", (p) => ({ [p.id]: Approval.edit("0".repeat(64), { order_id: "B-102" }) }), DigestMismatch, (p) => `the decision for '${p.id}' of run 'test-run' names digest '${"0".repeat(64)}', but the pending entry's digest is '${p.digest}': it was given for other arguments or another tool definition`],
+    ["decisions that are not a record (an array)", (p) => [Approval.approve(p.digest)], InvalidDecisions, () => "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got an array"],
+    ["decisions that are not a record (a string)", () => "approve", InvalidDecisions, () => "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got string approve"],
+    ["decisions that are not a record (null)", () => null, InvalidDecisions, () => "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got null"]
+  ]
+  for (const [what, decisions, type, text] of refused) {
+    it(`${what} → a typed ${type.name}, nothing runs, the run stays suspended as it was`, async () => {
+      const world = makeWorld()
+      const store = CheckpointStore.makeMemory()
+      const pending = (await suspend(world, store)).suspended!.pending[0]!
+      const before = await record(store)
+      const { exit, llm } = await resume(world, store, decisions(pending))
+      const error = failureOf(exit)
+      expect(error).toBeInstanceOf(type)
+      expect(error.message).toBe(text(pending))
+      expect(world.cancelled).toEqual([])
+      expect(llm.calls).toBe(0)
+      const after = await record(store)
+      expect([after.status, after.record.version, after.record.state]).toEqual(["suspended", before.record.version, before.record.state])
+      expect(await Effect.runPromise(store.decisions("test-run"))).toEqual([])
+      // still resumable with a good decision
+      const { exit: again } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
+      expect(resultOf(again).output).toBe("All set.")
+      expect(world.cancelled).toHaveLength(1)
+    })
+  }
+
+  it("a stored state of an unknown (newer) version or a corrupt state: typed errors, the record untouched, nothing runs", async () => {
+    for (const [text, type] of [
+      ['{"version":7,"runId":"test-run"}', RunStateVersionUnsupported],
+      ['{"version":1,"runId":"test-run","phase":"nope"}', RunStateCorrupt],
+      ["not json", RunStateCorrupt]
+    ] as const) {
+      const world = makeWorld()
+      const inner = CheckpointStore.makeMemory()
+      const pending = (await suspend(world, inner)).suspended!.pending[0]!
+      const planted = await record(inner)
+      inner.unsafePlant("test-run", JSON.stringify({ ...planted.record, state: text, lease: planted.record.lease, result: undefined }))
+      const before = Effect.runSync(Effect.orDie(inner.load("test-run")))
+      const { exit, llm } = await resume(world, inner, { [pending.id]: Approval.approve(pending.digest) })
+      expect(failureOf(exit)).toBeInstanceOf(type)
+      expect(llm.calls).toBe(0)
+      expect(world.cancelled).toEqual([])
+      const after = Effect.runSync(Effect.orDie(inner.load("test-run")))
+      expect(Option.getOrThrow(after).state).toBe(text)
+      expect(Option.getOrThrow(after).version).toBe(Option.getOrThrow(before).version)
+      // run() under the same id refuses too, and leaves it as it is
+      const driven = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), inner))))
+      expect(failureOf(driven)).toBeInstanceOf(type)
+    }
   })
 
   it("the whole turn was pending: each call gets its own decision, results in call order", async () => {
@@ -251,8 +317,8 @@ describe("suspend, then resume in another runPromise", () => {
     expect(pending.map((p) => p.call.id)).toEqual(["c0", "c1", "c2"])
     expect(world.looked).toEqual([])
     const { exit, llm } = await resume(world, store, {
-      c0: Approval.approve(pending[0]!.digest),
-      c2: Approval.approve(pending[2]!.digest)
+      [pending[0]!.id]: Approval.approve(pending[0]!.digest),
+      [pending[2]!.id]: Approval.approve(pending[2]!.digest)
       // c1: missing → rejected
     })
     expect(resultOf(exit).output).toBe("All set.")
@@ -271,11 +337,13 @@ describe("suspend, then resume in another runPromise", () => {
     const pending = (await suspend(world, store)).suspended!.pending[0]!
     const next = call("c2", "cancel_order", { order_id: "B-102" })
     const asksAgain = FakeLLM.script([Turn({ toolCalls: [next] })])
-    const second = resultOf((await resume(world, store, { c1: Approval.approve(pending.digest) }, asksAgain)).exit)
+    const second = resultOf((await resume(world, store, { [pending.id]: Approval.approve(pending.digest) }, asksAgain)).exit)
     expect(second.stopReason).toBe("awaiting_approval")
-    expect(second.suspended?.pending).toEqual([{ call: next, digest: Approval.digest(next) }])
+    expect(second.suspended?.pending).toMatchObject([{ call: next, kind: "Approval" }])
+    const nextEntry = second.suspended!.pending[0]!
+    expect(nextEntry.id).not.toBe(pending.id)
     expect(world.cancelled).toHaveLength(1)
-    const { exit } = await resume(world, store, { c2: Approval.approve(Approval.digest(next)) })
+    const { exit } = await resume(world, store, { [nextEntry.id]: Approval.approve(nextEntry.digest) })
     const done = resultOf(exit)
     expect(done.output).toBe("All set.")
     expect(world.cancelled.map((c) => c.order_id)).toEqual(["A-771", "B-102"])
@@ -302,14 +370,16 @@ describe("suspend, then resume in another runPromise", () => {
     expect(first.suspended?.pending[0]?.call.id).toBe("c1")
     expect(ran).toBe(0)
     const llm = finalModel()
+    const entry = first.suspended!.pending[0]!
+    expect(entry.reasons).toEqual(["requires_approval"])
     const done = await Effect.runPromise(
       agent()
-        .resume("test-run", { c1: Approval.approve(first.suspended!.pending[0]!.digest) })
+        .resume("test-run", { [entry.id]: Approval.approve(entry.digest) })
         .pipe(Effect.provide(layerOf(llm, store, { autonomy: "auto" })))
     )
     expect(done.output).toBe("All set.")
     expect(ran).toBe(1)
-    expect(await Effect.runPromise(store.versions("test-run"))).toEqual([])
+    expect((await record(store)).status).toBe("done")
   })
 
   it("resume opens its own invoke_agent span, with the run's conversation id", async () => {
@@ -320,7 +390,7 @@ describe("suspend, then resume in another runPromise", () => {
     await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { c1: Approval.approve(pending.digest) })
+        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
         .pipe(Effect.provide(layerOf(finalModel(), store)), Effect.provide(tracer.layer))
     )
     const run = tracer.one("invoke_agent support")
@@ -361,9 +431,10 @@ describe("what cannot be resumed", () => {
       const llm = FakeLLM.script([Turn({ toolCalls: [CANCEL] })])
       const result = yield* world.agent().run(TASK).pipe(Effect.provide(makeTestCtx({ llm, autonomy: "gated" })))
       expect(result.stopReason).toBe("awaiting_approval")
+      const pending = result.suspended!.pending[0]!
       const exit = yield* world
         .agent()
-        .resume("test-run", { c1: Approval.approve(result.suspended!.pending[0]!.digest) })
+        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
         .pipe(Effect.provide(makeTestCtx({ llm: FakeLLM.script([]) })), Effect.exit)
       expect(failureOf(exit)).toMatchObject({ _tag: "RunNotResumable", message: "no suspended run 'test-run' to resume" })
       expect(world.cancelled).toEqual([])
@@ -374,7 +445,7 @@ describe("what cannot be resumed", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const decisions = { c1: Approval.approve(pending.digest) }
+    const decisions = { [pending.id]: Approval.approve(pending.digest) }
     resultOf((await resume(world, store, decisions)).exit)
     const { exit, llm } = await resume(world, store, decisions)
     expect(failureOf(exit)).toMatchObject({ _tag: "RunNotResumable", message: "no suspended run 'test-run' to resume" })
@@ -382,21 +453,23 @@ describe("what cannot be resumed", () => {
     expect(world.cancelled).toHaveLength(1)
   })
 
-  it.effect("a completed run leaves no checkpoint (versions [])", () =>
+  it.effect("a completed run leaves its terminal marker: driving its id again returns the recorded result, no model call", () =>
     Effect.gen(function* () {
       const store = CheckpointStore.makeMemory()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: "done" })])
-      const result = yield* makeWorld()
-        .agent()
-        .run(TASK)
-        .pipe(Effect.provide(layerOf(llm, store, { autonomy: "auto" })))
+      const world = makeWorld()
+      const result = yield* world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "auto" })))
       expect(result.output).toBe("done")
-      expect(yield* store.versions("test-run")).toEqual([])
-      expect(Option.isNone(yield* store.latest("test-run"))).toBe(true)
+      expect((yield* recordOf(store)).status).toBe("done")
+      const again = FakeLLM.script([])
+      const replay = yield* world.agent().run("another task").pipe(Effect.provide(layerOf(again, store, { autonomy: "auto" })))
+      expect(replay).toEqual(result)
+      expect(again.calls).toBe(0)
+      expect(world.looked).toEqual(["A-771"])
     })
   )
 
-  it.effect("a run that ran out of iterations leaves no checkpoint either", () =>
+  it.effect("a run that ran out of iterations is recorded done too, with that stop reason", () =>
     Effect.gen(function* () {
       const store = CheckpointStore.makeMemory()
       const tool = Tool.make("lookup_order", {
@@ -409,7 +482,9 @@ describe("what cannot be resumed", () => {
       const llm = FakeLLM.respond((_request, n) => Turn({ toolCalls: [lookupCall(`c${n}`)] }))
       const result = yield* agent.run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "auto" })))
       expect(result.stopReason).toBe("max_iterations")
-      expect(yield* store.versions("test-run")).toEqual([])
+      const { record: done, status } = yield* recordOf(store)
+      expect(status).toBe("done")
+      expect(JSON.parse(done.result!)).toMatchObject({ stopReason: "max_iterations", partial: true })
     })
   )
 
@@ -423,16 +498,16 @@ describe("what cannot be resumed", () => {
     const exit = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { c1: Approval.approve(pending.digest) })
+        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
         .pipe(Effect.provide(layerOf(llm, store, { cancellation: token })), Effect.exit)
     )
     expect(failureOf(exit)).toBeInstanceOf(Cancelled)
     expect(world.cancelled).toEqual([])
     expect(llm.calls).toBe(0)
-    expect(Option.getOrThrow(await Effect.runPromise(store.latest("test-run"))).status).toBe("suspended")
+    expect((await record(store)).status).toBe("suspended")
   })
 
-  it("cancelled between two approved calls: the first ran, the second does not", async () => {
+  it("cancelled between two approved calls: the first ran, the second does not; the run is recorded cancelled, never driven again", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const token = Cancellation.make()
@@ -448,21 +523,35 @@ describe("what cannot be resumed", () => {
     const exit = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { c1: Approval.approve(pending[0]!.digest), c2: Approval.approve(pending[1]!.digest) })
+        .resume("test-run", { [pending[0]!.id]: Approval.approve(pending[0]!.digest), [pending[1]!.id]: Approval.approve(pending[1]!.digest) })
         .pipe(Effect.provide(layerOf(finalModel(), store, { cancellation: token })), Effect.exit)
     )
     expect(failureOf(exit)).toBeInstanceOf(Cancelled)
     expect(world.cancelled.map((c) => c.order_id)).toEqual(["A-771"])
+    const cancelled = await record(store)
+    expect(cancelled.status).toBe("cancelled")
+    // cancellation is final: driving the same id again runs nothing
+    world.cancelled.push = Array.prototype.push
+    const llm = finalModel()
+    const again = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
+    expect(failureOf(again)).toMatchObject({ _tag: "RunNotResumable", message: "run 'test-run' is cancelled: Cancelled: run cancelled; it is never driven again" })
+    const resumed = await resume(world, store, { [pending[1]!.id]: Approval.approve(pending[1]!.digest) })
+    expect(failureOf(resumed.exit)).toBeInstanceOf(RunNotResumable)
+    expect([llm.calls, resumed.llm.calls]).toEqual([0, 0])
+    expect(world.cancelled.map((c) => c.order_id)).toEqual(["A-771"])
   })
 
-  it("a fresh run on the id of a suspended run starts over (only resume continues a suspension)", async () => {
+  it("run() on the id of a suspended run fails RunSuspended with its pending entries; nothing runs (only resume continues it)", async () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
-    await suspend(world, store)
+    const suspended = await suspend(world, store)
     const llm = FakeLLM.script([Turn({ content: "hello again" })])
-    const result = await Effect.runPromise(world.agent().run("new task").pipe(Effect.provide(layerOf(llm, store))))
-    expect(result.output).toBe("hello again")
-    expect(llm.requests[0]!.messages.at(-1)).toEqual({ role: "user", content: "new task" })
+    const exit = await Effect.runPromiseExit(world.agent().run("new task").pipe(Effect.provide(layerOf(llm, store))))
+    const error = failureOf(exit)
+    expect(error).toBeInstanceOf(RunSuspended)
+    expect(error).toMatchObject({ runId: "test-run", pending: suspended.suspended!.pending })
+    expect(error.message).toBe("run 'test-run' is suspended, waiting for 1 decision(s): continue it with agent.resume(runId, decisions)")
+    expect(llm.calls).toBe(0)
     expect(world.cancelled).toEqual([])
   })
 })

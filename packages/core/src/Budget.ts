@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
@@ -41,18 +42,59 @@ export interface Limits {
 }
 
 /**
- * A live budget. Charging is synchronous inside one Effect step, so concurrent charges never lose
- * an update. The call that crosses a ceiling is charged and then fails; every later call is
- * refused by `guard` before it starts.
+ * The counters of a budget at one moment: what a run state carries, so a resumed or recovered run
+ * goes on from what was already spent. Money is in integer nano-USD.
+ *
+ * @example
+ * ```ts
+ * import { Budget } from "@agentkit/core"
+ *
+ * const budget = Budget.unsafeMake({ maxModelCalls: 10 })
+ * const snapshot: Budget.Snapshot = budget.snapshot()
+ * snapshot.modelCalls // 0
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Snapshot {
+  readonly modelCalls: number
+  readonly toolCalls: number
+  readonly tokens: number
+  readonly costNanos: number
+  /** Model calls reserved but not returned yet. */
+  readonly inFlightModelCalls: number
+  /** Tool executions reserved but not returned yet. */
+  readonly inFlightToolCalls: number
+}
+
+/**
+ * A live budget, shared by a run and all its sub-runs.
+ *
+ * Count limits (`maxModelCalls`, `maxToolCalls`) **reserve**: the Invoker reserves at the innermost
+ * point, just before each provider request and each tool execution (so retries and fallbacks each
+ * reserve). A call that would exceed the limit is refused before it is sent, with `calls N+1 > N`
+ * (`tool calls N+1 > N`, N the limit), and is not counted; a reservation becomes a count when the
+ * call returns, whether it succeeded or failed (it reached the provider). Exactly N requests reach
+ * the provider under a limit of N, one at a time or a thousand at once.
+ *
+ * Cost and tokens are **charged after** the call (nobody knows a call's price before it returns):
+ * the call that crosses a ceiling is charged and then fails (`cost $0.02 > $0.015`), and every
+ * later reservation is refused. Calls already in flight when the ceiling is crossed still finish
+ * and are charged, so the spend can overshoot the ceiling by at most the cost of the calls in
+ * flight at that moment (at most `maxConcurrency` tool calls and the model calls of the run tree).
+ *
+ * Money is kept exactly, in integer nano-USD; `spentUsd` derives dollars from it.
  *
  * @example
  * ```ts
  * import { Budget, Usage } from "@agentkit/core"
  * import { Effect } from "effect"
  *
- * const budget = Budget.unsafeMake({ maxCostUsd: 0.015 })
- * Effect.runSync(budget.charge(Usage.make({ costUsd: 0.01 })))
- * Effect.runSyncExit(budget.charge(Usage.make({ costUsd: 0.01 }))) // fails: "cost $0.02 > $0.015"
+ * const budget = Budget.unsafeMake({ maxCostUsd: 0.015, maxModelCalls: 1 })
+ * const ask = budget.modelCall(Effect.succeed(Usage.make({ costUsd: 0.01 })), (usage) => usage)
+ * Effect.runSync(ask) // reserved, counted, charged
+ * Effect.runSyncExit(ask) // refused before it runs: "calls 2 > 1"
  * ```
  *
  * @since 0.1.0
@@ -65,18 +107,22 @@ export class Budget {
   readonly maxToolCalls: number | undefined
   readonly maxDepth: number
   readonly maxConcurrency: number
+  readonly #maxCostNanos: number | undefined
   #free: number
   readonly #waiting: Array<() => void> = []
-  #spentUsd = 0
+  #costNanos = 0
   #modelCalls = 0
   #tokens = 0
   #toolCalls = 0
+  #inFlightModelCalls = 0
+  #inFlightToolCalls = 0
 
   /** Throws `ConfigurationError` on an invalid limit; `Budget.make` is the Effect way. */
   constructor(limits: Limits = {}) {
     const error = validate(limits)
     if (error !== undefined) throw error
     this.maxCostUsd = limits.maxCostUsd
+    this.#maxCostNanos = limits.maxCostUsd === undefined ? undefined : Math.round(limits.maxCostUsd * 1e9)
     this.maxModelCalls = limits.maxModelCalls
     this.maxTokens = limits.maxTokens
     this.maxToolCalls = limits.maxToolCalls
@@ -85,11 +131,25 @@ export class Budget {
     this.#free = this.maxConcurrency
   }
 
-  /** USD spent so far, rounded to 6 decimal places. */
-  get spentUsd(): number {
-    return this.#spentUsd
+  /** The limits this budget was made with (what a run state records, to rebuild it). */
+  get limits(): Limits {
+    const limits: { -readonly [K in keyof Limits]: Limits[K] } = { maxDepth: this.maxDepth, maxConcurrency: this.maxConcurrency }
+    if (this.maxCostUsd !== undefined) limits.maxCostUsd = this.maxCostUsd
+    if (this.maxModelCalls !== undefined) limits.maxModelCalls = this.maxModelCalls
+    if (this.maxTokens !== undefined) limits.maxTokens = this.maxTokens
+    if (this.maxToolCalls !== undefined) limits.maxToolCalls = this.maxToolCalls
+    return limits
   }
-  /** Model calls charged so far. */
+
+  /** USD spent so far (exact: derived from integer nano-USD). */
+  get spentUsd(): number {
+    return Usage.usdOf(this.#costNanos)
+  }
+  /** Nano-USD spent so far. */
+  get spentNanos(): number {
+    return this.#costNanos
+  }
+  /** Model calls counted so far (reservations that returned). */
   get modelCalls(): number {
     return this.#modelCalls
   }
@@ -97,18 +157,50 @@ export class Budget {
   get tokens(): number {
     return this.#tokens
   }
-  /** Tool calls started so far. */
+  /** Tool executions counted so far. */
   get toolCalls(): number {
     return this.#toolCalls
   }
+  /** Model calls reserved and not returned yet. */
+  get inFlightModelCalls(): number {
+    return this.#inFlightModelCalls
+  }
+  /** Tool executions reserved and not returned yet. */
+  get inFlightToolCalls(): number {
+    return this.#inFlightToolCalls
+  }
   /** What is left of the cost ceiling, or `undefined` when there is none. */
   get remainingUsd(): number | undefined {
-    return this.maxCostUsd === undefined ? undefined : Math.max(0, Usage.round6(this.maxCostUsd - this.#spentUsd))
+    return this.#maxCostNanos === undefined ? undefined : Usage.usdOf(Math.max(0, this.#maxCostNanos - this.#costNanos))
   }
 
   /** Concurrency permits free right now. */
   get freePermits(): number {
     return this.#free
+  }
+
+  /** The counters now: what a checkpoint records. */
+  snapshot(): Snapshot {
+    return {
+      modelCalls: this.#modelCalls,
+      toolCalls: this.#toolCalls,
+      tokens: this.#tokens,
+      costNanos: this.#costNanos,
+      inFlightModelCalls: this.#inFlightModelCalls,
+      inFlightToolCalls: this.#inFlightToolCalls
+    }
+  }
+
+  /**
+   * Goes on from a snapshot (a resumed or recovered run): each counter becomes at least the
+   * snapshot's, and what was in flight when it was taken counts as spent (it may have reached the
+   * provider: fail closed). Reservations in flight now are kept.
+   */
+  restore(snapshot: Snapshot): void {
+    this.#modelCalls = Math.max(this.#modelCalls, snapshot.modelCalls + snapshot.inFlightModelCalls)
+    this.#toolCalls = Math.max(this.#toolCalls, snapshot.toolCalls + snapshot.inFlightToolCalls)
+    this.#tokens = Math.max(this.#tokens, snapshot.tokens)
+    this.#costNanos = Math.max(this.#costNanos, snapshot.costNanos)
   }
 
   /**
@@ -154,52 +246,145 @@ export class Budget {
     else next()
   }
 
-  /** Fails when a ceiling is already crossed; run before every model call. */
+  /** Fails when a ceiling is already crossed (cost, tokens, model calls). */
   get guard(): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => this.#check())
   }
 
-  /** Charges one model call's usage, then fails if a ceiling is now crossed. */
-  charge(usage: Usage.Usage): Effect.Effect<void, BudgetExceeded> {
-    return Effect.suspend(() => {
-      this.#spentUsd = Usage.round6(this.#spentUsd + usage.costUsd)
-      this.#modelCalls += 1
-      this.#tokens += Usage.totalTokens(usage)
-      return this.#check()
-    })
-  }
-
   /**
-   * Counts one tool call before it runs. A call past `maxToolCalls` is counted and refused (it
-   * never runs), and the run ends.
+   * Reserves one model call: refused (and not counted) when the cost or token ceiling is crossed
+   * or when it would exceed `maxModelCalls` (`calls N+1 > N`). Pair it with `settleModelCall`, or
+   * use `modelCall`, which does both.
    */
-  get startToolCall(): Effect.Effect<void, BudgetExceeded> {
+  get reserveModelCall(): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => {
-      this.#toolCalls += 1
-      if (this.maxToolCalls !== undefined && this.#toolCalls > this.maxToolCalls) {
-        return Effect.fail(
-          new BudgetExceeded({ limit: "toolCalls", message: `tool calls ${this.#toolCalls} > ${this.maxToolCalls}` })
-        )
+      const crossed = this.#crossed()
+      if (crossed !== undefined) return Effect.fail(crossed)
+      if (this.maxModelCalls !== undefined && this.#modelCalls + this.#inFlightModelCalls + 1 > this.maxModelCalls) {
+        return Effect.fail(this.#overCalls())
       }
+      this.#inFlightModelCalls += 1
       return Effect.void
     })
   }
 
-  #check(): Effect.Effect<void, BudgetExceeded> {
-    if (this.maxCostUsd !== undefined && this.#spentUsd > this.maxCostUsd) {
-      return Effect.fail(
-        new BudgetExceeded({ limit: "cost", message: `cost $${PythonText.float(this.#spentUsd)} > $${PythonText.float(this.maxCostUsd)}` })
-      )
+  /**
+   * A reserved model call returned: it is counted, and its usage (when it answered) charged; fails
+   * when a cost or token ceiling is now crossed.
+   */
+  settleModelCall(usage: Usage.Usage | undefined): Effect.Effect<void, BudgetExceeded> {
+    return Effect.suspend(() => {
+      this.#inFlightModelCalls -= 1
+      return this.#count(usage)
+    })
+  }
+
+  /**
+   * Runs one model call under a reservation: reserved before `self` starts, counted when it
+   * returns (success, failure or interruption: it may have reached the provider), its usage charged
+   * when it succeeds.
+   */
+  modelCall<A, E, R>(self: Effect.Effect<A, E, R>, usageOf: (a: A) => Usage.Usage): Effect.Effect<A, E | BudgetExceeded, R> {
+    return Effect.uninterruptibleMask(
+      (restore): Effect.Effect<A, E | BudgetExceeded, R> =>
+        Effect.zipRight(
+          this.reserveModelCall,
+          Effect.flatMap(
+            Effect.exit(restore(self)),
+            (exit): Effect.Effect<A, E | BudgetExceeded> =>
+              Exit.isSuccess(exit)
+                ? Effect.as(this.settleModelCall(usageOf(exit.value)), exit.value)
+                : Effect.zipRight(Effect.ignore(this.settleModelCall(undefined)), exit)
+          )
+        )
+    )
+  }
+
+  /**
+   * Counts and charges one model call made without a reservation (outside the Invoker), then fails
+   * if a ceiling is now crossed.
+   */
+  charge(usage: Usage.Usage): Effect.Effect<void, BudgetExceeded> {
+    return Effect.suspend(() => {
+      this.#count(usage)
+      return this.#check()
+    })
+  }
+
+  /** Reserves one tool execution: refused (and not counted) past `maxToolCalls` (`tool calls N+1 > N`). */
+  get reserveToolCall(): Effect.Effect<void, BudgetExceeded> {
+    return Effect.suspend(() => {
+      if (this.maxToolCalls !== undefined && this.#toolCalls + this.#inFlightToolCalls + 1 > this.maxToolCalls) {
+        return Effect.fail(
+          new BudgetExceeded({ limit: "toolCalls", message: `tool calls ${this.maxToolCalls + 1} > ${this.maxToolCalls}` })
+        )
+      }
+      this.#inFlightToolCalls += 1
+      return Effect.void
+    })
+  }
+
+  /** A reserved tool execution returned: it is counted. */
+  get settleToolCall(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      this.#inFlightToolCalls -= 1
+      this.#toolCalls += 1
+    })
+  }
+
+  /** A reserved tool execution never started (a stored outcome was returned instead): not counted. */
+  get releaseToolCall(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      this.#inFlightToolCalls -= 1
+    })
+  }
+
+  /** Runs one tool execution under a reservation, counted when it returns (whatever its outcome). */
+  toolCall<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | BudgetExceeded, R> {
+    return Effect.uninterruptibleMask(
+      (restore): Effect.Effect<A, E | BudgetExceeded, R> =>
+        Effect.zipRight(this.reserveToolCall, Effect.ensuring(restore(self), this.settleToolCall))
+    )
+  }
+
+  #count(usage: Usage.Usage | undefined): Effect.Effect<void, BudgetExceeded> {
+    this.#modelCalls += 1
+    if (usage !== undefined) {
+      this.#costNanos += Usage.nanos(usage)
+      this.#tokens += Usage.totalTokens(usage)
     }
-    if (this.maxModelCalls !== undefined && this.#modelCalls > this.maxModelCalls) {
-      return Effect.fail(
-        new BudgetExceeded({ limit: "modelCalls", message: `calls ${this.#modelCalls} > ${this.maxModelCalls}` })
-      )
+    const crossed = this.#crossed()
+    return crossed === undefined ? Effect.void : Effect.fail(crossed)
+  }
+
+  #overCalls(): BudgetExceeded {
+    return new BudgetExceeded({ limit: "modelCalls", message: `calls ${this.maxModelCalls! + 1} > ${this.maxModelCalls}` })
+  }
+
+  #crossed(): BudgetExceeded | undefined {
+    if (this.#maxCostNanos !== undefined && this.#costNanos > this.#maxCostNanos) {
+      return new BudgetExceeded({
+        limit: "cost",
+        message: `cost $${PythonText.float(Usage.usdOf(this.#costNanos))} > $${PythonText.float(this.maxCostUsd!)}`
+      })
     }
     if (this.maxTokens !== undefined && this.#tokens > this.maxTokens) {
-      return Effect.fail(new BudgetExceeded({ limit: "tokens", message: `tokens ${this.#tokens} > ${this.maxTokens}` }))
+      return new BudgetExceeded({ limit: "tokens", message: `tokens ${this.#tokens} > ${this.maxTokens}` })
     }
-    return Effect.void
+    return undefined
+  }
+
+  #check(): Effect.Effect<void, BudgetExceeded> {
+    if (this.maxModelCalls !== undefined && this.#modelCalls > this.maxModelCalls) {
+      const crossed = this.#crossed()
+      return Effect.fail(
+        crossed?.limit === "cost"
+          ? crossed
+          : new BudgetExceeded({ limit: "modelCalls", message: `calls ${this.#modelCalls} > ${this.maxModelCalls}` })
+      )
+    }
+    const crossed = this.#crossed()
+    return crossed === undefined ? Effect.void : Effect.fail(crossed)
   }
 }
 

@@ -14,6 +14,7 @@
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as PythonText from "./PythonText.js"
+import { ToolCall } from "./ToolCall.js"
 
 /**
  * Marks every agentkit error (core's and the other packages').
@@ -530,6 +531,332 @@ export class ToolDenied extends Schema.TaggedError<ToolDenied>("@agentkit/core/T
 }
 
 /**
+ * A store could not do what it was asked: its backend is unreachable or broken. `retryable` says
+ * whether trying again may help (a lost connection) or not (a misconfigured table). The
+ * compare-and-set outcomes of the store ports (`StaleLease`, `VersionConflict`, ...) are errors
+ * of their own.
+ *
+ * @example
+ * ```ts
+ * import { StoreError } from "@agentkit/core"
+ *
+ * new StoreError({ operation: "save", message: "database is locked", retryable: true })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StoreError extends Schema.TaggedError<StoreError>("@agentkit/core/StoreError")("StoreError", {
+  operation: Schema.String,
+  message: Schema.String,
+  retryable: Schema.Boolean,
+  cause: Schema.optional(ForeignValue)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
+
+/**
+ * A run record with this id exists already (`CheckpointStore.create`).
+ *
+ * @example
+ * ```ts
+ * import { RunExists } from "@agentkit/core"
+ *
+ * new RunExists({ runId: "run-1" }).message // "run 'run-1' exists already"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunExists extends Schema.TaggedError<RunExists>("@agentkit/core/RunExists")("RunExists", {
+  runId: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' exists already`
+  }
+}
+
+/**
+ * No run record has this id.
+ *
+ * @example
+ * ```ts
+ * import { RunNotFound } from "@agentkit/core"
+ *
+ * new RunNotFound({ runId: "run-1" }).message // "no run 'run-1' in the store"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunNotFound extends Schema.TaggedError<RunNotFound>("@agentkit/core/RunNotFound")("RunNotFound", {
+  runId: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `no run '${this.runId}' in the store`
+  }
+}
+
+/**
+ * The lease a write carried is no longer the run's: it expired, was released, or another process
+ * took the run over (a newer fencing token). The writer has lost the run and must stop.
+ *
+ * @example
+ * ```ts
+ * import { StaleLease } from "@agentkit/core"
+ *
+ * new StaleLease({ runId: "run-1", token: 1 }).message
+ * // "the lease on run 'run-1' (token 1) is no longer held: it expired or the run was taken over"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StaleLease extends Schema.TaggedError<StaleLease>("@agentkit/core/StaleLease")("StaleLease", {
+  runId: Schema.String,
+  token: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the lease on run '${this.runId}' (token ${this.token}) is no longer held: it expired or the run was taken over`
+  }
+}
+
+/**
+ * Another owner holds a live lease on the run (`CheckpointStore.claim`).
+ *
+ * @example
+ * ```ts
+ * import { LeaseHeld } from "@agentkit/core"
+ *
+ * new LeaseHeld({ runId: "run-1", owner: "worker-a", expiresAt: 0 }).message
+ * // "run 'run-1' is leased by 'worker-a' until 1970-01-01T00:00:00.000Z"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LeaseHeld extends Schema.TaggedError<LeaseHeld>("@agentkit/core/LeaseHeld")("LeaseHeld", {
+  runId: Schema.String,
+  owner: Schema.String,
+  expiresAt: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' is leased by '${this.owner}' until ${new Date(this.expiresAt).toISOString()}`
+  }
+}
+
+/**
+ * The run is finished (done, failed or cancelled): its record takes no more writes.
+ *
+ * @example
+ * ```ts
+ * import { RunFinished } from "@agentkit/core"
+ *
+ * new RunFinished({ runId: "run-1", status: "done" }).message // "run 'run-1' is finished (done)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunFinished extends Schema.TaggedError<RunFinished>("@agentkit/core/RunFinished")("RunFinished", {
+  runId: Schema.String,
+  status: Schema.Literal("done", "failed", "cancelled")
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' is finished (${this.status})`
+  }
+}
+
+/**
+ * A compare-and-set write named a version that is not the record's current one: someone else
+ * wrote since it was read.
+ *
+ * @example
+ * ```ts
+ * import { VersionConflict } from "@agentkit/core"
+ *
+ * new VersionConflict({ runId: "run-1", expected: 3, actual: 4 }).message
+ * // "run 'run-1': expected version 3, the store has version 4"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class VersionConflict extends Schema.TaggedError<VersionConflict>("@agentkit/core/VersionConflict")("VersionConflict", {
+  runId: Schema.String,
+  expected: Schema.Number,
+  actual: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}': expected version ${this.expected}, the store has version ${this.actual}`
+  }
+}
+
+/**
+ * A stored entry cannot be read back (a corrupt row): the store names it and leaves it untouched.
+ *
+ * @example
+ * ```ts
+ * import { CorruptEntry } from "@agentkit/core"
+ *
+ * new CorruptEntry({ store: "checkpoints", key: "run-1", detail: "status must be one of ...; got 'banana'" }).message
+ * // "checkpoints entry 'run-1' is corrupt: status must be one of ...; got 'banana'"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CorruptEntry extends Schema.TaggedError<CorruptEntry>("@agentkit/core/CorruptEntry")("CorruptEntry", {
+  store: Schema.String,
+  key: Schema.String,
+  detail: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `${this.store} entry '${this.key}' is corrupt: ${this.detail}`
+  }
+}
+
+/**
+ * A pending entry was decided already: the first decision wins; this one names it and who made it.
+ *
+ * @example
+ * ```ts
+ * import { AlreadyDecided } from "@agentkit/core"
+ *
+ * new AlreadyDecided({ rootRunId: "run-1", pendingId: "p-1", decision: "{}", by: "alice" }).message
+ * // "pending entry 'p-1' of run 'run-1' was decided already by alice"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AlreadyDecided extends Schema.TaggedError<AlreadyDecided>("@agentkit/core/AlreadyDecided")("AlreadyDecided", {
+  rootRunId: Schema.String,
+  pendingId: Schema.String,
+  decision: Schema.String,
+  by: Schema.optional(Schema.String)
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `pending entry '${this.pendingId}' of run '${this.rootRunId}' was decided already${this.by === undefined ? "" : ` by ${this.by}`}`
+  }
+}
+
+/**
+ * A side-effecting, non-idempotent call was claimed in the execution ledger and never completed
+ * (the process stopped mid-call): whether its effect happened is unknown, so it is not run again.
+ * The agent loop suspends the run with an `InDoubt` pending entry; it is never shown to the model.
+ *
+ * @example
+ * ```ts
+ * import { ToolInDoubt } from "@agentkit/core"
+ *
+ * new ToolInDoubt({ key: "run-1/t0/c0", call: { id: "c1", name: "charge", arguments: {} }, claimedAt: 0 }).message
+ * // "tool call 'c1' (charge) was claimed at 1970-01-01T00:00:00.000Z and never completed: its outcome is unknown"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolInDoubt extends Schema.TaggedError<ToolInDoubt>("@agentkit/core/ToolInDoubt")("ToolInDoubt", {
+  key: Schema.String,
+  call: ToolCall,
+  claimedAt: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `tool call '${this.call.id}' (${this.call.name}) was claimed at ${new Date(this.claimedAt).toISOString()} and never completed: its outcome is unknown`
+  }
+}
+
+/**
+ * A call whose failure the execution ledger recorded: it is not run again, and the model sees the
+ * text it saw the first time (`toolFailureText` gives `text` as it is).
+ *
+ * @example
+ * ```ts
+ * import { RecordedFailure, toolFailureText } from "@agentkit/core"
+ *
+ * toolFailureText("charge", new RecordedFailure({ toolName: "charge", text: "ERROR: tool 'charge' failed: card declined" }))
+ * // "ERROR: tool 'charge' failed: card declined"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RecordedFailure extends Schema.TaggedError<RecordedFailure>("@agentkit/core/RecordedFailure")("RecordedFailure", {
+  toolName: Schema.String,
+  text: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return this.text
+  }
+}
+
+/**
+ * An execution-ledger entry was not in the state a resolution expected (it is not in doubt, or
+ * another claim replaced the one that was decided).
+ *
+ * @example
+ * ```ts
+ * import { LedgerConflict } from "@agentkit/core"
+ *
+ * new LedgerConflict({ key: "run-1/t0/c0", state: "completed" }).message
+ * // "ledger entry 'run-1/t0/c0' is not in doubt (it is completed)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LedgerConflict extends Schema.TaggedError<LedgerConflict>("@agentkit/core/LedgerConflict")("LedgerConflict", {
+  key: Schema.String,
+  state: Schema.Literal("none", "completed", "reclaimed")
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    const state = this.state === "none" ? "it has no claim" : this.state === "completed" ? "it is completed" : "another claim replaced it"
+    return `ledger entry '${this.key}' is not in doubt (${state})`
+  }
+}
+
+/**
+ * The text the model sees for an in-doubt call that a person marked failed.
+ *
+ * @example
+ * ```ts
+ * import { markedFailedText } from "@agentkit/core"
+ *
+ * markedFailedText("the bank has no record of it")
+ * // "ERROR: the call was interrupted and its outcome was unknown; an operator marked it failed: the bank has no record of it"
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const markedFailedText = (reason: string): string =>
+  `ERROR: the call was interrupted and its outcome was unknown; an operator marked it failed: ${reason}`
+
+/**
  * Whether a value is a `BudgetExceeded` (a ceiling that ends the run).
  *
  * @example
@@ -590,8 +917,8 @@ export const isCancelled: (u: unknown) => u is Cancelled = isTagged("Cancelled")
 export const isChatModelError: (u: unknown) => u is ChatModelError = isTagged("ChatModelError")
 
 /**
- * Whether a tool failure ends the whole run instead of going back to the model: cancellation and
- * every budget ceiling (a sub-agent's `DepthExceeded` goes back to the model).
+ * Whether a tool failure ends the whole run instead of going back to the model: cancellation,
+ * every budget ceiling and a broken store (a sub-agent's `DepthExceeded` goes back to the model).
  *
  * @example
  * ```ts
@@ -604,7 +931,8 @@ export const isChatModelError: (u: unknown) => u is ChatModelError = isTagged("C
  * @since 0.1.0
  * @category guards
  */
-export const endsRun = (error: unknown): error is BudgetExceeded | Cancelled => isCancelled(error) || isBudgetExceeded(error)
+export const endsRun = (error: unknown): error is BudgetExceeded | Cancelled | StoreError =>
+  isCancelled(error) || isBudgetExceeded(error) || isTagged("StoreError")(error)
 
 const availableText = (available: ReadonlyArray<string>): string =>
   available.length > 0 ? available.join(", ") : "(none)"
@@ -683,6 +1011,7 @@ export const shapeMismatchText = (error: ToolShapeError): string =>
  */
 export const toolFailureText = (toolName: string, error: unknown): string => {
   if (error instanceof ToolShapeError) return shapeMismatchText(error)
+  if (error instanceof RecordedFailure) return error.text
   const described =
     typeof error === "object" && error !== null ? `${errorType(error)}: ${errorMessage(error)}` : `Error: ${String(error)}`
   return `ERROR: tool '${toolName}' failed: ${described}`

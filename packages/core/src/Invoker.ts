@@ -3,16 +3,23 @@
  * separate tool pipeline (the pipeline types live in `Middleware`), composed once when the layer
  * is built. It reads the run context from the environment once per call and puts it on the call
  * record, opens the `chat {model}` and `execute_tool {tool}` spans outside every middleware, and
- * enforces the run's Budget.
+ * enforces the run's Budget with reservations at the innermost point (just before the provider
+ * request, just before the tool runs). With an `ExecutionLedger` provided, it claims every call of
+ * a side-effecting, non-idempotent tool before it runs and completes the claim after.
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as CanonicalJson from "./CanonicalJson.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
-import { errorType } from "./Errors.js"
+import { errorType, RecordedFailure, toolFailureText, ToolInDoubt } from "./Errors.js"
+import { ExecutionLedger } from "./ExecutionLedger.js"
 import type { InvokableTool } from "./InvokableTool.js"
 import {
   type CallMetadata,
@@ -78,6 +85,8 @@ export interface Service {
 
 const noEmit = (_delta: ChatDelta): void => {}
 
+const usageOf = (response: ChatResponse) => response.usage
+
 /** What the Invoker sets on its `chat {model}` span when the model has answered. */
 const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   const attributes: Record<string, Tracing.AttributeValue> = {
@@ -94,14 +103,66 @@ const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
 }
 
 // The tool runs with the call record's context and identity: no environment lookup, nothing
-// provided per call. A delegating tool (a sub-agent) takes no permit of its own.
+// provided per call. It is counted against `maxToolCalls` by a reservation taken here, at the
+// innermost point (so each retry reserves), before its concurrency permit; a delegating tool (a
+// sub-agent) takes no permit of its own.
 const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
   const { tool, call, context } = request
-  const run = Effect.map(
-    tool.execute(call.arguments, { context, callId: call.id, runId: context.correlationId }),
+  const execute = Effect.map(
+    tool.execute(call.arguments, { context, callId: call.id, runId: context.runId }),
     (value): ToolOutcome => ({ value, text: tool.render(value) })
   ) as Effect.Effect<ToolOutcome, E, R> // RunContext is in the environment: the Invoker read it there
-  return tool.delegating ? run : context.budget.withPermit(run)
+  const run = tool.delegating ? execute : context.budget.withPermit(execute)
+  // At most once: a side-effecting, non-idempotent call is claimed in the execution ledger, when
+  // one is provided (read only for such tools, so a read-only call never looks it up).
+  if (!tool.sideEffecting || tool.idempotent) return context.budget.toolCall(run)
+  return Effect.flatMap(Effect.serviceOption(ExecutionLedger), (ledger) =>
+    Option.isNone(ledger) ? context.budget.toolCall(run) : claimed(ledger.value, request, run)
+  )
+}
+
+/**
+ * The ledger's side of a tool call: reserve, claim, then run (or return what the ledger knows),
+ * and complete the claim with the text the model sees. An interruption or a defect leaves the
+ * claim open: the call may have had its effect, so it is in doubt.
+ */
+const claimed = <E, R>(
+  ledger: ExecutionLedger.Service,
+  request: ToolCallRequest<E, R>,
+  run: Effect.Effect<ToolOutcome, E, R>
+): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+  const { call, context, meta, tool } = request
+  const budget = context.budget
+  const key = meta.executionKey ?? `${context.runId}/${call.id}`
+  const digest = CanonicalJson.hash({ tool: tool.name, arguments: call.arguments })
+  type Out = Effect.Effect<ToolOutcome, E | ToolPipelineError, R>
+  const stored = (claim: Exclude<ExecutionLedger.Claim, { readonly _tag: "Claimed" }>): Out => {
+    if (claim._tag === "InDoubt") return Effect.fail(new ToolInDoubt({ key, call, claimedAt: claim.claimedAt }))
+    meta.deduplicated = true
+    return claim.outcome.isError
+      ? Effect.fail(new RecordedFailure({ toolName: tool.name, text: claim.outcome.text }))
+      : Effect.succeed({ value: claim.outcome.text, text: claim.outcome.text })
+  }
+  const complete = (exit: Exit.Exit<ToolOutcome, E>): Out => {
+    if (Exit.isSuccess(exit)) return Effect.zipRight(ledger.complete(key, { text: exit.value.text, isError: false }), exit)
+    const failure = Cause.failureOption(exit.cause)
+    // interrupted or a defect: the effect may have happened, so the claim stays (in doubt)
+    if (Option.isNone(failure)) return exit
+    return Effect.zipRight(ledger.complete(key, { text: toolFailureText(tool.name, failure.value), isError: true }), exit)
+  }
+  return Effect.uninterruptibleMask(
+    (restore): Out =>
+      Effect.zipRight(
+        budget.reserveToolCall,
+        Effect.flatMap(
+          Effect.onError(restore(ledger.claim(key, digest)), () => budget.releaseToolCall),
+          (claim): Out =>
+            claim._tag === "Claimed"
+              ? Effect.flatMap(Effect.exit(restore(run)), (exit) => Effect.zipRight(budget.settleToolCall, complete(exit)))
+              : Effect.zipRight(budget.releaseToolCall, Effect.suspend(() => stored(claim)))
+        )
+      )
+  )
 }
 
 /**
@@ -119,11 +180,13 @@ const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
  * @category constructors
  */
 export const make = (model: ChatModel.Service, options: Options = {}): Service => {
-  // The run's Budget is charged at the innermost point, when the model has answered: middleware on
-  // the way out (a quota meter) see a call that broke the budget fail, as in the Python agentkit,
-  // and a call served from a cache never reaches the model, so it is never charged.
+  // The run's Budget reserves and charges at the innermost point: a model call is reserved just
+  // before the provider request (each retry and fallback reserves) and charged when the model has
+  // answered, so middleware on the way out (a quota meter) see a call that broke the budget fail,
+  // as in the Python agentkit, and a call served from a cache never reaches the model, so it is
+  // never counted or charged.
   const chatPipeline = compose(options.chatMiddleware ?? [], (call) =>
-    Effect.tap(model.chat(call.request, { emit: call.emit }), (response) => call.context.budget.charge(response.usage))
+    call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), usageOf)
   )
   const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
 
@@ -131,10 +194,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
     Effect.flatMap(RunContext, (context) => {
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
-      const run = Effect.zipRight(
-        context.budget.guard,
-        chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context })
-      )
+      const run = chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context })
       if (!context.tracing) return run
       return run.pipe(
         Effect.tap((response) => Tracing.annotate(responseAttributes(response))),
@@ -152,10 +212,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
 
   const tool: Service["tool"] = (call, invokable, callOptions) =>
     Effect.flatMap(RunContext, (context) => {
-      const run = Effect.zipRight(
-        context.budget.startToolCall,
-        toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
-      )
+      const run = toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
       if (!context.tracing) return run
       return run.pipe(
         Effect.tapError((error) =>

@@ -18,7 +18,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
-import type { BudgetExceeded, ChatModelError, ToolDenied } from "./Errors.js"
+import type { BudgetExceeded, ChatModelError, RecordedFailure, StoreError, ToolDenied, ToolInDoubt } from "./Errors.js"
 import type { ExecuteOptions, InvokableTool } from "./InvokableTool.js"
 import type { RunContext } from "./RunContext.js"
 import type { ToolCall } from "./ToolCall.js"
@@ -46,6 +46,11 @@ export interface CallMetadata {
   deduplicated?: boolean
   /** Set by a fallback middleware: the model that answered. */
   servedBy?: string
+  /**
+   * Set by the agent loop on a tool call: its execution-ledger key (`<runId>/t<turn>/c<index>`).
+   * A call without one is keyed `<runId>/<callId>`.
+   */
+  executionKey?: string
   [key: string]: unknown
 }
 
@@ -144,20 +149,21 @@ export interface ToolOutcome {
 export type ChatError = ChatModelError | BudgetExceeded
 
 /**
- * Errors the tool pipeline may add to the tool's own.
+ * Errors the tool pipeline may add to the tool's own: a denial, a budget ceiling, and, when an
+ * execution ledger is provided, a call in doubt, a recorded failure replayed, a broken store.
  *
  * @example
  * ```ts
  * import type { ToolPipelineError } from "@agentkit/core"
  *
  * const describe = (error: ToolPipelineError) =>
- *   error._tag === "ToolDenied" ? `denied (${error.reason}): ${error.message}` : `over budget: ${error.message}`
+ *   error._tag === "ToolDenied" ? `denied (${error.reason}): ${error.message}` : `${error._tag}: ${error.message}`
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export type ToolPipelineError = ToolDenied | BudgetExceeded
+export type ToolPipelineError = ToolDenied | BudgetExceeded | ToolInDoubt | RecordedFailure | StoreError
 
 /**
  * A chat pipeline handler.

@@ -56,25 +56,68 @@ const immediate: Scheduler.Scheduler = {
   shouldYield: () => false
 }
 
+/** What a whole run tree shares by reference: the trifecta legs and the decisions channel. */
+class RunTree {
+  readonly legs: RunContext.Legs = { privateData: false, untrustedContent: false, egress: false }
+  #decisions: Map<string, unknown> | undefined
+  get decisions(): Map<string, unknown> {
+    return (this.#decisions ??= new Map())
+  }
+}
+
 class RunContextValue implements RunContext.Service {
   constructor(
+    readonly runId: string,
+    readonly parentRunId: string | undefined,
+    readonly rootRunId: string,
+    readonly threadId: string | undefined,
     readonly correlationId: string,
     readonly scope: Scope.Scope,
     readonly budget: Budget.Budget,
     readonly autonomy: Autonomy,
     readonly depth: number,
     readonly cancellation: Cancellation.CancellationToken,
-    readonly tracing: boolean
+    readonly tracing: boolean,
+    readonly tree: RunTree
   ) {}
 
-  child(): Effect.Effect<RunContext.Service, DepthExceeded> {
+  get legs(): RunContext.Legs {
+    return this.tree.legs
+  }
+
+  get decisions(): Map<string, unknown> {
+    return this.tree.decisions
+  }
+
+  child(segment: string = "sub"): Effect.Effect<RunContext.Service, DepthExceeded> {
     const depth = this.depth + 1
     if (depth > this.budget.maxDepth) return Effect.fail(new DepthExceeded({ depth, maxDepth: this.budget.maxDepth }))
     return Effect.succeed(
-      new RunContextValue(this.correlationId, this.scope, this.budget, this.autonomy, depth, this.cancellation, this.tracing)
+      new RunContextValue(
+        `${this.runId}/${segment}`,
+        this.runId,
+        this.rootRunId,
+        this.threadId,
+        this.correlationId,
+        this.scope,
+        this.budget,
+        this.autonomy,
+        depth,
+        this.cancellation,
+        this.tracing,
+        this.tree
+      )
     )
   }
 }
+
+const checkId = (field: "runId" | "threadId", value: unknown): ConfigurationError | undefined =>
+  value === undefined || (typeof value === "string" && value.length > 0)
+    ? undefined
+    : new ConfigurationError({
+        field,
+        message: `${field} must be a non-empty string; got ${typeof value === "string" ? "''" : String(value)}`
+      })
 
 /**
  * The run context service. Provide it with `RunContext.layer(options)` (tests and simple apps) or
@@ -114,6 +157,8 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           })
         )
       }
+      const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId)
+      if (idError !== undefined) return Effect.fail(idError)
       const budget = options.budget instanceof Budget.Budget ? Effect.succeed(options.budget) : Budget.make(options.budget)
       let scope: Scope.Scope
       try {
@@ -134,14 +179,20 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
         )
       }
       return Effect.map(budget, (budget) => {
+        const runId = options.runId ?? crypto.randomUUID()
         return new RunContextValue(
-          options.correlationId ?? crypto.randomUUID(),
+          runId,
+          undefined,
+          runId,
+          options.threadId,
+          options.correlationId ?? runId,
           scope,
           budget,
           autonomy,
           0,
           options.cancellation ?? Cancellation.make(),
-          options.tracing ?? true
+          options.tracing ?? true,
+          new RunTree()
         )
       })
     })
@@ -159,7 +210,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
     return (self) => Effect.flatMap(RunContext.make(options), (context) => Effect.provideService(self, RunContext, context))
   }
 
-  /** The current context's sub-run context (depth + 1), failing past `maxDepth`. */
+  /** The current context's sub-run context (depth + 1, run id `<runId>/sub`), failing past `maxDepth`. */
   static readonly child: Effect.Effect<RunContext.Service, DepthExceeded, RunContext> = Effect.flatMap(
     RunContext,
     (context) => context.child()
@@ -225,7 +276,18 @@ export declare namespace RunContext {
    * @category models
    */
   export interface Service {
-    /** The run id: checkpoint key, idempotency-key part, audit run id. */
+    /**
+     * The run id: the key of the run's record in a checkpoint store, and part of its idempotency,
+     * ledger and audit keys. A sub-run's id is its parent's plus a segment (`<parent>/<segment>`).
+     */
+    readonly runId: string
+    /** The parent run's id; `undefined` for a top-level run. */
+    readonly parentRunId: string | undefined
+    /** The top-level run's id (the run whose lease covers the whole tree). */
+    readonly rootRunId: string
+    /** The conversation this run belongs to, across runs (optional). */
+    readonly threadId: string | undefined
+    /** The tracing id (`gen_ai.conversation.id`): the root run's id unless given; shared by the tree. */
     readonly correlationId: string
     /** The tenant scope. */
     readonly scope: Scope.Scope
@@ -239,18 +301,41 @@ export declare namespace RunContext {
     readonly cancellation: Cancellation.CancellationToken
     /** Whether the run opens spans (`false` makes tracing cost nothing). */
     readonly tracing: boolean
-    /** A sub-run context: depth + 1 (failing with `DepthExceeded` past `maxDepth`); budget and cancellation shared, scope and id copied. */
-    child(): Effect.Effect<Service, DepthExceeded>
+    /** The trifecta legs the run tree has touched: one cell per tree, shared by reference. */
+    readonly legs: Legs
+    /** Decisions by pending id, shared by the run tree (how a decision reaches a sub-run). */
+    readonly decisions: Map<string, unknown>
+    /**
+     * A sub-run context: depth + 1 (failing with `DepthExceeded` past `maxDepth`), run id
+     * `<runId>/<segment>` (segment `sub` by default); budget, cancellation, legs, decisions,
+     * scope, correlation and thread ids shared.
+     */
+    child(segment?: string): Effect.Effect<Service, DepthExceeded>
   }
 
   /**
-   * Options for a context. Everything is optional: a random correlation id, the empty scope, an
-   * unlimited budget, autonomy `auto`, a fresh cancellation handle, tracing on.
+   * The trifecta legs a run tree has touched (mutable, shared by the tree).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Legs {
+    privateData: boolean
+    untrustedContent: boolean
+    egress: boolean
+  }
+
+  /**
+   * Options for a context. Everything is optional: a random run id (the correlation id defaults
+   * to it), no thread, the empty scope, an unlimited budget, autonomy `auto`, a fresh
+   * cancellation handle, tracing on.
    *
    * @since 0.1.0
    * @category models
    */
   export interface Options {
+    readonly runId?: string | undefined
+    readonly threadId?: string | undefined
     readonly correlationId?: string | undefined
     readonly scope?: Scope.Scope | Scope.Fields | undefined
     readonly budget?: Budget.Budget | Budget.Limits | undefined

@@ -46,7 +46,7 @@ export const Usage = Schema.Struct({
 export interface Usage extends Schema.Schema.Type<typeof Usage> {}
 
 /**
- * Rounds a dollar amount to 6 decimal places, the precision every meter keeps.
+ * Rounds a dollar amount to 6 decimal places, for display (budgets and sums keep exact nano-USD).
  *
  * @example
  * ```ts
@@ -97,7 +97,39 @@ export const make = (fields: Partial<Usage> = {}): Usage => ({
 export const zero: Usage = make()
 
 /**
- * Sums two usage records field by field; the cost is rounded to 6 decimal places.
+ * The cost of a usage record in integer nano-USD (units of 1e-9 USD): how budgets and sums keep
+ * money exactly. A cost given with at most 9 decimal places converts without loss.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * Usage.nanos(Usage.make({ costUsd: 0.0000125 })) // 12500
+ * ```
+ *
+ * @since 0.1.0
+ * @category metering
+ */
+export const nanos = (self: Usage): number => Math.round(self.costUsd * 1e9)
+
+/**
+ * Dollars from integer nano-USD: the exact sum as a `number` (rounded only when shown).
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "@agentkit/core"
+ *
+ * Usage.usdOf(12_500_000) // 0.0125
+ * ```
+ *
+ * @since 0.1.0
+ * @category metering
+ */
+export const usdOf = (nanoUsd: number): number => nanoUsd / 1e9
+
+/**
+ * Sums two usage records field by field. Money is summed exactly, in integer nano-USD, so a
+ * thousand calls of $0.0000125 total exactly $0.0125.
  *
  * @example
  * ```ts
@@ -105,7 +137,7 @@ export const zero: Usage = make()
  *
  * const total = Usage.add(Usage.make({ inputTokens: 10, costUsd: 0.1 }), Usage.make({ inputTokens: 5, costUsd: 0.2 }))
  * total.inputTokens // 15
- * total.costUsd // 0.3
+ * total.costUsd // 0.3 (exact: no float drift)
  * ```
  *
  * @since 0.1.0
@@ -116,7 +148,7 @@ export const add = (self: Usage, that: Usage): Usage => ({
   outputTokens: self.outputTokens + that.outputTokens,
   cacheReadTokens: self.cacheReadTokens + that.cacheReadTokens,
   cacheWriteTokens: self.cacheWriteTokens + that.cacheWriteTokens,
-  costUsd: round6(self.costUsd + that.costUsd)
+  costUsd: usdOf(nanos(self) + nanos(that))
 })
 
 /**

@@ -14,18 +14,28 @@ export * as CanonicalJson from "./CanonicalJson.js"
 /** @since 0.1.0 */
 export * as Chat from "./Chat.js"
 /** @since 0.1.0 */
+export { AuditStore } from "./AuditStore.js"
+/** @since 0.1.0 */
 export { CheckpointStore } from "./CheckpointStore.js"
 /** @since 0.1.0 */
-export type { Checkpoint, CheckpointStatus } from "./CheckpointStore.js"
+export type { CheckpointStatus } from "./CheckpointStore.js"
+/** @since 0.1.0 */
+export { ExecutionLedger } from "./ExecutionLedger.js"
+/** @since 0.1.0 */
+export { IdempotencyStore } from "./IdempotencyStore.js"
+/** @since 0.1.0 */
+export { MemoStore } from "./MemoStore.js"
 /** @since 0.1.0 */
 export { ChatModel } from "./ChatModel.js"
 /** @since 0.1.0 */
 export {
+  AlreadyDecided,
   BudgetExceeded,
   Cancelled,
   ChatModelError,
   ChatModelErrorReason,
   ConfigurationError,
+  CorruptEntry,
   DepthExceeded,
   approvalDeniedText,
   endsRun,
@@ -39,16 +49,27 @@ export {
   isCancelled,
   isChatModelError,
   isDepthExceeded,
+  LeaseHeld,
+  LedgerConflict,
+  markedFailedText,
+  RecordedFailure,
+  RunExists,
+  RunFinished,
+  RunNotFound,
   shapeMismatchText,
+  StaleLease,
+  StoreError,
   ToolArgumentError,
   ToolDefinitionError,
   ToolDenied,
   ToolExecutionError,
   toolFailureText,
+  ToolInDoubt,
   ToolNotFoundError,
   ToolShapeError,
   ToolTimeoutError,
-  unknownToolText
+  unknownToolText,
+  VersionConflict
 } from "./Errors.js"
 /** @since 0.1.0 */
 export type { AgentkitError } from "./Errors.js"
@@ -86,6 +107,13 @@ export { autonomyTiers, RunContext } from "./RunContext.js"
 export type { Autonomy } from "./RunContext.js"
 /** @since 0.1.0 */
 export * as Scope from "./Scope.js"
+/**
+ * The tenant key stores partition by (to become `scope.storeKey`).
+ *
+ * @since 0.1.0
+ * @internal
+ */
+export { tenantKey } from "./internal/tenant.js"
 /** @since 0.1.0 */
 export * as ToolCall from "./ToolCall.js"
 /** @since 0.1.0 */

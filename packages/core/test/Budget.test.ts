@@ -50,14 +50,23 @@ describe("Budget", () => {
         expect((yield* Effect.flip(other.charge(cost(2)))).message).toBe("cost $2.0 > $1.0")
       }))
 
-    it.effect("spend is kept to 6 decimal places (no float drift)", () =>
+    it.effect("spend is kept exactly, in integer nano-USD (no float drift, no rounding per charge)", () =>
       Effect.gen(function* () {
         const budget = yield* Budget.make()
         yield* budget.charge(cost(0.1))
         yield* budget.charge(cost(0.2))
         expect(budget.spentUsd).toBe(0.3)
         yield* budget.charge(cost(0.0000004))
-        expect(budget.spentUsd).toBe(0.3)
+        expect(budget.spentUsd).toBe(0.3000004)
+        expect(budget.spentNanos).toBe(300_000_400)
+      }))
+
+    it.effect("1,000 charges of $0.0000125 total exactly $0.0125", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make()
+        for (let i = 0; i < 1000; i++) yield* budget.charge(cost(0.0000125))
+        expect(budget.spentUsd).toBe(0.0125)
+        expect(budget.spentNanos).toBe(12_500_000)
       }))
 
     it.effect("remainingUsd: undefined without a ceiling, never negative with one", () =>
@@ -119,26 +128,96 @@ describe("Budget", () => {
   })
 
   describe("tool-call ceiling", () => {
-    it.effect("the refused tool call is counted: tool calls 3 > 2", () =>
+    it.effect("a tool call past the limit is refused before it runs and not counted: tool calls 3 > 2", () =>
       Effect.gen(function* () {
         const budget = yield* Budget.make({ maxToolCalls: 2 })
-        yield* budget.startToolCall
-        yield* budget.startToolCall
-        const error = yield* Effect.flip(budget.startToolCall)
+        yield* budget.toolCall(Effect.void)
+        yield* budget.toolCall(Effect.void)
+        let ran = false
+        const error = yield* Effect.flip(budget.toolCall(Effect.sync(() => (ran = true))))
         expect(error.limit).toBe("toolCalls")
         expect(error.message).toBe("tool calls 3 > 2")
-        expect(budget.toolCalls).toBe(3)
-        expect((yield* Effect.flip(budget.startToolCall)).message).toBe("tool calls 4 > 2")
+        expect(ran).toBe(false)
+        expect(budget.toolCalls).toBe(2)
+        expect((yield* Effect.flip(budget.toolCall(Effect.void))).message).toBe("tool calls 3 > 2")
       }))
 
     it.effect("tool calls do not count as model calls, and model calls do not count as tool calls", () =>
       Effect.gen(function* () {
         const budget = yield* Budget.make({ maxToolCalls: 1, maxModelCalls: 1 })
-        yield* budget.startToolCall
+        yield* budget.toolCall(Effect.void)
         yield* budget.charge(Usage.zero)
         yield* budget.guard
         expect(budget.toolCalls).toBe(1)
         expect(budget.modelCalls).toBe(1)
+      }))
+
+    it.effect("a reservation is held while the call runs: concurrent callers see it; a failure still counts", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxToolCalls: 1 })
+        const gate = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(budget.toolCall(Deferred.await(gate)))
+        yield* Effect.yieldNow()
+        expect(budget.inFlightToolCalls).toBe(1)
+        expect((yield* Effect.flip(budget.toolCall(Effect.void))).message).toBe("tool calls 2 > 1")
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(first)
+        expect([budget.toolCalls, budget.inFlightToolCalls]).toEqual([1, 0])
+        const other = yield* Budget.make({ maxToolCalls: 1 })
+        yield* Effect.flip(other.toolCall(Effect.fail("boom")))
+        expect([other.toolCalls, other.inFlightToolCalls]).toEqual([1, 0])
+      }))
+  })
+
+  describe("model-call reservations", () => {
+    it.effect("modelCall: refused before it runs past the limit (calls N+1 > N), counted when it returns, charged on success", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxModelCalls: 2 })
+        let ran = 0
+        const ask = (usd: number) => budget.modelCall(Effect.sync(() => (ran++, cost(usd))), (usage) => usage)
+        yield* ask(0.01)
+        yield* Effect.flip(budget.modelCall(Effect.fail("provider down"), () => cost(1)))
+        expect([budget.modelCalls, budget.spentUsd]).toEqual([2, 0.01])
+        const refused = yield* Effect.flip(ask(0.01))
+        expect(refused.message).toBe("calls 3 > 2")
+        expect([ran, budget.modelCalls, budget.inFlightModelCalls]).toEqual([1, 2, 0])
+      }))
+
+    it.effect("an interrupted model call is counted (it may have reached the provider)", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxModelCalls: 5 })
+        const fiber = yield* Effect.fork(budget.modelCall(Effect.never, () => Usage.zero))
+        yield* Effect.yieldNow()
+        expect(budget.inFlightModelCalls).toBe(1)
+        yield* Fiber.interrupt(fiber)
+        expect([budget.modelCalls, budget.inFlightModelCalls]).toEqual([1, 0])
+      }))
+
+    it.effect("a cost ceiling crossed refuses every later reservation before it runs", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxCostUsd: 0.015 })
+        yield* budget.modelCall(Effect.succeed(cost(0.01)), (usage) => usage)
+        expect((yield* Effect.flip(budget.modelCall(Effect.succeed(cost(0.01)), (usage) => usage))).message).toBe("cost $0.02 > $0.015")
+        let ran = false
+        const later = yield* Effect.flip(budget.modelCall(Effect.sync(() => ((ran = true), cost(0))), (usage) => usage))
+        expect(later.message).toBe("cost $0.02 > $0.015")
+        expect(ran).toBe(false)
+      }))
+
+    it.effect("snapshot and restore: counters carry over, what was in flight counts as spent, never lowered", () =>
+      Effect.gen(function* () {
+        const budget = yield* Budget.make({ maxModelCalls: 3 })
+        yield* budget.modelCall(Effect.succeed(cost(0.25)), (usage) => usage)
+        const snapshot = { ...budget.snapshot(), inFlightModelCalls: 1, inFlightToolCalls: 2 }
+        expect(budget.snapshot()).toEqual({ modelCalls: 1, toolCalls: 0, tokens: 0, costNanos: 250_000_000, inFlightModelCalls: 0, inFlightToolCalls: 0 })
+        const next = yield* Budget.make({ maxModelCalls: 3 })
+        next.restore(snapshot)
+        expect([next.modelCalls, next.toolCalls, next.spentUsd]).toEqual([2, 2, 0.25])
+        yield* next.modelCall(Effect.succeed(Usage.zero), (usage) => usage)
+        expect((yield* Effect.flip(next.modelCall(Effect.succeed(Usage.zero), (usage) => usage))).message).toBe("calls 4 > 3")
+        next.restore({ modelCalls: 0, toolCalls: 0, tokens: 0, costNanos: 0, inFlightModelCalls: 0, inFlightToolCalls: 0 })
+        expect(next.modelCalls).toBe(3)
+        expect(next.limits).toEqual({ maxModelCalls: 3, maxDepth: 4, maxConcurrency: 8 })
       }))
   })
 

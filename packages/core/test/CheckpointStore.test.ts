@@ -1,218 +1,176 @@
 /**
- * The checkpoint store port and its in-memory store: spec-runtime §6.5 and the §9
- * `test_checkpointer` items, adapted to the port (versions 1, 2, 3 per run, isolated per run id,
- * deep copies, latest / atVersion / versions / delete).
+ * The store ports' in-memory implementations: the store contract suite (`StoreContract` from
+ * `@agentkit/testing`, the same suite the SQL stores run), then what only the in-memory stores
+ * promise: bounded memory where it is safe (memo entries, ended runs' idempotency outcomes) and
+ * no eviction by count where it is not (checkpoints, leases, ledger claims, terminal markers).
  */
-import { CheckpointStore } from "@agentkit/core"
+import { AuditStore, CheckpointStore, ConfigurationError, ExecutionLedger, IdempotencyStore, MemoStore } from "@agentkit/core"
+import { Fixture, StoreContract } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
 
-describe("CheckpointStore.makeMemory: round trips", () => {
-  it.effect("save returns the checkpoint; latest reads it back", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const saved = yield* store.save("run-1", "running", { iteration: 1, messages: ["hi"] })
-      expect(saved).toEqual({ runId: "run-1", version: 1, status: "running", state: { iteration: 1, messages: ["hi"] }, createdAt: 0 })
-      const latest = yield* store.latest("run-1")
-      expect(Option.getOrThrow(latest)).toEqual(saved)
-    })
-  )
-
-  it.effect("an unknown run: latest and atVersion are None, versions is [], delete is fine", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      expect(Option.isNone(yield* store.latest("nope"))).toBe(true)
-      expect(Option.isNone(yield* store.atVersion("nope", 1))).toBe(true)
-      expect(yield* store.versions("nope")).toEqual([])
-      yield* store.delete("nope")
-      expect(yield* store.versions("nope")).toEqual([])
-    })
-  )
-
-  it.effect("the status is recorded, for every status", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      for (const status of ["running", "suspended", "done", "failed"] as const) yield* store.save("run-1", status, { status })
-      const statuses: Array<string> = []
-      for (const version of yield* store.versions("run-1")) {
-        statuses.push(Option.getOrThrow(yield* store.atVersion("run-1", version)).status)
+describe("in-memory stores: the store contract", () => {
+  StoreContract.register(it, {
+    name: "memory",
+    make: Effect.sync(() => {
+      const checkpoints = CheckpointStore.makeMemory()
+      return {
+        checkpoints,
+        ledger: ExecutionLedger.makeMemory(),
+        plantCorrupt: (runId: string) => Effect.sync(() => checkpoints.unsafePlant(runId, '{"runId":"' + runId + '","status":"banana"}'))
       }
-      expect(statuses).toEqual(["running", "suspended", "done", "failed"])
-      expect(Option.getOrThrow(yield* store.latest("run-1")).status).toBe("failed")
     })
-  )
-})
-
-describe("CheckpointStore.makeMemory: versions", () => {
-  it.effect("versions 1, 2, 3 per run, isolated per run id", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const a1 = yield* store.save("a", "running", { n: 1 })
-      const b1 = yield* store.save("b", "running", { n: 1 })
-      const a2 = yield* store.save("a", "running", { n: 2 })
-      const a3 = yield* store.save("a", "suspended", { n: 3 })
-      const b2 = yield* store.save("b", "running", { n: 2 })
-      expect([a1.version, a2.version, a3.version]).toEqual([1, 2, 3])
-      expect([b1.version, b2.version]).toEqual([1, 2])
-      expect(yield* store.versions("a")).toEqual([1, 2, 3])
-      expect(yield* store.versions("b")).toEqual([1, 2])
-      expect(Option.getOrThrow(yield* store.latest("a"))).toMatchObject({ runId: "a", version: 3, state: { n: 3 } })
-      expect(Option.getOrThrow(yield* store.latest("b"))).toMatchObject({ runId: "b", version: 2, state: { n: 2 } })
-    })
-  )
-
-  it.effect("atVersion finds the exact version, or None", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      yield* store.save("run-1", "running", { n: 1 })
-      yield* store.save("run-1", "running", { n: 2 })
-      expect(Option.getOrThrow(yield* store.atVersion("run-1", 1)).state).toEqual({ n: 1 })
-      expect(Option.getOrThrow(yield* store.atVersion("run-1", 2)).state).toEqual({ n: 2 })
-      expect(Option.isNone(yield* store.atVersion("run-1", 3))).toBe(true)
-      expect(Option.isNone(yield* store.atVersion("run-1", 0))).toBe(true)
-    })
-  )
-
-  it.effect("10 concurrent saves of one run get the distinct, contiguous versions 1..10", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const saved = yield* Effect.forEach(
-        Array.from({ length: 10 }, (_, i) => i),
-        (i) => store.save("run-1", "running", { i }),
-        { concurrency: "unbounded" }
-      )
-      expect(saved.map((checkpoint) => checkpoint.version).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-      expect(yield* store.versions("run-1")).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-    })
-  )
-
-  it.effect("delete forgets every version of the run (and only that run); it is idempotent", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      yield* store.save("a", "running", {})
-      yield* store.save("a", "suspended", {})
-      yield* store.save("b", "running", {})
-      yield* store.delete("a")
-      expect(yield* store.versions("a")).toEqual([])
-      expect(Option.isNone(yield* store.latest("a"))).toBe(true)
-      expect(Option.isNone(yield* store.atVersion("a", 1))).toBe(true)
-      expect(yield* store.versions("b")).toEqual([1])
-      yield* store.delete("a")
-      expect(yield* store.versions("a")).toEqual([])
-    })
-  )
-
-  it.effect("after a delete, a run starts again at version 1", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      yield* store.save("a", "running", {})
-      yield* store.save("a", "running", {})
-      yield* store.delete("a")
-      expect((yield* store.save("a", "running", {})).version).toBe(1)
-    })
-  )
-})
-
-describe("CheckpointStore.makeMemory: createdAt comes from Effect's Clock", () => {
-  it.effect("the test clock at 0, then 42 ms later", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      expect((yield* store.save("run-1", "running", {})).createdAt).toBe(0)
-      yield* TestClock.adjust("42 millis")
-      expect((yield* store.save("run-1", "running", {})).createdAt).toBe(42)
-      expect(Option.getOrThrow(yield* store.atVersion("run-1", 1)).createdAt).toBe(0)
-    })
-  )
-})
-
-describe("CheckpointStore.makeMemory: state is deep-copied", () => {
-  it.effect("mutating the caller's object after save never leaks into the store (nested arrays, maps, sets)", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const state = {
-        messages: [{ role: "user", content: "hi", toolCalls: [{ id: "c1", arguments: { order_id: "A-771" } }] }],
-        seen: new Set(["a"]),
-        byId: new Map([["k", { v: 1 }]])
-      }
-      yield* store.save("run-1", "running", state)
-      state.messages[0]!.content = "changed"
-      state.messages[0]!.toolCalls[0]!.arguments.order_id = "ZZZ"
-      state.messages.push({ role: "user", content: "more", toolCalls: [] })
-      state.seen.add("b")
-      state.byId.get("k")!.v = 2
-      const loaded = Option.getOrThrow(yield* store.latest("run-1")).state as typeof state
-      expect(loaded.messages).toEqual([{ role: "user", content: "hi", toolCalls: [{ id: "c1", arguments: { order_id: "A-771" } }] }])
-      expect([...loaded.seen]).toEqual(["a"])
-      expect(loaded.byId.get("k")).toEqual({ v: 1 })
-    })
-  )
-
-  it.effect("mutating a loaded (or returned) state never changes what the store holds", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const returned = yield* store.save("run-1", "running", { list: [1, 2], nested: { deep: { x: 1 } } })
-      ;(returned.state as { list: Array<number> }).list.push(99)
-      const first = Option.getOrThrow(yield* store.latest("run-1")).state as { list: Array<number>; nested: { deep: { x: number } } }
-      first.list.push(3)
-      first.nested.deep.x = 42
-      const atOne = Option.getOrThrow(yield* store.atVersion("run-1", 1)).state as typeof first
-      atOne.list.length = 0
-      expect(Option.getOrThrow(yield* store.latest("run-1")).state).toEqual({ list: [1, 2], nested: { deep: { x: 1 } } })
-    })
-  )
-
-  it.effect("two loads are distinct copies", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      yield* store.save("run-1", "running", { a: [1] })
-      const one = Option.getOrThrow(yield* store.latest("run-1")).state
-      const two = Option.getOrThrow(yield* store.latest("run-1")).state
-      expect(one).toEqual(two)
-      expect(one).not.toBe(two)
-    })
-  )
-
-  it.effect("state that cannot be copied (a function) is a defect, not a silent loss", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const exit = yield* Effect.exit(store.save("run-1", "running", { f: () => 1 }))
-      expect(exit._tag).toBe("Failure")
-      expect(yield* store.versions("run-1")).toEqual([])
-    })
-  )
-})
-
-describe("CheckpointStore layers", () => {
-  it.effect("CheckpointStore.layer(store) shares one store value between programs", () =>
-    Effect.gen(function* () {
-      const store = CheckpointStore.makeMemory()
-      const layer = CheckpointStore.layer(store)
-      yield* Effect.flatMap(CheckpointStore, (s) => s.save("run-1", "running", { n: 1 })).pipe(Effect.provide(layer))
-      const versions = yield* Effect.flatMap(CheckpointStore, (s) => s.versions("run-1")).pipe(Effect.provide(layer))
-      expect(versions).toEqual([1])
-      expect(yield* store.versions("run-1")).toEqual([1])
-    })
-  )
-
-  it.effect("CheckpointStore.memory() builds a fresh store each time the layer is built", () =>
-    Effect.gen(function* () {
-      const layer = CheckpointStore.memory()
-      yield* Effect.flatMap(CheckpointStore, (s) => s.save("run-1", "running", {})).pipe(Effect.provide(layer))
-      const fresh = yield* Effect.flatMap(CheckpointStore, (s) => s.versions("run-1")).pipe(Effect.provide(layer))
-      expect(fresh).toEqual([])
-      // within one build, the store is shared
-      const shared = yield* Effect.gen(function* () {
-        const s = yield* CheckpointStore
-        yield* s.save("run-1", "running", {})
-        return yield* Effect.flatMap(CheckpointStore, (again) => again.versions("run-1"))
-      }).pipe(Effect.provide(Layer.fresh(layer)))
-      expect(shared).toEqual([1])
-    })
-  )
-
-  it("CheckpointStore.makeMemory is the same constructor as the static one", () => {
-    expect(CheckpointStore.makeMemory).toBeTypeOf("function")
-    const store = CheckpointStore.makeMemory()
-    expect(Object.keys(store).sort()).toEqual(["atVersion", "delete", "latest", "save", "versions"])
   })
+
+  it.effect("other kinds of corrupt entries are typed too: not text, not JSON, another run's row", () =>
+    Effect.gen(function* () {
+      const store = CheckpointStore.makeMemory()
+      const { lease } = yield* store.create({ runId: "a", rootRunId: "a", agent: "x", tenant: "t", state: "{}" }, { owner: "o", ttlMs: 1000 })
+      store.unsafePlant("n", 42)
+      store.unsafePlant("j", "{")
+      const row = Option.getOrThrow(yield* store.load("a"))
+      store.unsafePlant("b", JSON.stringify({ ...row, lease: undefined, cancelRequested: undefined, parentRunId: undefined, threadId: undefined, result: undefined }))
+      for (const key of ["n", "j", "b"]) {
+        const error = yield* Effect.flip(store.load(key))
+        expect(error).toMatchObject({ _tag: "CorruptEntry", store: "checkpoints", key })
+      }
+      expect((yield* Effect.flip(store.load("b"))).message).toBe("checkpoints entry 'b' is corrupt: it holds run 'a'")
+      // nothing was half-applied to the sound record
+      expect(Option.getOrThrow(yield* store.load("a")).version).toBe(1)
+      yield* store.release(lease)
+    })
+  )
+
+  it.effect("create rejects a lease request of the wrong kind, and a non-positive ttl, with a StoreError naming what is accepted", () =>
+    Effect.gen(function* () {
+      const store = CheckpointStore.makeMemory()
+      const bad = yield* Effect.flip(store.create({ runId: "a", rootRunId: "a", agent: "x", tenant: "t", state: "{}" }, { owner: "o", ttlMs: 0 }))
+      expect(bad).toMatchObject({ _tag: "StoreError", message: "ttlMs must be a positive number of milliseconds; got 0", retryable: false })
+      const child = yield* Effect.flip(store.create({ runId: "a/c", rootRunId: "a", agent: "x", tenant: "t", state: "{}" }, { owner: "o", ttlMs: 10 }))
+      expect(child.message).toBe("a sub-run's record is created under its root's lease")
+      expect(store.size).toBe(0)
+    })
+  )
+})
+
+describe("in-memory stores: nothing that guards safety is evicted by count", () => {
+  it.effect("100,000 runs (running and finished) and 100,000 ledger claims all stay until an explicit prune", () =>
+    Effect.gen(function* () {
+      const store = CheckpointStore.makeMemory()
+      const ledger = ExecutionLedger.makeMemory()
+      for (let i = 0; i < 100_000; i++) {
+        const runId = `run-${i}`
+        const { lease } = yield* store.create({ runId, rootRunId: runId, agent: "a", tenant: "t", state: "{}" }, { owner: "o", ttlMs: 60_000 })
+        if (i % 3 === 2) yield* store.finish(lease, { runId, expectedVersion: 1, status: "done", result: "{}" })
+        yield* ledger.claim(`${runId}/t0/c0`, "d")
+        if (i % 2 === 0) yield* ledger.complete(`${runId}/t0/c0`, { text: "ok", isError: false })
+      }
+      yield* TestClock.adjust(Duration.days(365))
+      expect(store.size).toBe(100_000)
+      expect(ledger.size).toBe(100_000)
+      expect(Option.getOrThrow(yield* store.load("run-2")).status).toBe("done")
+      expect((yield* ledger.claim("run-1/t0/c0", "d"))._tag).toBe("InDoubt")
+      const now = yield* TestClock.currentTimeMillis
+      expect(yield* store.prune({ finishedBefore: now })).toBe(33_333)
+      expect(yield* ledger.prune({ before: now })).toBe(50_000)
+      expect([store.size, ledger.size]).toEqual([66_667, 50_000])
+    }),
+    60_000
+  )
+})
+
+describe("in-memory stores: bounded where it is safe", () => {
+  it.effect("MemoStore: 100,000 distinct keys leave maxEntries entries (least recently used dropped)", () =>
+    Effect.gen(function* () {
+      const store = MemoStore.makeMemory({ maxEntries: 1000 })
+      const response = Fixture.response()
+      yield* store.set("keep", response)
+      for (let i = 0; i < 100_000; i++) {
+        yield* store.set(`k${i}`, response)
+        if (i % 100 === 0) yield* store.get("keep") // used often: never the least recently used
+      }
+      expect(store.size).toBe(1000)
+      expect(Option.isSome(yield* store.get("keep"))).toBe(true)
+      expect(Option.isSome(yield* store.get("k99999"))).toBe(true)
+      expect(Option.isNone(yield* store.get("k0"))).toBe(true)
+    })
+  )
+
+  it.effect("MemoStore: entries expire after their TTL (default 1 hour), and expired ones leave on the next write", () =>
+    Effect.gen(function* () {
+      const store = MemoStore.makeMemory({ maxEntries: 10 })
+      const response = Fixture.response()
+      yield* store.set("a", response)
+      yield* store.set("b", response, Duration.minutes(1))
+      yield* TestClock.adjust(Duration.minutes(2))
+      expect(Option.isNone(yield* store.get("b"))).toBe(true)
+      expect(Option.isSome(yield* store.get("a"))).toBe(true)
+      yield* TestClock.adjust(Duration.hours(1))
+      yield* store.set("c", response)
+      expect(store.size).toBe(1)
+      expect(() => MemoStore.makeMemory({ ttl: "soon" as never })).toThrow(ConfigurationError)
+    })
+  )
+
+  it.effect("IdempotencyStore: 100,000 outcomes of live runs all stay; after their runs end they expire by age, never by count", () =>
+    Effect.gen(function* () {
+      const store = IdempotencyStore.makeMemory({ retention: "10 minutes" })
+      const outcome = { value: "ok", text: "ok" }
+      for (let i = 0; i < 100_000; i++) yield* store.set(`idem:${i}`, outcome, `run-${i % 100}`)
+      yield* TestClock.adjust(Duration.days(30))
+      yield* store.get("idem:0")
+      expect(store.size).toBe(100_000) // no run ended: nothing expires, however old
+      for (let run = 0; run < 50; run++) yield* store.endRun(`run-${run}`)
+      yield* TestClock.adjust(Duration.minutes(9))
+      expect(Option.isSome(yield* store.get("idem:0"))).toBe(true)
+      yield* TestClock.adjust(Duration.minutes(2))
+      expect(Option.isNone(yield* store.get("idem:0"))).toBe(true)
+      expect(store.size).toBe(50_000)
+      expect(Option.isSome(yield* store.get("idem:99"))).toBe(true)
+    })
+  )
+
+  it.effect("IdempotencyStore: a run written to after it ended is live again (its outcomes stay)", () =>
+    Effect.gen(function* () {
+      const store = IdempotencyStore.makeMemory({ retention: "1 minute" })
+      yield* store.set("a", { value: 1, text: "1" }, "run")
+      yield* store.endRun("run")
+      yield* store.set("b", { value: 2, text: "2" }, "run")
+      yield* TestClock.adjust(Duration.minutes(5))
+      expect(Option.isSome(yield* store.get("a"))).toBe(true)
+      expect(store.size).toBe(2)
+    })
+  )
+
+  it.effect("AuditStore: records in append order, listed by run with a cursor", () =>
+    Effect.gen(function* () {
+      const store = AuditStore.makeMemory()
+      for (let i = 0; i < 7; i++) {
+        yield* store.append({ runId: i % 2 === 0 ? "even" : "odd", tenant: "t", tool: "x", callId: `c${i}`, decision: "executed", argHash: "h", at: i })
+      }
+      const first = yield* store.list({ runId: "even", limit: 2 })
+      expect(first.records.map((r) => r.callId)).toEqual(["c0", "c2"])
+      const second = yield* store.list({ runId: "even", limit: 2, cursor: first.cursor })
+      expect(second.records.map((r) => r.callId)).toEqual(["c4", "c6"])
+      expect(store.records).toHaveLength(7)
+    })
+  )
+})
+
+describe("layers", () => {
+  it.effect("each port's memory() builds a fresh store; layer(store) shares one", () =>
+    Effect.gen(function* () {
+      const shared = CheckpointStore.makeMemory()
+      const create = Effect.flatMap(CheckpointStore, (store) =>
+        store.create({ runId: "r", rootRunId: "r", agent: "a", tenant: "t", state: "{}" }, { owner: "o", ttlMs: 100 })
+      )
+      yield* create.pipe(Effect.provide(CheckpointStore.layer(shared)))
+      expect(shared.size).toBe(1)
+      const again = yield* Effect.flip(create.pipe(Effect.provide(CheckpointStore.layer(shared))))
+      expect(again._tag).toBe("RunExists")
+      const fresh = Layer.mergeAll(CheckpointStore.memory(), ExecutionLedger.memory(), AuditStore.memory(), IdempotencyStore.memory(), MemoStore.memory())
+      yield* create.pipe(Effect.provide(fresh))
+      yield* create.pipe(Effect.provide(fresh))
+    })
+  )
 })

@@ -136,7 +136,7 @@ describe("Invoker chat pipeline", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a middleware can re-invoke next: retry-once calls the model twice; the Budget is charged once", () => {
+  it.effect("a middleware can re-invoke next: retry-once calls the model twice; both requests count, only the answer is charged", () => {
     const retryOnce: ChatMiddleware = (next) => (chatCall) => Effect.catchAll(next(chatCall), () => next(chatCall))
     const model = scriptedModel((n) => (n === 1 ? Effect.fail(timeout()) : Effect.succeed(response({ content: "second" }))))
     const { layer } = setup({ model, chatMiddleware: [retryOnce] })
@@ -146,7 +146,8 @@ describe("Invoker chat pipeline", () => {
       expect(answer.content).toBe("second")
       expect(model.calls).toBe(2)
       const run = yield* RunContext
-      expect(run.budget.modelCalls).toBe(1)
+      // each attempt reserves at the innermost point and is counted when it returns: it reached the provider
+      expect(run.budget.modelCalls).toBe(2)
       expect(run.budget.spentUsd).toBe(0.01)
     }).pipe(Effect.provide(layer))
   })
@@ -278,30 +279,30 @@ describe("Invoker chat pipeline", () => {
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("maxModelCalls 1: call 2 fails with calls 2 > 1, call 3 never reaches the model", () => {
+    it.effect("maxModelCalls 1: call 2 is refused before the model with calls 2 > 1 and not counted", () => {
       const { model, layer } = setup({ budget: { maxModelCalls: 1 } })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         yield* invoker.chat(request())
         expect((yield* Effect.flip(invoker.chat(request()))).message).toBe("calls 2 > 1")
-        yield* Effect.flip(invoker.chat(request()))
-        expect(model.calls).toBe(2)
+        expect((yield* Effect.flip(invoker.chat(request()))).message).toBe("calls 2 > 1")
+        expect(model.calls).toBe(1)
+        expect((yield* RunContext).budget.modelCalls).toBe(1)
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("the guard runs before every middleware (a refused call reaches no middleware)", () => {
+    it.effect("the reservation is the innermost step: a refused call passes the middleware and never reaches the model", () => {
       const log: Array<string> = []
-      const { layer } = setup({ budget: { maxModelCalls: 0 }, chatMiddleware: [chatRecorder(log, "a")] })
+      const { model, layer } = setup({ budget: { maxModelCalls: 0 }, chatMiddleware: [chatRecorder(log, "a")] })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
-        yield* Effect.flip(invoker.chat(request()))
+        expect((yield* Effect.flip(invoker.chat(request()))).message).toBe("calls 1 > 0")
         expect(log).toEqual(["a>", "<a"])
-        yield* Effect.flip(invoker.chat(request()))
-        expect(log).toEqual(["a>", "<a"])
+        expect(model.calls).toBe(0)
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("a failed model call is not charged", () => {
+    it.effect("a failed model call is counted (it reached the provider) and not charged", () => {
       const model = scriptedModel(() => Effect.fail(timeout()))
       const { layer } = setup({ model })
       return Effect.gen(function* () {
@@ -309,7 +310,40 @@ describe("Invoker chat pipeline", () => {
         const error = yield* Effect.flip(invoker.chat(request()))
         expect(error._tag).toBe("ChatModelError")
         const run = yield* RunContext
-        expect(run.budget.modelCalls).toBe(0)
+        expect(run.budget.modelCalls).toBe(1)
+        expect(run.budget.spentUsd).toBe(0)
+        expect(run.budget.inFlightModelCalls).toBe(0)
+      }).pipe(Effect.provide(layer))
+    })
+
+    it.effect("1,000 concurrent calls under maxModelCalls 10: exactly 10 reach the model, 990 are refused, none counted twice", () => {
+      let reached = 0
+      const model = scriptedModel(() => Effect.promise(() => Promise.resolve(++reached)).pipe(Effect.as(response())))
+      const { layer } = setup({ model, budget: { maxModelCalls: 10 } })
+      return Effect.gen(function* () {
+        const invoker = yield* Invoker
+        const exits = yield* Effect.forEach(Array.from({ length: 1000 }), () => Effect.exit(invoker.chat(request())), {
+          concurrency: "unbounded"
+        })
+        expect(reached).toBe(10)
+        expect(exits.filter(Exit.isSuccess)).toHaveLength(10)
+        const refused = exits.flatMap((exit) => (Exit.isFailure(exit) ? [Fixture.failureOf(exit)] : []))
+        expect(refused).toHaveLength(990)
+        expect(new Set(refused.map((error) => error.message))).toEqual(new Set(["calls 11 > 10"]))
+        const run = yield* RunContext
+        expect([run.budget.modelCalls, run.budget.inFlightModelCalls]).toEqual([10, 0])
+      }).pipe(Effect.provide(layer))
+    })
+
+    it.effect("1,000 calls of $0.0000125 total exactly $0.0125 (integer nano-USD, no rounding per charge)", () => {
+      const model = scriptedModel(() => Effect.succeed(response({ usage: Usage.make({ inputTokens: 1, costUsd: 0.0000125 }) })))
+      const { layer } = setup({ model })
+      return Effect.gen(function* () {
+        const invoker = yield* Invoker
+        yield* Effect.forEach(Array.from({ length: 1000 }), () => invoker.chat(request()), { concurrency: 50, discard: true })
+        const run = yield* RunContext
+        expect(run.budget.spentUsd).toBe(0.0125)
+        expect(run.budget.spentNanos).toBe(12_500_000)
       }).pipe(Effect.provide(layer))
     })
 
@@ -526,7 +560,7 @@ describe("Invoker tool pipeline", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a short-circuiting middleware: the tool never runs; the call still counts toward maxToolCalls", () => {
+  it.effect("a short-circuiting middleware: the tool never runs and the call is not counted (it never reached the terminal)", () => {
     const dedupe: ToolMiddleware = () => (invocation) =>
       Effect.sync(() => {
         invocation.meta.deduplicated = true
@@ -538,8 +572,9 @@ describe("Invoker tool pipeline", () => {
       let runs = 0
       const tool = makeTool("t", () => Effect.sync(() => ++runs))
       expect((yield* invoker.tool(call(), tool)).text).toBe("stored")
+      expect((yield* invoker.tool(call("c2"), tool)).text).toBe("stored")
       expect(runs).toBe(0)
-      expect((yield* Effect.flip(invoker.tool(call("c2"), tool))).message).toBe("tool calls 2 > 1")
+      expect((yield* RunContext).budget.toolCalls).toBe(0)
     }).pipe(Effect.provide(layer))
   })
 
@@ -564,7 +599,7 @@ describe("Invoker tool pipeline", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("tool calls count toward maxToolCalls: the refused call is counted and never runs", () => {
+  it.effect("tool calls reserve against maxToolCalls: the refused call never runs and is not counted", () => {
     const { layer } = setup({ budget: { maxToolCalls: 2 } })
     return Effect.gen(function* () {
       const invoker = yield* Invoker
@@ -577,8 +612,9 @@ describe("Invoker tool pipeline", () => {
       expect((error as BudgetExceeded).message).toBe("tool calls 3 > 2")
       expect(runs).toBe(2)
       const run = yield* RunContext
-      expect(run.budget.toolCalls).toBe(3)
+      expect(run.budget.toolCalls).toBe(2)
       expect(run.budget.modelCalls).toBe(0)
+      expect(((yield* Effect.flip(invoker.tool(call("c4"), tool))) as BudgetExceeded).message).toBe("tool calls 3 > 2")
     }).pipe(Effect.provide(layer))
   })
 

@@ -51,14 +51,18 @@ describe("Usage", () => {
     expect(Usage.zero).toEqual(Usage.make())
   })
 
-  it("add sums every field and rounds the cost to 6 decimal places", () => {
+  it("add sums every field; money exactly, in integer nano-USD (no rounding to 6 places)", () => {
     const total = Usage.add(
       Usage.make({ inputTokens: 10, outputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3, costUsd: 0.1 }),
       Usage.make({ inputTokens: 5, outputTokens: 4, cacheReadTokens: 20, cacheWriteTokens: 30, costUsd: 0.2 })
     )
     expect(total).toEqual({ inputTokens: 15, outputTokens: 5, cacheReadTokens: 22, cacheWriteTokens: 33, costUsd: 0.3 })
-    expect(Usage.add(Usage.make({ costUsd: 0.0000004 }), Usage.make({ costUsd: 0.0000004 })).costUsd).toBe(0.000001)
-    expect(Usage.add(Usage.make({ costUsd: 0.0000001 }), Usage.make({ costUsd: 0.0000002 })).costUsd).toBe(0)
+    expect(Usage.add(Usage.make({ costUsd: 0.0000004 }), Usage.make({ costUsd: 0.0000004 })).costUsd).toBe(0.0000008)
+    expect(Usage.add(Usage.make({ costUsd: 0.0000001 }), Usage.make({ costUsd: 0.0000002 })).costUsd).toBe(0.0000003)
+    let sum = Usage.zero
+    for (let i = 0; i < 1000; i++) sum = Usage.add(sum, Usage.make({ costUsd: 0.0000125 }))
+    expect(sum.costUsd).toBe(0.0125)
+    expect(Usage.nanos(sum)).toBe(12_500_000)
   })
 
   it("round6", () => {

@@ -1,9 +1,9 @@
 /**
- * An audit trail of tool calls: one record per call.
+ * An audit trail of tool calls: one record per call, written to an `AuditStore` (core's port).
  *
  * @since 0.1.0
  */
-import { CanonicalJson, errorMessage, errorType } from "@agentkit/core"
+import { AuditStore, CanonicalJson, errorMessage, errorType, tenantKey } from "@agentkit/core"
 import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -12,9 +12,8 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 
 /**
- * What happened to a call: it ran (`executed`), a stored result was returned (`deduplicated`),
- * it was refused (`denied`: egress, policy, approval, an open circuit), or it failed or was
- * interrupted (`failed`).
+ * What happened to a call (core's `AuditStore.Decision`): `executed`, `deduplicated`, `denied`,
+ * `failed` or `in_doubt`.
  *
  * @example
  * ```ts
@@ -26,10 +25,10 @@ import * as Option from "effect/Option"
  * @since 0.1.0
  * @category models
  */
-export type Decision = "executed" | "deduplicated" | "denied" | "failed"
+export type Decision = AuditStore.Decision
 
 /**
- * One audit record.
+ * One audit record (core's `AuditStore.AuditRecord`).
  *
  * @example
  * ```ts
@@ -43,48 +42,10 @@ export type Decision = "executed" | "deduplicated" | "denied" | "failed"
  * @since 0.1.0
  * @category models
  */
-export interface AuditRecord {
-  /** The run's correlation id. */
-  readonly runId: string
-  /** The tenant scope key (`org<orgId>:dom<domainId>`). */
-  readonly scope: string
-  readonly tool: string
-  /** The model's tool call id. */
-  readonly callId: string
-  /** SHA-256 of the arguments' canonical JSON (key order does not matter). */
-  readonly argumentsHash: string
-  /** SHA-256 of the result text the model saw; absent when there is no result. */
-  readonly resultHash: string | undefined
-  readonly decision: Decision
-  /** For a denied call: why, and the text the model saw. */
-  readonly denial: { readonly reason: string; readonly message: string } | undefined
-  /** For a failed call: the error type (`Interrupted` for an interrupted call) and message. */
-  readonly error: { readonly type: string; readonly message: string } | undefined
-  /** When the call ended (epoch milliseconds, from Effect's `Clock`). */
-  readonly at: number
-}
+export type AuditRecord = AuditStore.AuditRecord
 
 /**
- * Where audit records go: the port. `append` must not fail (an implementation decides what to do
- * when its backend is down: buffer, log, or die).
- *
- * @example
- * ```ts
- * import type { Audit } from "@agentkit/middleware"
- * import { Effect } from "effect"
- *
- * const store: Audit.AuditStore = { append: (record) => Effect.log("audit", record) }
- * ```
- *
- * @since 0.1.0
- * @category models
- */
-export interface AuditStore {
-  readonly append: (record: AuditRecord) => Effect.Effect<void>
-}
-
-/**
- * The in-memory store: an `AuditStore` that keeps its records in order.
+ * The in-memory store (core's `AuditStore.MemoryStore`): the port plus its records, in order.
  *
  * @example
  * ```ts
@@ -97,12 +58,10 @@ export interface AuditStore {
  * @since 0.1.0
  * @category models
  */
-export interface MemoryStore extends AuditStore {
-  readonly records: ReadonlyArray<AuditRecord>
-}
+export type MemoryStore = AuditStore.MemoryStore
 
 /**
- * Makes an in-memory audit store (tests, demos).
+ * Makes an in-memory audit store (core's `AuditStore.makeMemory`).
  *
  * @example
  * ```ts
@@ -117,16 +76,7 @@ export interface MemoryStore extends AuditStore {
  * @since 0.1.0
  * @category constructors
  */
-export const memoryStore = (): MemoryStore => {
-  const records: Array<AuditRecord> = []
-  return {
-    records,
-    append: (record) =>
-      Effect.sync(() => {
-        records.push(record)
-      })
-  }
-}
+export const memoryStore = (): MemoryStore => AuditStore.makeMemory()
 
 /**
  * The options of `audit`.
@@ -143,16 +93,23 @@ export const memoryStore = (): MemoryStore => {
  * @category models
  */
 export interface Options {
-  readonly store: AuditStore
+  /** Where records go. Default: the `AuditStore` service in the context, else an in-memory store of this middleware. */
+  readonly store?: AuditStore.Service | undefined
 }
 
 const isToolDenied = (error: unknown): error is { readonly reason: string; readonly message: string } =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "ToolDenied"
 
+const isToolInDoubt = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "ToolInDoubt"
+
 /**
- * Writes one record per tool call, whatever its outcome: the run, the tenant scope key, the tool,
+ * Writes one record per tool call, whatever its outcome: the run id, the tenant key, the tool,
  * the argument and result hashes and the decision (`executed`, `deduplicated`, `denied` with the
- * denial, `failed` with the error).
+ * denial, `failed` with the error, `in_doubt` for a call the execution ledger found claimed and
+ * never completed). Records go to `options.store`, else to the `AuditStore` service in the
+ * context, else to an in-memory store of this middleware. A store that fails is logged; the
+ * call's result is unchanged.
  *
  * Place: on the tool pipeline, outside `egress` and `idempotent` (Python put it inside, so
  * deduplicated calls were never audited): `[telemetry, audit, egress, idempotent, retry]`.
@@ -169,46 +126,58 @@ const isToolDenied = (error: unknown): error is { readonly reason: string; reado
  * @since 0.1.0
  * @category middleware
  */
-export const audit = (options: Options): ToolMiddleware => {
-  const store = options.store
+export const audit = (options: Options = {}): ToolMiddleware => {
+  const fallback = options.store === undefined ? AuditStore.makeMemory() : undefined
+  const storeOf: Effect.Effect<AuditStore.Service> =
+    options.store !== undefined
+      ? Effect.succeed(options.store)
+      : Effect.map(Effect.serviceOption(AuditStore), (found) => Option.getOrElse(found, () => fallback!))
   return (next: ToolHandler): ToolHandler =>
     <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
-      Effect.onExit(next(invocation), (exit) =>
-        Effect.flatMap(Clock.currentTimeMillis, (at) => {
-          const { call, context, meta } = invocation
-          let decision: Decision
-          let resultHash: string | undefined
-          let denial: AuditRecord["denial"]
-          let error: AuditRecord["error"]
-          if (Exit.isSuccess(exit)) {
-            decision = meta.deduplicated === true ? "deduplicated" : "executed"
-            resultHash = CanonicalJson.sha256(exit.value.text)
-          } else {
-            const failure = Cause.failureOption(exit.cause)
-            if (Option.isSome(failure) && isToolDenied(failure.value)) {
-              decision = "denied"
-              denial = { reason: failure.value.reason, message: failure.value.message }
+      Effect.flatMap(storeOf, (store) =>
+        Effect.onExit(next(invocation), (exit) =>
+          Effect.flatMap(Clock.currentTimeMillis, (at) => {
+            const { call, context, meta } = invocation
+            let decision: Decision
+            let resultHash: string | undefined
+            let denial: AuditRecord["denial"]
+            let error: AuditRecord["error"]
+            if (Exit.isSuccess(exit)) {
+              decision = meta.deduplicated === true ? "deduplicated" : "executed"
+              resultHash = CanonicalJson.sha256(exit.value.text)
             } else {
-              decision = "failed"
-              error = Option.isSome(failure)
-                ? { type: errorType(failure.value), message: errorMessage(failure.value) }
-                : Cause.isInterruptedOnly(exit.cause)
-                  ? { type: "Interrupted", message: "the call was interrupted" }
-                  : { type: "Defect", message: Cause.pretty(exit.cause).split("\n")[0] ?? "" }
+              const failure = Cause.failureOption(exit.cause)
+              if (Option.isSome(failure) && isToolDenied(failure.value)) {
+                decision = "denied"
+                denial = { reason: failure.value.reason, message: failure.value.message }
+              } else if (Option.isSome(failure) && isToolInDoubt(failure.value)) {
+                decision = "in_doubt"
+              } else {
+                decision = meta.deduplicated === true ? "deduplicated" : "failed"
+                error = Option.isSome(failure)
+                  ? { type: errorType(failure.value), message: errorMessage(failure.value) }
+                  : Cause.isInterruptedOnly(exit.cause)
+                    ? { type: "Interrupted", message: "the call was interrupted" }
+                    : { type: "Defect", message: Cause.pretty(exit.cause).split("\n")[0] ?? "" }
+              }
             }
-          }
-          return store.append({
-            runId: context.correlationId,
-            scope: context.scope.key,
-            tool: invocation.tool.name,
-            callId: call.id,
-            argumentsHash: CanonicalJson.hashOnce(call.arguments),
-            resultHash,
-            decision,
-            denial,
-            error,
-            at
+            const record: AuditRecord = {
+              runId: context.runId,
+              tenant: tenantKey(context.scope),
+              tool: invocation.tool.name,
+              callId: call.id,
+              argHash: CanonicalJson.hashOnce(call.arguments),
+              decision,
+              at,
+              resultHash,
+              ...(denial === undefined ? {} : { denial }),
+              ...(error === undefined ? {} : { error })
+            }
+            // the call already ran: a broken audit store is reported, never turned into the call's failure
+            return Effect.catchAll(store.append(record), (failed) =>
+              Effect.logError(`audit: could not append the record of ${record.tool}#${record.callId}: ${failed.message}`)
+            )
           })
-        })
+        )
       )
 }

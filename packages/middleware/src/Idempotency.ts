@@ -3,16 +3,15 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson } from "@agentkit/core"
+import { CanonicalJson, IdempotencyStore as CoreIdempotencyStore } from "@agentkit/core"
 import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { flightsOf } from "./internal/singleFlight.js"
 
 /**
- * Where the results of side-effecting calls are kept: the port. Implement it over Redis, SQL or
- * anything else; `memoryStore()` is the in-process default. Keys are opaque strings; a stored
- * outcome is `{ value, text }` (serialize it as your store needs).
+ * Where the outcomes of side-effecting calls are kept: core's `IdempotencyStore` port (implement
+ * it over Redis, SQL or anything else; `memoryStore()` is the in-process one).
  *
  * @example
  * ```ts
@@ -22,20 +21,19 @@ import { flightsOf } from "./internal/singleFlight.js"
  * const map = new Map<string, { readonly value: unknown; readonly text: string }>()
  * const store: Idempotency.IdempotencyStore = {
  *   get: (key) => Effect.sync(() => Option.fromNullable(map.get(key))),
- *   set: (key, outcome) => Effect.sync(() => void map.set(key, outcome))
+ *   set: (key, outcome) => Effect.sync(() => void map.set(key, outcome)),
+ *   endRun: () => Effect.void
  * }
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export interface IdempotencyStore {
-  readonly get: (key: string) => Effect.Effect<Option.Option<ToolOutcome>>
-  readonly set: (key: string, outcome: ToolOutcome) => Effect.Effect<void>
-}
+export type IdempotencyStore = CoreIdempotencyStore.Service
 
 /**
- * The in-memory store: an `IdempotencyStore` that also tells how many outcomes it holds.
+ * The in-memory store (core's `IdempotencyStore.MemoryStore`): the port plus how many outcomes it
+ * holds.
  *
  * @example
  * ```ts
@@ -48,13 +46,11 @@ export interface IdempotencyStore {
  * @since 0.1.0
  * @category models
  */
-export interface MemoryStore extends IdempotencyStore {
-  /** How many outcomes are stored. */
-  readonly size: number
-}
+export type MemoryStore = CoreIdempotencyStore.MemoryStore
 
 /**
- * Makes an in-memory store (entries live as long as the store).
+ * Makes an in-memory store (core's `IdempotencyStore.makeMemory`): an ended run's outcomes expire
+ * after `retention` (default 1 hour), never by count.
  *
  * @example
  * ```ts
@@ -67,22 +63,10 @@ export interface MemoryStore extends IdempotencyStore {
  * @since 0.1.0
  * @category constructors
  */
-export const memoryStore = (): MemoryStore => {
-  const entries = new Map<string, ToolOutcome>()
-  return {
-    get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
-    set: (key, outcome) =>
-      Effect.sync(() => {
-        entries.set(key, outcome)
-      }),
-    get size() {
-      return entries.size
-    }
-  }
-}
+export const memoryStore = (options: CoreIdempotencyStore.MemoryOptions = {}): MemoryStore => CoreIdempotencyStore.makeMemory(options)
 
 /**
- * The idempotency key of a call: `idem:` + the SHA-256 of the run's correlation id, the tenant
+ * The idempotency key of a call: `idem:` + the SHA-256 of the run id, the tenant
  * scope key, the tool name and the hash of the arguments (canonical JSON, so key order does not
  * matter).
  *
@@ -100,7 +84,7 @@ export const memoryStore = (): MemoryStore => {
 export const key = (invocation: ToolCallRequest<unknown, unknown>): string =>
   `idem:${CanonicalJson.sha256(
     JSON.stringify([
-      invocation.context.correlationId,
+      invocation.context.runId,
       invocation.context.scope.key,
       invocation.tool.name,
       CanonicalJson.hashOnce(invocation.call.arguments)
@@ -122,7 +106,11 @@ export const key = (invocation: ToolCallRequest<unknown, unknown>): string =>
  * @category models
  */
 export interface Options {
-  /** Where outcomes are kept. Default: a fresh in-memory store for this middleware. */
+  /**
+   * Where outcomes are kept. Default: the `IdempotencyStore` service in the context (an agent
+   * tells it when each top-level run ends, so its outcomes expire), else a fresh in-memory store
+   * for this middleware.
+   */
   readonly store?: IdempotencyStore | undefined
 }
 
@@ -150,24 +138,31 @@ export interface Options {
  * @category middleware
  */
 export const idempotent = (options: Options = {}): ToolMiddleware => {
-  const store = options.store ?? memoryStore()
-  const flights = flightsOf<ToolOutcome>(store)
+  const fallback = options.store === undefined ? memoryStore() : undefined
+  const storeOf: Effect.Effect<IdempotencyStore> =
+    options.store !== undefined
+      ? Effect.succeed(options.store)
+      : Effect.map(Effect.serviceOption(CoreIdempotencyStore), (found) => Option.getOrElse(found, () => fallback!))
   return (next: ToolHandler): ToolHandler =>
     <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       if (!invocation.tool.sideEffecting) return next(invocation)
-      const meta = invocation.meta
-      const k = key(invocation as ToolCallRequest<unknown, unknown>)
-      let stored = false
-      const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
-        if (Option.isSome(found)) {
-          stored = true
-          return Effect.succeed(found.value)
-        }
-        return Effect.tap(next(invocation), (outcome) => store.set(k, outcome))
-      })
-      return Effect.map(flights.run(k, lead), (outcome) => {
-        if (outcome.shared || stored) meta.deduplicated = true
-        return outcome.value
+      return Effect.flatMap(storeOf, (store) => {
+        const flights = flightsOf<ToolOutcome>(store)
+        const meta = invocation.meta
+        const k = key(invocation as ToolCallRequest<unknown, unknown>)
+        const runId = invocation.context.runId
+        let stored = false
+        const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
+          if (Option.isSome(found)) {
+            stored = true
+            return Effect.succeed(found.value)
+          }
+          return Effect.tap(next(invocation), (outcome) => store.set(k, outcome, runId))
+        })
+        return Effect.map(flights.run(k, lead), (outcome) => {
+          if (outcome.shared || stored) meta.deduplicated = true
+          return outcome.value
+        })
       })
     }
 }

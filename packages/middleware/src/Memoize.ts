@@ -3,16 +3,15 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson, ConfigurationError, Tracing } from "@agentkit/core"
+import { CanonicalJson, ConfigurationError, MemoStore, Tracing } from "@agentkit/core"
 import type { Chat, ChatCall, ChatError, ChatHandler, ChatMiddleware } from "@agentkit/core"
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { flightsOf } from "./internal/singleFlight.js"
 
 /**
- * Where cached responses are kept: the port. `memoryStore()` is the in-process default.
+ * Where cached responses are kept: core's `MemoStore` port. `memoryStore()` is the in-process one.
  *
  * @example
  * ```ts
@@ -29,14 +28,11 @@ import { flightsOf } from "./internal/singleFlight.js"
  * @since 0.1.0
  * @category models
  */
-export interface CacheStore {
-  readonly get: (key: string) => Effect.Effect<Option.Option<Chat.ChatResponse>>
-  /** Stores a response; `ttl` (when given) is how long it stays valid. */
-  readonly set: (key: string, response: Chat.ChatResponse, ttl?: Duration.Duration) => Effect.Effect<void>
-}
+export type CacheStore = MemoStore.Service
 
 /**
- * The in-memory store: a `CacheStore` that tells how many entries it holds.
+ * The in-memory store (core's `MemoStore.MemoryStore`): a `CacheStore` that tells how many entries
+ * it holds.
  *
  * @example
  * ```ts
@@ -49,13 +45,11 @@ export interface CacheStore {
  * @since 0.1.0
  * @category models
  */
-export interface MemoryStore extends CacheStore {
-  readonly size: number
-}
+export type MemoryStore = MemoStore.MemoryStore
 
 /**
- * Makes an in-memory store: entries expire after their TTL (read from Effect's `Clock`), and past
- * `maxEntries` (default 1000) the least recently used entry is dropped.
+ * Makes an in-memory store (core's `MemoStore.makeMemory`): an LRU of at most `maxEntries`
+ * (default 1000) entries, each valid for its TTL (default 1 hour), read from Effect's `Clock`.
  *
  * @example
  * ```ts
@@ -67,36 +61,7 @@ export interface MemoryStore extends CacheStore {
  * @since 0.1.0
  * @category constructors
  */
-export const memoryStore = (options: { readonly maxEntries?: number | undefined } = {}): MemoryStore => {
-  const maxEntries = options.maxEntries ?? 1000
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new ConfigurationError({
-      field: "memoize.maxEntries",
-      message: `memoize.maxEntries must be a positive integer; got ${String(options.maxEntries)}`
-    })
-  }
-  const entries = new Map<string, { readonly response: Chat.ChatResponse; readonly expiresAt: number }>()
-  return {
-    get: (key) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const entry = entries.get(key)
-        if (entry === undefined) return Option.none()
-        entries.delete(key)
-        if (entry.expiresAt <= now) return Option.none()
-        entries.set(key, entry) // most recently used last
-        return Option.some(entry.response)
-      }),
-    set: (key, response, ttl) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        entries.delete(key)
-        entries.set(key, { response, expiresAt: ttl === undefined ? Infinity : now + Duration.toMillis(ttl) })
-        if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
-      }),
-    get size() {
-      return entries.size
-    }
-  }
-}
+export const memoryStore = (options: MemoStore.MemoryOptions = {}): MemoryStore => MemoStore.makeMemory(options)
 
 /**
  * The default key material of a call: its model, messages, tools and sampling settings, as
@@ -137,7 +102,7 @@ export interface Options {
   readonly key?: ((call: ChatCall) => string) | undefined
   /** How long an entry stays valid (default: as long as the store keeps it). */
   readonly ttl?: Duration.DurationInput | undefined
-  /** Where entries are kept (default: a fresh `memoryStore()`). */
+  /** Where entries are kept. Default: the `MemoStore` service in the context, else a fresh `memoryStore()`. */
   readonly store?: CacheStore | undefined
 }
 
@@ -164,7 +129,11 @@ export interface Options {
  * @category middleware
  */
 export const memoize = (options: Options = {}): ChatMiddleware => {
-  const store = options.store ?? memoryStore()
+  const fallback = options.store === undefined ? memoryStore() : undefined
+  const storeOf: Effect.Effect<CacheStore> =
+    options.store !== undefined
+      ? Effect.succeed(options.store)
+      : Effect.map(Effect.serviceOption(MemoStore), (found) => Option.getOrElse(found, () => fallback!))
   const keyOf = options.key ?? defaultKey
   let ttl: Duration.Duration | undefined
   if (options.ttl !== undefined) {
@@ -177,10 +146,9 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
     }
     ttl = decoded.value
   }
-  const flights = flightsOf<Chat.ChatResponse>(store)
-
   return (next: ChatHandler): ChatHandler =>
-    (call) => {
+    (call) => Effect.flatMap(storeOf, (store) => {
+      const flights = flightsOf<Chat.ChatResponse>(store)
       const key = `memo:${CanonicalJson.sha256(JSON.stringify([call.context.scope.key, keyOf(call)]))}`
       const hit = (response: Chat.ChatResponse): Effect.Effect<Chat.ChatResponse> => {
         call.meta.cacheHit = true
@@ -190,15 +158,21 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
           : Effect.succeed(response)
       }
       let found = false
-      const lead: Effect.Effect<Chat.ChatResponse, ChatError> = Effect.flatMap(store.get(key), (cached) => {
+      // a cache that fails is a miss (logged): it never fails the model call
+      const cachedOf = Effect.catchAll(store.get(key), (error) =>
+        Effect.as(Effect.logWarning(`memoize: cache read failed, calling the model: ${error.message}`), Option.none<Chat.ChatResponse>())
+      )
+      const lead: Effect.Effect<Chat.ChatResponse, ChatError> = Effect.flatMap(cachedOf, (cached) => {
         if (Option.isSome(cached)) {
           found = true
           return Effect.succeed(cached.value)
         }
-        return Effect.tap(next(call), (response) => store.set(key, response, ttl))
+        return Effect.tap(next(call), (response) =>
+          Effect.catchAll(store.set(key, response, ttl), (error) => Effect.logWarning(`memoize: cache write failed: ${error.message}`))
+        )
       })
       return Effect.flatMap(flights.run(key, lead), (outcome) =>
         outcome.shared || found ? hit(outcome.value) : Effect.succeed(outcome.value)
       )
-    }
+    })
 }

@@ -64,9 +64,9 @@ describe("Idempotency", () => {
     const charge = countingTool("charge", { sideEffecting: true })
     const store = Idempotency.memoryStore()
     const idempotent = Idempotency.idempotent({ store })
-    const run = (correlationId: string, orgId: number) =>
+    const run = (runId: string, orgId: number) =>
       Effect.flatMap(Invoker, (invoker) => invoker.tool(call("charge", { amount: 1 }), charge.tool)).pipe(
-        Effect.provide(setup({ toolMiddleware: [idempotent], correlationId, scope: { orgId } }))
+        Effect.provide(setup({ toolMiddleware: [idempotent], runId, scope: { orgId } }))
       )
     return Effect.gen(function* () {
       yield* run("run-1", 1)
@@ -187,7 +187,7 @@ describe("Idempotency", () => {
       const b = Idempotency.key({ call: call("charge", { b: 2, a: 1 }, "c9"), tool, meta: {}, context: run })
       expect(a).toMatch(/^idem:[0-9a-f]{64}$/)
       expect(b).toBe(a)
-    }).pipe(Effect.provide(RunContext.layer({ correlationId: "r" }))))
+    }).pipe(Effect.provide(RunContext.layer({ runId: "r" }))))
 })
 
 describe("Audit", () => {
@@ -210,10 +210,10 @@ describe("Audit", () => {
       yield* Effect.flip(invoker.tool(call("charge", { amount: 0 }), charge.tool))
       const [executed, deduplicated, denied, failed] = store.records
       expect(store.records).toHaveLength(4)
-      expect(executed).toMatchObject({ runId: "run-1", scope: "org1:dom2", tool: "charge", callId: "c1", decision: "executed" })
-      expect(executed!.argumentsHash).toMatch(/^[0-9a-f]{64}$/)
+      expect(executed).toMatchObject({ runId: "run-1", tenant: "org1:dom2", tool: "charge", callId: "c1", decision: "executed" })
+      expect(executed!.argHash).toMatch(/^[0-9a-f]{64}$/)
       expect(executed!.resultHash).toMatch(/^[0-9a-f]{64}$/)
-      expect(deduplicated).toMatchObject({ decision: "deduplicated", argumentsHash: executed!.argumentsHash, resultHash: executed!.resultHash })
+      expect(deduplicated).toMatchObject({ decision: "deduplicated", argHash: executed!.argHash, resultHash: executed!.resultHash })
       expect(denied).toMatchObject({
         tool: "fetch_url",
         decision: "denied",

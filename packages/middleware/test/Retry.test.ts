@@ -32,7 +32,7 @@ const flakyModel = (failures: number, error = timeout()) =>
   })
 
 describe("Retry on the chat pipeline", () => {
-  it.effect("a provider blip is retried: 2 model calls, the run's budget charged once", () => {
+  it.effect("a provider blip is retried: 2 model calls, both counted against maxModelCalls, the answer charged once", () => {
     const llm = flakyModel(1)
     const tracer = Tracing.recording()
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3 })] })
@@ -44,7 +44,7 @@ describe("Retry on the chat pipeline", () => {
       expect(llm.calls).toBe(2)
       const run = yield* RunContext
       expect(run.budget.spentUsd).toBe(0.01)
-      expect(run.budget.modelCalls).toBe(1)
+      expect(run.budget.modelCalls).toBe(2)
       const span = tracer.one("chat m")
       expect(span.attributes.get("gen_ai.request.model")).toBe("m")
       expect(span.attributes.get("gen_ai.usage.input_tokens")).toBe(100)

@@ -9,7 +9,7 @@ import { Tool } from "@agentkit/tools"
 import type { Layer } from "effect"
 import { Schema } from "effect"
 
-/** The test context (`makeTestCtx`) over `chatModel`, with correlation id `run-1` unless given. */
+/** The test context (`makeTestCtx`) over `chatModel`, with run id and correlation id `run-1` unless given. */
 export const setup = (options: {
   readonly chatModel?: Layer.Layer<ChatModel>
   readonly chatMiddleware?: ReadonlyArray<ChatMiddleware>
@@ -17,6 +17,7 @@ export const setup = (options: {
   readonly budget?: Budget.Budget | Budget.Limits
   readonly scope?: { readonly orgId?: number; readonly domainId?: number }
   readonly correlationId?: string
+  readonly runId?: string
   readonly tracing?: boolean
 }) =>
   makeTestCtx({
@@ -26,6 +27,7 @@ export const setup = (options: {
     budget: options.budget,
     scope: options.scope,
     correlationId: options.correlationId ?? "run-1",
+    runId: options.runId ?? options.correlationId ?? "run-1",
     tracing: options.tracing
   })
 

@@ -36,6 +36,9 @@ export interface TestContextOptions {
   readonly budget?: Budget.Budget | Budget.Limits | undefined
   readonly autonomy?: Autonomy | undefined
   readonly correlationId?: string | undefined
+  /** The run id (default `test-run`, like the correlation id). */
+  readonly runId?: string | undefined
+  readonly threadId?: string | undefined
   readonly cancellation?: RunContext.Options["cancellation"]
   readonly tracing?: boolean | undefined
   readonly chatMiddleware?: ReadonlyArray<ChatMiddleware> | undefined
@@ -43,8 +46,8 @@ export interface TestContextOptions {
 }
 
 /**
- * Makes the one layer a test provides: `RunContext` (correlation id `test-run`, autonomy `auto`
- * unless given), `ChatModel` (the fake) and `Invoker` (no middleware unless given).
+ * Makes the one layer a test provides: `RunContext` (run id and correlation id `test-run`,
+ * autonomy `auto` unless given), `ChatModel` (the fake) and `Invoker` (no middleware unless given).
  *
  * @example
  * ```ts
@@ -69,6 +72,8 @@ export const makeTestCtx = (
   })
   return Layer.mergeAll(
     RunContext.layer({
+      runId: options.runId ?? "test-run",
+      threadId: options.threadId,
       correlationId: options.correlationId ?? "test-run",
       scope: options.scope,
       budget: options.budget,

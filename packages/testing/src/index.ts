@@ -17,6 +17,8 @@ export { makeTestCtx, runWithClock } from "./TestContext.js"
 /** @since 0.1.0 */
 export * as Seed from "./Seed.js"
 /** @since 0.1.0 */
+export * as StoreContract from "./StoreContract.js"
+/** @since 0.1.0 */
 export type { TestContextOptions } from "./TestContext.js"
 /** @since 0.1.0 */
 export { Tracing } from "@agentkit/core"

@@ -4,7 +4,16 @@
  *
  * @since 0.1.0
  */
-import { type BudgetExceeded, type Cancelled, type DepthExceeded, endsRun, isDepthExceeded, RunContext, ToolExecutionError } from "@agentkit/core"
+import {
+  type BudgetExceeded,
+  type Cancelled,
+  type DepthExceeded,
+  endsRun,
+  isDepthExceeded,
+  RunContext,
+  type StoreError,
+  ToolExecutionError
+} from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Tool from "./Tool.js"
@@ -81,10 +90,11 @@ export const renderRunResult = (result: unknown): string =>
 
 /**
  * Wraps a runnable into a tool with one `task` string parameter. The sub-run executes on
- * the call's `context.child()`: budget, cancellation, depth and tracing flow through. A depth
- * overflow fails the call with `DepthExceeded` (the agent loop shows it to the model); cost and call
- * exhaustion and cancellation end the whole run; any other failure of the sub-run is a
- * `ToolExecutionError`. The tool takes no concurrency permit of its own, so a sub-agent never
+ * the call's `context.child("<name>#<callId>")` (so its run id is `<parentRunId>/<name>#<callId>`,
+ * the same each time the parent's call is re-driven): budget, cancellation, depth and tracing
+ * flow through. A depth overflow fails the call with `DepthExceeded` (the agent loop shows it to
+ * the model); cost and call exhaustion, cancellation and a broken store end the whole run; any
+ * other failure of the sub-run is a `ToolExecutionError`. The tool takes no concurrency permit of its own, so a sub-agent never
  * waits on a permit its parent holds.
  *
  * @example
@@ -105,19 +115,19 @@ export const renderRunResult = (result: unknown): string =>
 export const asTool = <A, E, R>(
   runnable: Runnable<A, E, R>,
   options: AsToolOptions<A>
-): Tool.Tool<string, typeof parameters, string, BudgetExceeded | Cancelled | DepthExceeded, Exclude<R, RunContext>> => {
+): Tool.Tool<string, typeof parameters, string, BudgetExceeded | Cancelled | DepthExceeded | StoreError, Exclude<R, RunContext>> => {
   const render = options.render ?? renderRunResult
   return Tool.make(options.name as string, {
     description: options.description,
     parameters,
     sideEffecting: options.sideEffecting ?? false,
     delegating: true,
-    handler: ({ task }, { context }) =>
-      Effect.flatMap(context.child(), (child) =>
+    handler: ({ task }, { callId, context }) =>
+      Effect.flatMap(context.child(`${options.name}#${callId ?? "direct"}`), (child) =>
         runnable.run(task).pipe(
           Effect.provideService(RunContext, child),
           Effect.map(render),
-          Effect.mapError((error: unknown): BudgetExceeded | Cancelled | DepthExceeded | ToolExecutionError =>
+          Effect.mapError((error: unknown): BudgetExceeded | Cancelled | DepthExceeded | StoreError | ToolExecutionError =>
             endsRun(error) || isDepthExceeded(error) ? error : new ToolExecutionError({ toolName: options.name, cause: error })
           )
         )

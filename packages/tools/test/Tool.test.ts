@@ -20,7 +20,7 @@ import { Cause, Data, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
 import { asTool, Tool } from "@agentkit/tools"
 
 const DESCRIPTION = "A test tool with a description long enough to pass."
-const runLayer = RunContext.layer({ correlationId: "run-9" })
+const runLayer = RunContext.layer({ runId: "run-9" })
 
 const definitionError = (f: () => unknown): ToolDefinitionError => {
   try {
@@ -852,9 +852,10 @@ describe("Tool: the handler context through the pipeline (one run-context channe
       const invoker = yield* Invoker
       yield* invoker.tool({ id: "c1", name: "promised", arguments: {} }, promised)
       yield* invoker.tool({ id: "c2", name: "effectful", arguments: {} }, effectful)
+      // the handler is told the run id of the context it runs in: the child's, path-derived
       expect(seen).toEqual([
-        { callId: "c1", runId: "run-9", depth: 1 },
-        { callId: "c2", runId: "run-9", depth: 1, fromEnv: 1 }
+        { callId: "c1", runId: "run-9/sub", depth: 1 },
+        { callId: "c2", runId: "run-9/sub", depth: 1, fromEnv: 1 }
       ])
     }).pipe(Effect.provide(nested))
   })

@@ -3,7 +3,7 @@
  * run time). The runtime halves check that what the types forbid also fails for plain JavaScript.
  */
 import { RunContext, ToolDefinitionError } from "@agentkit/core"
-import type { BudgetExceeded, Cancelled, DepthExceeded, ToolArgumentError, ToolExecutionError, ToolShapeError, ToolTimeoutError } from "@agentkit/core"
+import type { BudgetExceeded, Cancelled, DepthExceeded, StoreError, ToolArgumentError, ToolExecutionError, ToolShapeError, ToolTimeoutError } from "@agentkit/core"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Data, Effect, Schema } from "effect"
 import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
@@ -192,11 +192,11 @@ describe("types", () => {
     expectTypeOf<ToolRegistry.Requirements<ReturnType<typeof registry.get>>>().toEqualTypeOf<Foo | Bar>()
   })
 
-  it("asTool: the runnable's requirements minus RunContext, plus BudgetExceeded | Cancelled | DepthExceeded", () => {
+  it("asTool: the runnable's requirements minus RunContext, plus BudgetExceeded | Cancelled | DepthExceeded | StoreError", () => {
     const sub = asTool(
       { run: (task: string) => Effect.flatMap(RunContext, () => Effect.map(Foo, (f) => `${f.greeting} ${task}`)) },
       { name: "sub", description: DESCRIPTION }
     )
-    expectTypeOf(sub.run).returns.toEqualTypeOf<Effect.Effect<string, Builtin | BudgetExceeded | Cancelled | DepthExceeded, RunContext | Foo>>()
+    expectTypeOf(sub.run).returns.toEqualTypeOf<Effect.Effect<string, Builtin | BudgetExceeded | Cancelled | DepthExceeded | StoreError, RunContext | Foo>>()
   })
 })

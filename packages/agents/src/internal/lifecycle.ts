@@ -1,0 +1,607 @@
+/**
+ * A run's lifecycle under a checkpoint store, the same for every cognition. Without a store a run
+ * is just its body: nothing is encoded, leased or saved, and no fiber is started.
+ *
+ * With a store, `agent.run` under a run id looks the record up first:
+ *
+ * - none: the record is created holding a new lease, and the run starts fresh;
+ * - `done`: the recorded result, no model call (an idempotent start);
+ * - `failed` or `cancelled`: `RunNotResumable`, naming the status and the reason;
+ * - `suspended`: `RunSuspended` with its pending entries (only `resume` continues it);
+ * - `running` with a live lease: `RunInProgress`, naming the owner;
+ * - `running` with an expired or released lease (its process died or stopped): taken over (a new
+ *   fencing token), one more recovery counted; past `maxRecoveries` the run is finished `failed`
+ *   (`recovered more than N times`) and the call fails `RunNotResumable`.
+ *
+ * While it runs, the root holds its lease: a heartbeat fiber renews it, applies a requested
+ * cancellation, and interrupts the run if the lease was lost (another process took it over).
+ * Sub-runs keep records of their own, written under the root's lease. On exit: a result finishes
+ * the record `done` (a suspension leaves it `suspended`); a typed failure finishes it `failed`
+ * (`Cancelled`: `cancelled`); an interruption or a defect releases the lease, so the next drive
+ * takes it over at once; a store failure or a lost lease leaves the record as it is. @internal
+ */
+import {
+  AlreadyDecided,
+  CanonicalJson,
+  CheckpointStore,
+  IdempotencyStore,
+  RunContext,
+  StaleLease,
+  tenantKey,
+  Usage
+} from "@agentkit/core"
+import type { Budget, CorruptEntry, StoreError } from "@agentkit/core"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { AgentResult } from "../AgentResult.js"
+import * as Approval from "../Approval.js"
+import { InvalidDecisions, RunInProgress, RunNotResumable, RunStateCorrupt, RunSuspended } from "../Errors.js"
+import type { RunStateVersionUnsupported } from "../Errors.js"
+import { RunLease } from "../RunLease.js"
+import * as RunState from "../RunState.js"
+import { type LeaseHolder, makeWriter, type Writer, type WriteError } from "./checkpointer.js"
+
+/** What the lifecycle adds to a run's own errors. */
+export type LifecycleError =
+  | RunSuspended
+  | RunInProgress
+  | RunNotResumable
+  | RunStateCorrupt
+  | RunStateVersionUnsupported
+  | StaleLease
+  | StoreError
+  | CorruptEntry
+
+/** How a run's body saves its state; absent without a store. */
+export interface Durable {
+  readonly checkpoint: (status: "running" | "suspended", state: () => RunState.RunState) => Effect.Effect<void, WriteError>
+}
+
+/** Where a body starts: a fresh run (no state), or a saved state, with decisions when it waits on some. */
+export interface Start {
+  readonly state: RunState.RunState | undefined
+  readonly decisions: ReadonlyMap<string, Approval.Decision> | undefined
+  readonly durable: Durable | undefined
+}
+
+/** A cognition's run, as the lifecycle drives it. */
+export interface Program<E, R> {
+  readonly agent: string
+  readonly cognition: RunState.RunState["cognition"]
+  /** The first state of a new run (made only when there is a store). */
+  readonly fresh: (context: RunContext.Service) => RunState.RunState
+  readonly body: (start: Start) => Effect.Effect<AgentResult, E, R>
+}
+
+/** What the root gives its sub-runs: the store and its lease. */
+class RunTree extends Context.Tag("@agentkit/agents/internal/RunTree")<
+  RunTree,
+  { readonly store: CheckpointStore.Service; readonly holder: LeaseHolder }
+>() {}
+
+const leaseSettings = Effect.map(Effect.serviceOption(RunLease), Option.getOrElse(() => RunLease.defaults))
+
+/** The context's state fields: enough to rebuild it in another process. */
+export const contextState = (context: RunContext.Service): RunState.RunState["context"] => {
+  const { orgId, domainId, userId, sessionId } = context.scope
+  const scope: { -readonly [K in keyof RunState.RunState["context"]["scope"]]: RunState.RunState["context"]["scope"][K] } = {}
+  if (orgId !== undefined) scope.orgId = orgId
+  if (domainId !== undefined) scope.domainId = domainId
+  if (userId !== undefined) scope.userId = userId
+  if (sessionId !== undefined) scope.sessionId = sessionId
+  return {
+    scope,
+    autonomy: context.autonomy,
+    limits: context.budget.limits,
+    correlationId: context.correlationId,
+    ...(context.threadId === undefined ? {} : { threadId: context.threadId })
+  }
+}
+
+/** Usage as stored (exact money). */
+export const usageState = (usage: Usage.Usage): RunState.RunState["usage"] => ({
+  inputTokens: usage.inputTokens,
+  outputTokens: usage.outputTokens,
+  cacheReadTokens: usage.cacheReadTokens,
+  cacheWriteTokens: usage.cacheWriteTokens,
+  costNanos: Usage.nanos(usage)
+})
+
+/** Usage from its stored form. */
+export const usageOf = (state: RunState.RunState["usage"]): Usage.Usage =>
+  Usage.make({
+    inputTokens: state.inputTokens,
+    outputTokens: state.outputTokens,
+    cacheReadTokens: state.cacheReadTokens,
+    cacheWriteTokens: state.cacheWriteTokens,
+    costUsd: Usage.usdOf(state.costNanos)
+  })
+
+const encodeResult = (result: AgentResult): string =>
+  CanonicalJson.stringify({
+    output: result.output,
+    usage: usageState(result.usage),
+    partial: result.partial,
+    stopReason: result.stopReason,
+    transcript: result.transcript
+  })
+
+const decodeRecordedResult = Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult))
+const decodeRecordedReason = Schema.decodeUnknownOption(Schema.parseJson(RunState.RecordedReason))
+
+const recordedResult = (record: CheckpointStore.RunRecord): Effect.Effect<AgentResult, RunStateCorrupt> => {
+  const decoded = decodeRecordedResult(record.result ?? "")
+  if (decoded._tag === "Left") {
+    return Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }" }))
+  }
+  const { output, partial, stopReason, transcript, usage } = decoded.right
+  return Effect.succeed({ output, partial, stopReason: stopReason as AgentResult["stopReason"], transcript, usage: usageOf(usage) })
+}
+
+const otherTenant = (runId: string): RunNotResumable =>
+  new RunNotResumable({ runId, message: `run '${runId}' belongs to another tenant; a run is only driven in its own tenant's scope` })
+
+const notResumable = (record: CheckpointStore.RunRecord): RunNotResumable => {
+  const reason = Option.match(decodeRecordedReason(record.result ?? ""), { onNone: () => "", onSome: (r) => `: ${r.reason}` })
+  return new RunNotResumable({ runId: record.runId, message: `run '${record.runId}' is ${record.status}${reason}; it is never driven again` })
+}
+
+/** Why a run failed, as recorded: its error's tag and message. */
+const reasonOf = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "_tag" in error) {
+    const message = "message" in error && typeof error.message === "string" ? error.message : ""
+    return `${String(error._tag)}: ${message}`
+  }
+  return String(error)
+}
+
+/**
+ * What a recovered run must count as spent: what was in flight when its process stopped. Phase
+ * `model`: its model call; phase `tools`: the turn's calls without a result (fail closed).
+ */
+const allowance = (state: RunState.RunState): Budget.Snapshot => {
+  const turn = state.transcript.at(-1)
+  const open = state.phase === "tools" && turn?.role === "assistant" ? turn.toolCalls.length - state.turn.completed.length : 0
+  return {
+    ...state.budget,
+    inFlightModelCalls: Math.max(state.budget.inFlightModelCalls, state.phase === "model" ? 1 : 0),
+    inFlightToolCalls: Math.max(state.budget.inFlightToolCalls, open)
+  }
+}
+
+/** Decodes a record's state, naming the record. */
+const stateOf = (record: CheckpointStore.RunRecord) => RunState.decode(record.runId, record.state)
+
+/** The decisions recorded for a run tree, decoded (an entry that does not decode is left out: it rejects). */
+const recordedDecisions = (store: CheckpointStore.Service, rootRunId: string) =>
+  Effect.map(store.decisions(rootRunId), (recorded) => {
+    const decisions = new Map<string, Approval.Decision>()
+    for (const entry of recorded) {
+      const decoded = decodeDecision(entry.decision)
+      if (Option.isSome(decoded)) decisions.set(entry.pendingId, decoded.value)
+    }
+    return decisions
+  })
+const decodeDecision = Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision))
+
+/** Tells an idempotency store in the context that a top-level run ended, so its outcomes expire. */
+const endingRun = <E, R>(context: RunContext.Service, self: Effect.Effect<AgentResult, E, R>): Effect.Effect<AgentResult, E, R> =>
+  Effect.flatMap(Effect.serviceOption(IdempotencyStore), (idempotency) =>
+    Option.isNone(idempotency) || context.parentRunId !== undefined
+      ? self
+      : Effect.onExit(self, (exit) =>
+          Exit.isSuccess(exit) && exit.value.suspended !== undefined ? Effect.void : Effect.ignore(idempotency.value.endRun(context.runId))
+        )
+  ) as Effect.Effect<AgentResult, E, R>
+
+/** Runs a program: a plain body without a store, else the lifecycle (root or sub-run). */
+export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, E | LifecycleError, R | RunContext> =>
+  Effect.flatMap(RunContext, (context) =>
+    Effect.flatMap(Effect.serviceOption(CheckpointStore), (store) => {
+      if (Option.isNone(store)) return endingRun(context, program.body({ state: undefined, decisions: undefined, durable: undefined }))
+      if (context.parentRunId === undefined) return endingRun(context, root(program, store.value, context, true))
+      return Effect.flatMap(Effect.serviceOption(RunTree), (tree) =>
+        Option.isNone(tree) || tree.value.store !== store.value
+          ? program.body({ state: undefined, decisions: undefined, durable: undefined })
+          : child(program, tree.value.store, tree.value.holder, context)
+      )
+    })
+  )
+
+const root = <E, R>(
+  program: Program<E, R>,
+  store: CheckpointStore.Service,
+  context: RunContext.Service,
+  retry: boolean
+): Effect.Effect<AgentResult, E | LifecycleError, R> =>
+  Effect.gen(function* () {
+    const settings = yield* leaseSettings
+    const runId = context.runId
+    const request = { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) }
+    const found = yield* store.load(runId)
+    if (Option.isNone(found)) {
+      const state = program.fresh(context)
+      const created = yield* Effect.either(
+        store.create(
+          {
+            runId,
+            rootRunId: runId,
+            agent: program.agent,
+            tenant: tenantKey(context.scope),
+            threadId: context.threadId,
+            state: RunState.encode(state)
+          },
+          request
+        )
+      )
+      if (created._tag === "Left") {
+        // another drive created it first: look again (once)
+        if (created.left._tag === "RunExists" && retry) return yield* root(program, store, context, false)
+        return yield* Effect.fail(created.left._tag === "RunExists" ? new RunInProgress({ runId, owner: "unknown", expiresAt: 0 }) : (created.left as StoreError | CorruptEntry))
+      }
+      return yield* supervise(program, store, context, { current: created.right.lease }, created.right.version, {
+        state: undefined,
+        decisions: undefined,
+        recovered: false
+      })
+    }
+    const record = found.value
+    if (record.tenant !== tenantKey(context.scope)) return yield* otherTenant(runId)
+    switch (record.status) {
+      case "done":
+        return yield* recordedResult(record)
+      case "failed":
+      case "cancelled":
+        return yield* notResumable(record)
+      case "suspended": {
+        const state = yield* stateOf(record)
+        return yield* new RunSuspended({ runId, pending: state.pending })
+      }
+      case "running":
+        break
+    }
+    const now = yield* Clock.currentTimeMillis
+    if (record.lease !== undefined && record.lease.expiresAt > now) {
+      return yield* new RunInProgress({ runId, owner: record.lease.owner, expiresAt: record.lease.expiresAt })
+    }
+    const claimed = yield* Effect.either(store.claim(runId, request))
+    if (claimed._tag === "Left") {
+      const error = claimed.left
+      if (error._tag === "LeaseHeld") return yield* new RunInProgress({ runId, owner: error.owner, expiresAt: error.expiresAt })
+      if (error._tag === "RunFinished" && retry) return yield* root(program, store, context, false)
+      if (error._tag === "RunFinished" || error._tag === "RunNotFound") return yield* new RunNotResumable({ runId, message: error.message })
+      return yield* Effect.fail(error)
+    }
+    const holder: LeaseHolder = { current: claimed.right.lease }
+    return yield* takeOver(program, store, context, holder, claimed.right.record, settings.maxRecoveries, undefined)
+  })
+
+/**
+ * Continues a claimed run whose process stopped: one more recovery (past the limit the run is
+ * failed), what was in flight counted as spent, the recorded decisions of a suspension applied.
+ */
+const takeOver = <E, R>(
+  program: Program<E, R>,
+  store: CheckpointStore.Service,
+  context: RunContext.Service,
+  holder: LeaseHolder,
+  record: CheckpointStore.RunRecord,
+  maxRecoveries: number,
+  decisions: ReadonlyMap<string, Approval.Decision> | undefined
+): Effect.Effect<AgentResult, E | LifecycleError, R> =>
+  Effect.gen(function* () {
+    const decoded = yield* Effect.either(stateOf(record))
+    if (decoded._tag === "Left") {
+      yield* Effect.ignore(store.release(holder.current))
+      return yield* decoded.left
+    }
+    const saved = decoded.right
+    const recoveries = saved.recoveries + 1
+    if (recoveries > maxRecoveries) {
+      const reason = `recovered more than ${maxRecoveries} times`
+      yield* makeWriter(store, holder, record.runId, record.version).finish("failed", CanonicalJson.stringify({ reason }))
+      return yield* new RunNotResumable({ runId: record.runId, message: `run '${record.runId}' is failed: ${reason}; it is never driven again` })
+    }
+    const state: RunState.RunState = { ...saved, recoveries, budget: allowance(saved) }
+    const waitingOn = state.phase === "suspended" ? (decisions ?? (yield* recordedDecisions(store, record.rootRunId))) : undefined
+    return yield* supervise(program, store, context, holder, record.version, { state, decisions: waitingOn, recovered: true })
+  })
+
+interface Begin {
+  readonly state: RunState.RunState | undefined
+  readonly decisions: ReadonlyMap<string, Approval.Decision> | undefined
+  /** Whether the state must be saved first (a takeover: its recovery count and what was in flight). */
+  readonly recovered: boolean
+}
+
+/** Drives a root run holding its lease: heartbeat, body, and the record's end. */
+const supervise = <E, R>(
+  program: Program<E, R>,
+  store: CheckpointStore.Service,
+  context: RunContext.Service,
+  holder: LeaseHolder,
+  version: number,
+  begin: Begin
+): Effect.Effect<AgentResult, E | LifecycleError, R> =>
+  Effect.gen(function* () {
+    const settings = yield* leaseSettings
+    const writer = makeWriter(store, holder, context.runId, version)
+    if (begin.state !== undefined) context.budget.restore(begin.state.budget)
+    if (begin.recovered && begin.state !== undefined) {
+      const state = begin.state
+      const first = yield* Effect.either(writer.save("running", () => state))
+      if (first._tag === "Left") {
+        yield* Effect.ignore(store.release(holder.current))
+        return yield* first.left
+      }
+    }
+    const body = program
+      .body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } })
+      .pipe(Effect.provideService(RunTree, { store, holder }))
+    const lost = { value: false }
+    return yield* Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        const fiber = yield* Effect.fork(restore(body))
+        const beat = yield* Effect.fork(restore(heartbeat(store, holder, settings, context, fiber, lost)))
+        const awaited = yield* Effect.exit(restore(Fiber.await(fiber)))
+        const exit = Exit.isSuccess(awaited) ? awaited.value : yield* Fiber.interrupt(fiber)
+        yield* Fiber.interrupt(beat)
+        const ended = yield* Effect.exit(end(store, holder, writer, context, exit, lost.value))
+        if (Exit.isFailure(ended)) return yield* ended
+        if (Exit.isFailure(awaited)) return yield* awaited // the caller was interrupted: stay interrupted
+        if (lost.value && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+          return yield* new StaleLease({ runId: context.runId, token: holder.current.token })
+        }
+        return yield* exit
+      })
+    ) as Effect.Effect<AgentResult, E | LifecycleError, R>
+  })
+
+/** Renews the lease until the run ends; applies a requested cancellation; stops the run if the lease is lost. */
+const heartbeat = (
+  store: CheckpointStore.Service,
+  holder: LeaseHolder,
+  settings: RunLease.Settings,
+  context: RunContext.Service,
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  lost: { value: boolean }
+): Effect.Effect<void> => {
+  const ttlMs = Duration.toMillis(settings.ttl)
+  const beat: Effect.Effect<boolean> = Effect.zipRight(
+    Effect.sleep(settings.heartbeat),
+    Effect.matchEffect(store.heartbeat(holder.current, ttlMs), {
+      onSuccess: ({ cancelRequested, lease }) =>
+        Effect.sync(() => {
+          holder.current = lease
+          if (cancelRequested !== undefined && !context.cancellation.isCancelled) context.cancellation.cancel()
+          return true
+        }),
+      onFailure: (error) =>
+        error._tag === "StaleLease"
+          ? Effect.as(
+              Effect.sync(() => {
+                lost.value = true
+                fiber.unsafeInterruptAsFork(fiber.id())
+              }),
+              false
+            )
+          : Effect.as(Effect.logWarning(`run '${context.runId}': heartbeat failed: ${error.message}`), true)
+    })
+  )
+  const loop: Effect.Effect<void> = Effect.flatMap(beat, (again) => (again ? loop : Effect.void))
+  return loop
+}
+
+/** Writes how a root run ended. */
+const end = (
+  store: CheckpointStore.Service,
+  holder: LeaseHolder,
+  writer: Writer,
+  context: RunContext.Service,
+  exit: Exit.Exit<AgentResult, unknown>,
+  lost: boolean
+): Effect.Effect<void, WriteError> => {
+  if (lost) return Effect.void // another process has the run
+  if (Exit.isSuccess(exit)) {
+    // a suspension saved its state as it stopped; the lease ends so a resume can claim it at once
+    return exit.value.suspended !== undefined ? store.release(holder.current) : writer.finish("done", encodeResult(exit.value))
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value as { readonly _tag?: unknown }
+    switch (error._tag) {
+      case "Cancelled":
+        return writer.finish("cancelled", CanonicalJson.stringify({ reason: reasonOf(error) }))
+      case "StaleLease":
+        return Effect.void
+      case "StoreError":
+      case "CorruptEntry":
+        return Effect.ignore(store.release(holder.current)) // the run stays recoverable
+      default:
+        return writer.finish("failed", CanonicalJson.stringify({ reason: reasonOf(error) }))
+    }
+  }
+  if (Cause.isInterruptedOnly(exit.cause) && context.cancellation.isCancelled) {
+    return writer.finish("cancelled", CanonicalJson.stringify({ reason: "Cancelled: run cancelled" }))
+  }
+  // an interruption or a defect: the process is alive but stopped driving; the next drive takes over at once
+  return Effect.ignore(store.release(holder.current))
+}
+
+/** A sub-run under its root's lease: its own record, no lease or heartbeat of its own. */
+const child = <E, R>(
+  program: Program<E, R>,
+  store: CheckpointStore.Service,
+  holder: LeaseHolder,
+  context: RunContext.Service
+): Effect.Effect<AgentResult, E | LifecycleError, R> =>
+  Effect.gen(function* () {
+    const runId = context.runId
+    const found = yield* store.load(runId)
+    let version = 1
+    let begin: Begin = { state: undefined, decisions: undefined, recovered: false }
+    if (Option.isNone(found)) {
+      const created = yield* Effect.either(
+        store.create(
+          {
+            runId,
+            rootRunId: context.rootRunId,
+            parentRunId: context.parentRunId,
+            agent: program.agent,
+            tenant: tenantKey(context.scope),
+            threadId: context.threadId,
+            state: RunState.encode(program.fresh(context))
+          },
+          holder.current
+        )
+      )
+      if (created._tag === "Left") return yield* Effect.fail(created.left._tag === "RunExists" || created.left._tag === "RunNotFound" ? lostRun(holder) : created.left)
+    } else {
+      const record = found.value
+      if (record.status === "done") return yield* recordedResult(record)
+      if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
+      const saved = yield* stateOf(record)
+      version = record.version
+      // the parent is re-driving the call that started it: what was in flight counts as spent
+      begin = { state: { ...saved, budget: allowance(saved) }, decisions: undefined, recovered: false }
+    }
+    if (begin.state !== undefined) context.budget.restore(begin.state.budget)
+    const writer = makeWriter(store, holder, runId, version)
+    const exit = yield* Effect.exit(program.body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } }))
+    yield* childEnd(writer, context, exit)
+    return yield* exit
+  })
+
+const lostRun = (holder: LeaseHolder): WriteError => new StaleLease({ runId: holder.current.rootRunId, token: holder.current.token })
+
+const childEnd = (writer: Writer, context: RunContext.Service, exit: Exit.Exit<AgentResult, unknown>): Effect.Effect<void, WriteError> => {
+  if (Exit.isSuccess(exit)) return exit.value.suspended !== undefined ? Effect.void : writer.finish("done", encodeResult(exit.value))
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isNone(failure)) {
+    return Cause.isInterruptedOnly(exit.cause) && context.cancellation.isCancelled
+      ? writer.finish("cancelled", CanonicalJson.stringify({ reason: "Cancelled: run cancelled" }))
+      : Effect.void
+  }
+  const tag = (failure.value as { readonly _tag?: unknown })._tag
+  if (tag === "StaleLease" || tag === "StoreError" || tag === "CorruptEntry") return Effect.void
+  return writer.finish(tag === "Cancelled" ? "cancelled" : "failed", CanonicalJson.stringify({ reason: reasonOf(failure.value) }))
+}
+
+/** Checks a resume's decisions against the state it would continue: the cognition's rules. */
+export type Validate<V> = (
+  state: RunState.RunState,
+  decisions: Readonly<Record<string, unknown>>
+) => Effect.Effect<ReadonlyMap<string, Approval.Decision>, V>
+
+const describeValue = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`
+
+/**
+ * Continues a suspended root run with decisions: checked (shape, ids, digests, verdicts, edits)
+ * against its stored state before anything changes, recorded first-writer-wins, then applied.
+ * Any refusal leaves the run as it was. A resume that crashed mid-way (the record is `running`,
+ * its lease not live, its state still waiting on the same entries) is taken over with the same
+ * decisions.
+ */
+export const resume = <E, R, V>(
+  program: Program<E, R>,
+  runId: string,
+  raw: unknown,
+  validate: Validate<V>
+): Effect.Effect<AgentResult, E | V | LifecycleError | InvalidDecisions | AlreadyDecided, R | RunContext> =>
+  Effect.gen(function* () {
+    const store = yield* Effect.serviceOption(CheckpointStore)
+    const nothing = new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume` })
+    if (Option.isNone(store)) return yield* nothing
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      return yield* new InvalidDecisions({ runId, received: describeValue(raw) })
+    }
+    const decisions = raw as Readonly<Record<string, unknown>>
+    const context = yield* RunContext
+    const settings = yield* leaseSettings
+    const found = yield* store.value.load(runId)
+    if (Option.isNone(found)) return yield* nothing
+    const record = found.value
+    if (record.tenant !== tenantKey(context.scope)) return yield* otherTenant(runId)
+    if (record.runId !== record.rootRunId) {
+      return yield* new RunNotResumable({ runId, message: `run '${runId}' is a sub-run: resume its root '${record.rootRunId}'` })
+    }
+    if (record.status === "done") return yield* nothing
+    if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
+    const now = yield* Clock.currentTimeMillis
+    if (record.status === "running") {
+      if (record.lease !== undefined && record.lease.expiresAt > now) {
+        return yield* new RunInProgress({ runId, owner: record.lease.owner, expiresAt: record.lease.expiresAt })
+      }
+      const peek = yield* stateOf(record)
+      if (peek.phase !== "suspended") return yield* new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume (it is running)` })
+    }
+    const claimed = yield* Effect.either(store.value.claim(runId, { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) }))
+    if (claimed._tag === "Left") {
+      const error = claimed.left
+      if (error._tag === "LeaseHeld") return yield* new RunInProgress({ runId, owner: error.owner, expiresAt: error.expiresAt })
+      if (error._tag === "RunFinished" || error._tag === "RunNotFound") return yield* nothing
+      return yield* Effect.fail(error)
+    }
+    const holder: LeaseHolder = { current: claimed.right.lease }
+    const current = claimed.right.record
+    // from here on, a refusal releases the lease and changes nothing else
+    const checked = yield* Effect.either(
+      Effect.gen(function* () {
+        if (current.status !== "suspended" && current.status !== "running") return yield* nothing
+        const state = yield* stateOf(current)
+        if (state.phase !== "suspended") return yield* nothing
+        const resolved = yield* validate(state, decisions)
+        const recorded = yield* store.value.decisions(runId)
+        const texts = new Map<string, string>()
+        for (const entry of state.pending) {
+          const text = CanonicalJson.stringify(resolved.get(entry.id))
+          texts.set(entry.id, text)
+          const first = recorded.find((r) => r.pendingId === entry.id)
+          if (first !== undefined && first.decision !== text) {
+            return yield* new AlreadyDecided({ rootRunId: runId, pendingId: entry.id, decision: first.decision, by: first.by })
+          }
+        }
+        for (const entry of state.pending) {
+          if (recorded.some((r) => r.pendingId === entry.id)) continue
+          const decision = resolved.get(entry.id)
+          yield* store.value.decide(runId, entry.id, { decision: texts.get(entry.id)!, by: decision?.by })
+        }
+        return { state, resolved }
+      })
+    )
+    if (checked._tag === "Left") {
+      yield* Effect.ignore(store.value.release(holder.current))
+      return yield* Effect.fail(checked.left)
+    }
+    // the run goes on as itself, whatever run id the resuming process's context carries
+    const own =
+      context.runId === runId
+        ? context
+        : yield* RunContext.make({
+            runId,
+            threadId: current.threadId,
+            correlationId: checked.right.state.context.correlationId,
+            scope: context.scope,
+            budget: context.budget,
+            autonomy: context.autonomy,
+            cancellation: context.cancellation,
+            tracing: context.tracing
+          }).pipe(Effect.orDie)
+    const run =
+      current.status === "running"
+        ? takeOver(program, store.value, own, holder, current, settings.maxRecoveries, checked.right.resolved)
+        : supervise(program, store.value, own, holder, current.version, {
+            state: checked.right.state,
+            decisions: checked.right.resolved,
+            recovered: false
+          })
+    return yield* endingRun(own, Effect.provideService(run, RunContext, own))
+  }) as Effect.Effect<AgentResult, E | V | LifecycleError | InvalidDecisions | AlreadyDecided, R | RunContext>

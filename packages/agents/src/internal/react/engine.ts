@@ -1,0 +1,57 @@
+/**
+ * The engine port: the loop's three effects on the outside world, passed in and never called
+ * directly. `callModel(name, request)` and `runTool(name, call)` are named after the step
+ * (`turn-<iteration>`, `tool-<callId>`), stable across code changes, so a durable engine can
+ * journal them as activities; `checkpoint` saves the run's state (absent without a store, so the
+ * loop builds nothing to save); `awaitDecision` asks an in-process approver (absent: suspend).
+ * The in-process engine calls the Invoker and the checkpointer. @internal
+ */
+import { Invoker, RunContext } from "@agentkit/core"
+import type { Chat, ChatError, ToolCall, ToolOutcome } from "@agentkit/core"
+import type { ToolRegistry } from "@agentkit/tools"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Approval from "../../Approval.js"
+import type { Durable } from "../lifecycle.js"
+import type { WriteError } from "../checkpointer.js"
+import type { Run } from "./state.js"
+
+export interface Engine {
+  readonly callModel: (
+    name: string,
+    request: Chat.ChatRequest,
+    emit: ((delta: Chat.ChatDelta) => void) | undefined
+  ) => Effect.Effect<Chat.ChatResponse, ChatError, RunContext>
+  readonly runTool: (
+    name: string,
+    call: ToolCall.ToolCall,
+    tool: ToolRegistry.AnyTool,
+    executionKey: string | undefined
+  ) => Effect.Effect<ToolOutcome, unknown, RunContext>
+  readonly checkpoint: ((status: "running" | "suspended") => Effect.Effect<void, WriteError>) | undefined
+  readonly awaitDecision: ((request: Approval.ApprovalRequest) => Effect.Effect<Approval.Decisions>) | undefined
+}
+
+/** The in-process engine of one run. */
+export const inProcess = (
+  run: Run,
+  durable: Durable | undefined,
+  cognition: "react"
+): Effect.Effect<Engine, never, Invoker | RunContext> =>
+  Effect.gen(function* () {
+    const invoker = yield* Invoker
+    const context = yield* RunContext
+    const approver = Option.getOrUndefined(yield* Effect.serviceOption(Approval.Approver))
+    const toState = () => run.toState(context, cognition)
+    return {
+      callModel: (_name, request, emit) => invoker.chat(request, emit === undefined ? undefined : { emit }),
+      runTool: (_name, call, tool, executionKey) =>
+        invoker.tool(call, tool, executionKey === undefined ? undefined : { meta: { executionKey } }) as Effect.Effect<
+          ToolOutcome,
+          unknown,
+          RunContext
+        >,
+      checkpoint: durable === undefined ? undefined : (status) => durable.checkpoint(status, toState),
+      awaitDecision: approver === undefined ? undefined : approver.decide
+    }
+  })

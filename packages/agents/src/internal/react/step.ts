@@ -1,0 +1,385 @@
+/**
+ * The ReAct step function over a run's working state. One step per phase:
+ *
+ * - `model`: ask the model (`turn-<iteration>`); an answer without tool calls ends the run, else
+ *   its assistant turn is appended and the phase becomes `tools` (checkpointed);
+ * - `tools`: gate the turn's calls that have not run (any call that needs a person stops the whole
+ *   turn: an in-process approver is asked, else the run suspends), then run them concurrently
+ *   (`tool-<callId>`), checkpointing each result as it lands; a call the execution ledger finds in
+ *   doubt suspends the run with an `InDoubt` entry; when every call has a result, the round's
+ *   results are appended in call order, the phase becomes `model` of the next iteration
+ *   (checkpointed before the `Step` event);
+ * - `suspended`: apply the decisions it was resumed with, in call order, then finish the round.
+ *
+ * Every effect on the outside world goes through the engine. Errors the model can fix come back
+ * to it as `isError` results; a budget ceiling, cancellation and a broken store end the run; a
+ * defect is never shown to the model. @internal
+ */
+import {
+  approvalDeniedText,
+  Cancellation,
+  ExecutionLedger,
+  endsRun,
+  markedFailedText,
+  Message,
+  ToolDenied,
+  toolFailureText,
+  ToolInDoubt,
+  Tracing,
+  unknownToolText,
+  Usage
+} from "@agentkit/core"
+import type { Chat, RunContext, ToolCall } from "@agentkit/core"
+import type { ToolRegistry } from "@agentkit/tools"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as AgentEvent from "../../AgentEvent.js"
+import type { AgentResult } from "../../AgentResult.js"
+import * as Approval from "../../Approval.js"
+import type { AgentError, AgentSettings } from "../../Cognition.js"
+import { trifectaReason } from "../../Errors.js"
+import type { RunPolicy } from "../../RunPolicy.js"
+import type { Engine } from "./engine.js"
+import { completesTrifecta, gateReasons, kindOf } from "./gate.js"
+import type { CallResult, Run } from "./state.js"
+
+
+/** What one ReAct cognition fixes for all its runs. */
+export interface Loop {
+  readonly agent: AgentSettings
+  readonly registry: ToolRegistry.ToolRegistry
+  readonly schemas: ReadonlyArray<Chat.ToolSchema>
+  readonly names: ReadonlyArray<string>
+  readonly maxIterations: number
+  readonly policy: RunPolicy
+  readonly emit: ((event: AgentEvent.AgentEvent) => void) | undefined
+}
+
+/** A call that ran to a result, or one the ledger found in doubt. */
+type Ran = CallResult | { readonly _tag: "InDoubt"; readonly error: ToolInDoubt; readonly index: number; readonly tool: ToolRegistry.AnyTool }
+
+const isDoubt = (ran: Ran): ran is Extract<Ran, { readonly _tag: "InDoubt" }> => "_tag" in ran
+
+const freezeDeep = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key])
+  }
+  return value
+}
+
+/** The entries a `Suspended` value hands out: a frozen copy, cut off from the run's state. */
+const frozen = (entries: ReadonlyArray<Approval.PendingEntry>): ReadonlyArray<Approval.PendingEntry> =>
+  freezeDeep(structuredClone(entries))
+
+/** How a decision is read for an entry. */
+type Decide = (entry: Approval.PendingEntry) => Approval.Decision
+
+/**
+ * Runs a run from its phase to its end (an answer, the iterations exhausted, or a suspension).
+ * `decisions` are the ones it was resumed (or taken over) with, for a run that waits on entries.
+ */
+export const run = (
+  loop: Loop,
+  state: Run,
+  engine: Engine,
+  context: RunContext.Service,
+  decisions: ReadonlyMap<string, Approval.Decision> | undefined
+): Effect.Effect<AgentResult, AgentError, RunContext> => {
+  const { agent, emit, policy, registry } = loop
+  const save = (status: "running" | "suspended") => (engine.checkpoint === undefined ? Effect.void : engine.checkpoint(status))
+
+  const finish = (output: string, stopReason: AgentResult["stopReason"], partial: boolean): AgentResult => ({
+    output,
+    usage: state.usage,
+    partial,
+    stopReason,
+    transcript: state.transcript
+  })
+
+  /** The dynamic check's decision on an egress call, as a `policy.check` span with the legs seen. */
+  const policyCheck = (tool: ToolRegistry.AnyTool, decision: "allow" | "deny" | "gate") =>
+    tool.caps.includes("egress") && context.tracing && policy.dynamic !== "off"
+      ? Effect.withSpan(
+          // set through `annotate`, so the legs reach OpenTelemetry as an array of strings
+          Tracing.annotate({
+            [Tracing.Attribute.policyTool]: tool.name,
+            [Tracing.Attribute.policyLegs]: [
+              ...(state.legs.privateData ? ["private_data"] : []),
+              ...(state.legs.untrustedContent ? ["untrusted_content"] : []),
+              "egress"
+            ],
+            [Tracing.Attribute.policyDecision]: decision
+          }),
+          Tracing.SpanName.policyCheck,
+          { captureStackTrace: false }
+        )
+      : Effect.void
+
+  const needsApproval = (call: ToolCall.ToolCall): boolean => {
+    const tool = Option.getOrUndefined(registry.getOption(call.name))
+    // an unknown tool never gates: the model is told it does not exist
+    return tool !== undefined && gateReasons(tool, context, policy, state.legs).length > 0
+  }
+
+  /** Runs one call through the engine; what the model may fix comes back as a result. */
+  const runCall = (call: ToolCall.ToolCall, index: number): Effect.Effect<Ran, AgentError, RunContext> => {
+    const found = registry.getOption(call.name)
+    if (Option.isNone(found)) {
+      return Effect.succeed({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
+    }
+    const tool = found.value
+    const denied = policy.dynamic === "deny" && completesTrifecta(tool, state.legs)
+    const check = policyCheck(tool, denied ? "deny" : "allow")
+    if (denied) {
+      const error = new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
+      return Effect.as(check, { callId: call.id, name: call.name, content: toolFailureText(call.name, error), isError: true })
+    }
+    const untrusted = tool.caps.includes("untrusted_content")
+    const key = tool.sideEffecting && !tool.idempotent ? `${context.runId}/t${state.iteration}/c${index}` : undefined
+    return Effect.zipRight(
+      check,
+      Effect.matchEffect(engine.runTool(`tool-${call.id}`, call, tool, key), {
+        onSuccess: (outcome): Effect.Effect<Ran> => {
+          const legs: Array<"private_data" | "untrusted_content"> = []
+          if (tool.caps.includes("private_data")) {
+            state.legs = { ...state.legs, privateData: true }
+            legs.push("private_data")
+          }
+          if (untrusted) {
+            state.legs = { ...state.legs, untrustedContent: true }
+            legs.push("untrusted_content")
+          }
+          const content = untrusted ? policy.wrapUntrusted(outcome.text, tool.name) : outcome.text
+          return Effect.succeed(
+            legs.length === 0
+              ? { callId: call.id, name: call.name, content, isError: false }
+              : { callId: call.id, name: call.name, content, isError: false, legs }
+          )
+        },
+        onFailure: (error): Effect.Effect<Ran, AgentError> => {
+          if (error instanceof ToolInDoubt) return Effect.succeed({ _tag: "InDoubt", error, index, tool })
+          if (endsRun(error)) return Effect.fail(error as AgentError)
+          return Effect.succeed({ callId: call.id, name: call.name, content: toolFailureText(call.name, error), isError: true })
+        }
+      })
+    )
+  }
+
+  /** Records a call's result and checkpoints it (nothing to copy without a store). */
+  const record = (result: CallResult) =>
+    Effect.suspend(() => {
+      state.completed.set(result.callId, result)
+      return engine.checkpoint === undefined ? Effect.void : engine.checkpoint("running")
+    })
+
+  /** Stops the run: its entries saved as what it waits on. */
+  const suspend = (entries: ReadonlyArray<Approval.PendingEntry>, announce: boolean) =>
+    Effect.suspend(() => {
+      state.phase = "suspended"
+      state.pending = entries
+      if (announce && emit !== undefined) for (const entry of entries) emit(AgentEvent.Interrupt(entry))
+      return Effect.as(save("suspended"), {
+        ...finish("", "awaiting_approval", true),
+        suspended: { _tag: "Suspended" as const, runId: context.runId, pending: frozen(entries) }
+      })
+    })
+
+  /** Calls the ledger found in doubt become `InDoubt` entries, and the run suspends on them. */
+  const suspendInDoubt = (doubts: ReadonlyArray<Extract<Ran, { readonly _tag: "InDoubt" }>>) =>
+    Effect.flatMap(Clock.currentTimeMillis, (createdAt) =>
+      suspend(
+        doubts.map(({ error, index, tool }) =>
+          Approval.makeEntry({
+            kind: "InDoubt",
+            path: context.runId,
+            iteration: state.iteration,
+            index,
+            call: error.call,
+            tool,
+            reasons: ["in_doubt"],
+            createdAt,
+            request: { key: error.key, claimedAt: error.claimedAt }
+          })
+        ),
+        true
+      )
+    )
+
+  /** Every call of the turn has a result: append them in call order, checkpoint, go on. */
+  const completeRound = (): Effect.Effect<AgentResult, AgentError, RunContext> =>
+    Effect.suspend(() => {
+      for (const call of state.calls) {
+        const result = state.completed.get(call.id)!
+        state.transcript.push(Message.toolResult({ toolCallId: call.id, name: call.name, content: result.content, isError: result.isError }))
+        if (emit !== undefined) emit(AgentEvent.ToolResult({ call, content: result.content, isError: result.isError }))
+      }
+      state.iteration += 1
+      state.phase = "model"
+      state.completed.clear()
+      state.pending = []
+      return save("running").pipe(
+        Effect.tap(() => emit?.(AgentEvent.Step({ iteration: state.iteration }))),
+        Effect.zipRight(Effect.suspend(modelStep))
+      )
+    })
+
+  /** Runs the turn's calls that have not run yet, recording each result as it lands. */
+  const runRound = (waiting: ReadonlyArray<ToolCall.ToolCall>) => {
+    const calls = state.calls
+    const one = (call: ToolCall.ToolCall): Effect.Effect<Ran, AgentError, RunContext> =>
+      Effect.flatMap(runCall(call, calls.indexOf(call)), (ran): Effect.Effect<Ran, AgentError> =>
+        isDoubt(ran) ? Effect.succeed(ran) : Effect.as(record(ran), ran)
+      )
+    const results =
+      waiting.length === 1 ? Effect.map(one(waiting[0]!), (ran) => [ran]) : Effect.forEach(waiting, one, { concurrency: "unbounded" })
+    return Effect.flatMap(results, (results) => {
+      const doubts = results.filter(isDoubt)
+      return doubts.length > 0 ? suspendInDoubt(doubts) : completeRound()
+    })
+  }
+
+  /**
+   * Applies decisions to the entries, in call order. From an in-process approver (`reject`
+   * mode) an invalid edit rejects that call and the model is told why; on resume the decisions
+   * were checked before anything ran. A call that already has a result (applied before a crash)
+   * is not run again.
+   */
+  const apply = (
+    entries: ReadonlyArray<Approval.PendingEntry>,
+    decide: Decide,
+    mode: "resume" | "approver"
+  ): Effect.Effect<AgentResult, AgentError, RunContext> =>
+    Effect.gen(function* () {
+      const calls = state.calls
+      const ledger = Option.getOrUndefined(yield* Effect.serviceOption(ExecutionLedger))
+      const doubts: Array<Extract<Ran, { readonly _tag: "InDoubt" }>> = []
+      for (const entry of entries) {
+        if (state.completed.has(entry.call.id)) continue
+        yield* Cancellation.check(context.cancellation) // cancellation beats approval
+        const decision = decide(entry)
+        const { call } = entry
+        const index = calls.findIndex((c) => c.id === call.id)
+        const claim = entry.request as { readonly key: string; readonly claimedAt: number } | undefined
+        const settle = (resolution: Parameters<ExecutionLedger.Service["resolve"]>[1]) =>
+          ledger === undefined || claim === undefined
+            ? Effect.void
+            : // a conflict means it was settled already (before a crash) or claimed anew: the call's result decides
+              Effect.catchTag(ledger.resolve(claim.key, resolution, { claimedAt: claim.claimedAt }), "LedgerConflict", () => Effect.void)
+        let ran: Ran
+        switch (decision.verdict) {
+          case "reject":
+            ran = { callId: call.id, name: call.name, content: approvalDeniedText(decision.reason), isError: true }
+            break
+          case "markDone":
+            yield* settle({ _tag: "Done", outcome: { text: decision.outcome, isError: false } })
+            ran = { callId: call.id, name: call.name, content: decision.outcome, isError: false }
+            break
+          case "markFailed":
+            yield* settle({ _tag: "Failed", reason: decision.reason })
+            ran = { callId: call.id, name: call.name, content: markedFailedText(decision.reason), isError: true }
+            break
+          case "retry":
+            yield* settle({ _tag: "Retry" })
+            ran = yield* runCall(call, index)
+            break
+          case "edit": {
+            const tool = Option.getOrUndefined(registry.getOption(call.name))
+            const checked = mode === "approver" && tool !== undefined ? yield* Effect.either(tool.validate(decision.arguments)) : Either.void
+            ran = Either.isLeft(checked)
+              ? { callId: call.id, name: call.name, content: approvalDeniedText(`the edited arguments were invalid: ${checked.left.message}`), isError: true }
+              : yield* runCall({ ...call, arguments: decision.arguments }, index)
+            break
+          }
+          case "approve":
+            ran = yield* runCall(call, index)
+            break
+        }
+        if (isDoubt(ran)) doubts.push(ran)
+        else yield* record(ran)
+      }
+      return yield* doubts.length > 0 ? suspendInDoubt(doubts) : completeRound()
+    })
+
+  /** A turn whose calls need a person: ask the approver, or suspend. */
+  const gate = (waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> =>
+    Effect.gen(function* () {
+      const calls = state.calls
+      const createdAt = yield* Clock.currentTimeMillis
+      const entries: Array<Approval.PendingEntry> = []
+      const gatedByPolicy: Array<ToolRegistry.AnyTool> = []
+      for (const call of waiting) {
+        const tool = Option.getOrUndefined(registry.getOption(call.name))
+        if (tool === undefined) {
+          // never gated, never run: the model is told the tool does not exist
+          yield* record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
+          continue
+        }
+        const reasons = gateReasons(tool, context, policy, state.legs)
+        if (reasons.includes("trifecta")) gatedByPolicy.push(tool)
+        entries.push(
+          Approval.makeEntry({ kind: kindOf(reasons), path: context.runId, iteration: state.iteration, index: calls.indexOf(call), call, tool, reasons, createdAt })
+        )
+      }
+      yield* Effect.forEach(gatedByPolicy, (tool) => policyCheck(tool, "gate"), { discard: true })
+      if (engine.awaitDecision === undefined) return yield* suspend(entries, true)
+      if (emit !== undefined) for (const entry of entries) emit(AgentEvent.Interrupt(entry))
+      const answers = yield* engine.awaitDecision({ runId: context.runId, agent: agent.name, pending: entries })
+      return yield* apply(entries, (entry) => Approval.resolve(entry, answers), "approver")
+    })
+
+  const toolStep = (): Effect.Effect<AgentResult, AgentError, RunContext> => {
+    const waiting = state.calls.filter((call) => !state.completed.has(call.id))
+    return waiting.some(needsApproval) ? gate(waiting) : runRound(waiting)
+  }
+
+  const modelStep = (): Effect.Effect<AgentResult, AgentError, RunContext> => {
+    if (state.iteration >= loop.maxIterations) {
+      let last = ""
+      for (let i = state.transcript.length - 1; i >= 0; i--) {
+        const message = state.transcript[i]!
+        if (message.role === "assistant") {
+          last = message.content
+          break
+        }
+      }
+      return Effect.succeed(finish(last, "max_iterations", true))
+    }
+    const request = {
+      model: agent.model,
+      messages: state.transcript.slice(),
+      tools: loop.schemas,
+      ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
+      ...(agent.temperature === undefined ? {} : { temperature: agent.temperature })
+    }
+    const onDelta = emit === undefined ? undefined : (delta: { readonly text: string }) => emit(AgentEvent.MessageDelta(delta))
+    return Cancellation.check(context.cancellation).pipe(
+      Effect.zipRight(engine.callModel(`turn-${state.iteration}`, request, onDelta)),
+      Effect.flatMap((response) => {
+        state.usage = Usage.add(state.usage, response.usage)
+        if (response.toolCalls.length === 0) {
+          state.transcript.push(Message.assistant(response.content))
+          return Effect.succeed(finish(response.content, response.finishReason === "tool_use" ? "end_turn" : response.finishReason, false))
+        }
+        state.transcript.push(Message.assistant(response.content, response.toolCalls))
+        if (emit !== undefined) for (const call of response.toolCalls) emit(AgentEvent.ToolCall({ call }))
+        state.phase = "tools"
+        state.completed.clear()
+        return engine.checkpoint === undefined ? toolStep() : Effect.zipRight(engine.checkpoint("running"), Effect.suspend(toolStep))
+      })
+    )
+  }
+
+  switch (state.phase) {
+    case "model":
+      return modelStep()
+    case "tools":
+      return toolStep()
+    case "suspended":
+      return decisions === undefined
+        ? suspend(state.pending, false)
+        : apply(state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"), "resume")
+  }
+}

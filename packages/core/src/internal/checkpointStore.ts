@@ -1,0 +1,339 @@
+/**
+ * The in-memory checkpoint store. Each record is kept as an encoded entry (canonical JSON text)
+ * and decoded on every read, as a SQL store reads its rows: a corrupt entry fails the same way,
+ * and the state text comes back byte for byte. Every operation is one synchronous step, so
+ * concurrent callers never interleave inside one. @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { CheckpointStatus, Lease, ListQuery, MemoryStore, RecordedDecision, RunRecord } from "../CheckpointStore.js"
+import { stringify } from "../CanonicalJson.js"
+import {
+  AlreadyDecided,
+  CorruptEntry,
+  LeaseHeld,
+  RunExists,
+  RunFinished,
+  RunNotFound,
+  StaleLease,
+  StoreError,
+  VersionConflict
+} from "../Errors.js"
+
+const Row = Schema.Struct({
+  runId: Schema.String,
+  rootRunId: Schema.String,
+  parentRunId: Schema.optional(Schema.String),
+  agent: Schema.String,
+  tenant: Schema.String,
+  threadId: Schema.optional(Schema.String),
+  status: Schema.Literal("running", "suspended", "done", "failed", "cancelled"),
+  version: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  state: Schema.String,
+  result: Schema.optional(Schema.String),
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number,
+  lease: Schema.optional(Schema.Struct({ owner: Schema.String, token: Schema.Int, expiresAt: Schema.Number })),
+  cancelRequested: Schema.optional(Schema.Struct({ by: Schema.String, at: Schema.Number }))
+})
+type Row = Schema.Schema.Type<typeof Row>
+
+const decodeRow = Schema.decodeUnknownEither(Schema.parseJson(Row))
+
+const toRecord = (row: Row): RunRecord => ({
+  runId: row.runId,
+  rootRunId: row.rootRunId,
+  parentRunId: row.parentRunId,
+  agent: row.agent,
+  tenant: row.tenant,
+  threadId: row.threadId,
+  status: row.status,
+  version: row.version,
+  state: row.state,
+  result: row.result,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+  lease: row.lease,
+  cancelRequested: row.cancelRequested
+})
+
+const isTerminal = (status: CheckpointStatus): status is "done" | "failed" | "cancelled" =>
+  status === "done" || status === "failed" || status === "cancelled"
+
+const live = (row: Row, now: number): boolean => row.lease !== undefined && row.lease.expiresAt > now
+
+const leaseOf = (row: Row): Lease => ({
+  rootRunId: row.runId,
+  owner: row.lease!.owner,
+  token: row.lease!.token,
+  expiresAt: row.lease!.expiresAt
+})
+
+const badTtl = (operation: string, ttlMs: unknown): StoreError | undefined =>
+  typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs > 0
+    ? undefined
+    : new StoreError({ operation, message: `ttlMs must be a positive number of milliseconds; got ${String(ttlMs)}`, retryable: false })
+
+/** The cursor of a page: the sort key of its last record. */
+const encodeCursor = (row: Row): string => Buffer.from(JSON.stringify([row.updatedAt, row.runId])).toString("base64url")
+
+const decodeCursor = (cursor: string): readonly [number, string] | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === "number" && typeof parsed[1] === "string") {
+      return [parsed[0], parsed[1]]
+    }
+  } catch {
+    // fall through: not a cursor this store made
+  }
+  return undefined
+}
+
+/** Sort order of `list`: `updatedAt`, then `runId` (code units: what a SQL `ORDER BY` on text gives for ASCII ids). */
+const compareRows = (a: Row, b: Row): number =>
+  a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0
+
+/** Thrown inside one store step and turned into the step's typed failure. */
+class Refused {
+  constructor(readonly error: unknown) {}
+}
+const refuse = (error: unknown): never => {
+  throw new Refused(error)
+}
+
+/** Runs one store operation as a single synchronous step; `refuse` inside it fails the step. */
+const step = <A, E>(body: (now: number) => A): Effect.Effect<A, E> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.suspend(() => {
+      try {
+        return Effect.succeed(body(now))
+      } catch (thrown) {
+        if (thrown instanceof Refused) return Effect.fail(thrown.error as E)
+        throw thrown
+      }
+    })
+  )
+
+export const makeMemory = (): MemoryStore => {
+  const entries = new Map<string, unknown>()
+  const decisionsByRoot = new Map<string, Array<RecordedDecision>>()
+
+  const read = (runId: string): Row | undefined => {
+    if (!entries.has(runId)) return undefined
+    const raw = entries.get(runId)
+    if (typeof raw !== "string") {
+      return refuse(new CorruptEntry({ store: "checkpoints", key: runId, detail: `expected an encoded record; got ${typeof raw}` }))
+    }
+    const decoded = decodeRow(raw)
+    if (Either.isLeft(decoded)) {
+      return refuse(new CorruptEntry({ store: "checkpoints", key: runId, detail: ParseResult.TreeFormatter.formatErrorSync(decoded.left) }))
+    }
+    if (decoded.right.runId !== runId) {
+      return refuse(new CorruptEntry({ store: "checkpoints", key: runId, detail: `it holds run '${decoded.right.runId}'` }))
+    }
+    return decoded.right
+  }
+  const readFound = (runId: string): Row => read(runId) ?? refuse(new RunNotFound({ runId }))
+  const write = (row: Row): void => {
+    entries.set(row.runId, stringify(row))
+  }
+  const refuseFinished = (row: Row): void => {
+    if (isTerminal(row.status)) refuse(new RunFinished({ runId: row.runId, status: row.status }))
+  }
+
+  /** The record a lease-carrying write targets, once the lease is checked to be its root's live lease. */
+  const leased = (lease: Lease, runId: string, now: number): Row => {
+    const row = readFound(runId)
+    refuseFinished(row)
+    const root = row.runId === row.rootRunId ? row : readFound(row.rootRunId)
+    if (row.rootRunId !== lease.rootRunId || !live(root, now) || root.lease!.token !== lease.token) {
+      refuse(new StaleLease({ runId, token: lease.token }))
+    }
+    return row
+  }
+  const checkVersion = (row: Row, expected: number): void => {
+    if (row.version !== expected) refuse(new VersionConflict({ runId: row.runId, expected, actual: row.version }))
+  }
+
+  const store: MemoryStore = {
+    create: (run, request) =>
+      step((now) => {
+        const isRoot = run.runId === run.rootRunId
+        if (read(run.runId) !== undefined) refuse(new RunExists({ runId: run.runId }))
+        let lease: Lease
+        if (isRoot) {
+          if (!("ttlMs" in request)) {
+            return refuse(
+              new StoreError({ operation: "create", message: "a top-level run is created with { owner, ttlMs }, not an existing lease", retryable: false })
+            )
+          }
+          const invalid = badTtl("create", request.ttlMs)
+          if (invalid !== undefined) refuse(invalid)
+          lease = { rootRunId: run.runId, owner: request.owner, token: 1, expiresAt: now + request.ttlMs }
+        } else {
+          if (!("token" in request)) {
+            return refuse(new StoreError({ operation: "create", message: "a sub-run's record is created under its root's lease", retryable: false }))
+          }
+          const root = readFound(run.rootRunId)
+          refuseFinished(root)
+          if (request.rootRunId !== run.rootRunId || !live(root, now) || root.lease!.token !== request.token) {
+            refuse(new StaleLease({ runId: run.runId, token: request.token }))
+          }
+          lease = request
+        }
+        write({
+          runId: run.runId,
+          rootRunId: run.rootRunId,
+          parentRunId: run.parentRunId,
+          agent: run.agent,
+          tenant: run.tenant,
+          threadId: run.threadId,
+          status: "running",
+          version: 1,
+          state: run.state,
+          createdAt: now,
+          updatedAt: now,
+          lease: isRoot ? { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt } : undefined
+        })
+        return { lease, version: 1 }
+      }),
+
+    claim: (rootRunId, request) =>
+      step((now) => {
+        const invalid = badTtl("claim", request.ttlMs)
+        if (invalid !== undefined) refuse(invalid)
+        const row = readFound(rootRunId)
+        if (row.runId !== row.rootRunId) refuse(new RunNotFound({ runId: rootRunId }))
+        refuseFinished(row)
+        if (live(row, now)) refuse(new LeaseHeld({ runId: rootRunId, owner: row.lease!.owner, expiresAt: row.lease!.expiresAt }))
+        const next: Row = { ...row, lease: { owner: request.owner, token: (row.lease?.token ?? 0) + 1, expiresAt: now + request.ttlMs } }
+        write(next)
+        return { lease: leaseOf(next), record: toRecord(next) }
+      }),
+
+    save: (lease, request) =>
+      step((now) => {
+        const row = leased(lease, request.runId, now)
+        checkVersion(row, request.expectedVersion)
+        const version = request.expectedVersion + 1
+        write({ ...row, status: request.status, state: request.state, version, updatedAt: now })
+        return version
+      }),
+
+    heartbeat: (lease, ttlMs) =>
+      step((now) => {
+        const invalid = badTtl("heartbeat", ttlMs)
+        if (invalid !== undefined) refuse(invalid)
+        const row = read(lease.rootRunId)
+        if (row === undefined || isTerminal(row.status) || !live(row, now) || row.lease!.token !== lease.token) {
+          return refuse(new StaleLease({ runId: lease.rootRunId, token: lease.token }))
+        }
+        const next: Row = { ...row, lease: { ...row.lease!, expiresAt: now + ttlMs } }
+        write(next)
+        return { lease: leaseOf(next), cancelRequested: row.cancelRequested }
+      }),
+
+    release: (lease) =>
+      step((now) => {
+        const row = read(lease.rootRunId)
+        if (row === undefined || !live(row, now) || row.lease!.token !== lease.token) return
+        write({ ...row, lease: { ...row.lease!, expiresAt: now } })
+      }),
+
+    finish: (lease, request) =>
+      step((now) => {
+        const row = leased(lease, request.runId, now)
+        checkVersion(row, request.expectedVersion)
+        write({
+          ...row,
+          status: request.status,
+          result: request.result,
+          version: request.expectedVersion + 1,
+          updatedAt: now,
+          // the lease of a top-level run ends with it
+          lease: row.lease === undefined ? undefined : { ...row.lease, expiresAt: Math.min(row.lease.expiresAt, now) }
+        })
+      }),
+
+    load: (runId) =>
+      step(() => {
+        const row = read(runId)
+        return row === undefined ? Option.none() : Option.some(toRecord(row))
+      }),
+
+    list: (query: ListQuery = {}) =>
+      step(() => {
+        const limit = query.limit ?? 100
+        if (!Number.isInteger(limit) || limit < 1) {
+          refuse(new StoreError({ operation: "list", message: `limit must be a positive integer; got ${String(limit)}`, retryable: false }))
+        }
+        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+        if (query.cursor !== undefined && after === undefined) {
+          refuse(new StoreError({ operation: "list", message: `cursor ${JSON.stringify(query.cursor)} is not one this store returned`, retryable: false }))
+        }
+        const rows: Array<Row> = []
+        for (const runId of entries.keys()) {
+          const r = read(runId)!
+          if (query.status !== undefined && r.status !== query.status) continue
+          if (query.agent !== undefined && r.agent !== query.agent) continue
+          if (query.tenant !== undefined && r.tenant !== query.tenant) continue
+          if (query.rootOnly === true && r.runId !== r.rootRunId) continue
+          if (query.leaseExpiredAt !== undefined && (r.runId !== r.rootRunId || live(r, query.leaseExpiredAt))) continue
+          if (query.updatedBefore !== undefined && !(r.updatedAt < query.updatedBefore)) continue
+          if (after !== undefined && !(r.updatedAt > after[0] || (r.updatedAt === after[0] && r.runId > after[1]))) continue
+          rows.push(r)
+        }
+        rows.sort(compareRows)
+        const page = rows.slice(0, limit)
+        return { records: page.map(toRecord), cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : undefined }
+      }),
+
+    decide: (rootRunId, pendingId, decision) =>
+      step((now) => {
+        refuseFinished(readFound(rootRunId))
+        const recorded = decisionsByRoot.get(rootRunId) ?? []
+        const first = recorded.find((entry) => entry.pendingId === pendingId)
+        if (first !== undefined) refuse(new AlreadyDecided({ rootRunId, pendingId, decision: first.decision, by: first.by }))
+        const entry: RecordedDecision = { rootRunId, pendingId, decision: decision.decision, by: decision.by, at: now }
+        recorded.push(entry)
+        decisionsByRoot.set(rootRunId, recorded)
+        return entry
+      }),
+
+    decisions: (rootRunId) => Effect.sync(() => [...(decisionsByRoot.get(rootRunId) ?? [])]),
+
+    requestCancel: (rootRunId, by) =>
+      step((now) => {
+        const row = readFound(rootRunId)
+        refuseFinished(row)
+        if (row.cancelRequested === undefined) write({ ...row, cancelRequested: { by, at: now } })
+      }),
+
+    prune: ({ finishedBefore }) =>
+      step(() => {
+        let pruned = 0
+        for (const runId of [...entries.keys()]) {
+          const r = read(runId)!
+          if (isTerminal(r.status) && r.updatedAt < finishedBefore) {
+            entries.delete(runId)
+            if (r.runId === r.rootRunId) decisionsByRoot.delete(runId)
+            pruned++
+          }
+        }
+        return pruned
+      }),
+
+    unsafePlant: (runId, raw) => {
+      entries.set(runId, raw)
+    },
+
+    get size() {
+      return entries.size
+    }
+  }
+  return store
+}
