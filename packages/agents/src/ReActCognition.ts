@@ -11,8 +11,10 @@
 import { RunContext } from "@agentkit/core"
 import type { Invoker, Message } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { AgentError, Cognition, Drive, Resume } from "./Cognition.js"
+import * as AgentEvent from "./AgentEvent.js"
 import { AgentDefinitionError } from "./Errors.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import { validate } from "./internal/react/decisions.js"
@@ -95,9 +97,10 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     cognition: "react",
     fresh: (context) => new Run(loop.agent.name, [...messages]).toState(context, "react"),
     body: (start) =>
-      Effect.flatMap(RunContext, (context) => {
+      Effect.contextWithEffect((env: Context.Context<RunContext | Invoker>) => {
         const state = start.state === undefined ? new Run(loop.agent.name, [...messages]) : Run.fromState(start.state)
-        return Effect.flatMap(inProcess(state, start.durable, "react"), (engine) => Step.run(loop, state, engine, context, start.decisions))
+        const engine = inProcess(state, start.durable, env, "react")
+        return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
       })
   })
 
@@ -108,7 +111,8 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     names,
     maxIterations,
     policy,
-    emit
+    emit,
+    onDelta: emit === undefined ? undefined : (delta) => emit(AgentEvent.MessageDelta(delta))
   })
 
   const drive = ({ agent, emit, messages, policy }: Drive) => Lifecycle.drive(program(loopOf(agent, policy, emit), messages))

@@ -339,11 +339,24 @@ export class Budget {
     })
   }
 
-  /** Runs one tool execution under a reservation, counted when it returns (whatever its outcome). */
-  toolCall<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | BudgetExceeded, R> {
+  /**
+   * Runs one tool execution under a reservation, counted when it returns (whatever its outcome);
+   * with `permit`, holding one of the tree-wide concurrency permits too (taken after the
+   * reservation, so a refused call never waits for one).
+   */
+  toolCall<A, E, R>(self: Effect.Effect<A, E, R>, options?: { readonly permit?: boolean }): Effect.Effect<A, E | BudgetExceeded, R> {
+    const permit = options?.permit === true
     return Effect.uninterruptibleMask(
       (restore): Effect.Effect<A, E | BudgetExceeded, R> =>
-        Effect.zipRight(this.reserveToolCall, Effect.ensuring(restore(self), this.settleToolCall))
+        Effect.zipRight(
+          this.reserveToolCall,
+          permit
+            ? Effect.zipRight(
+                Effect.onInterrupt(this.#acquire(restore), () => this.releaseToolCall),
+                Effect.ensuring(restore(self), Effect.zipRight(this.#release, this.settleToolCall))
+              )
+            : Effect.ensuring(restore(self), this.settleToolCall)
+        )
     )
   }
 

@@ -102,6 +102,8 @@ const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   return attributes
 }
 
+const withPermit = { permit: true } as const
+
 // The tool runs with the call record's context and identity: no environment lookup, nothing
 // provided per call. It is counted against `maxToolCalls` by a reservation taken here, at the
 // innermost point (so each retry reserves), before its concurrency permit; a delegating tool (a
@@ -112,12 +114,14 @@ const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
     tool.execute(call.arguments, { context, callId: call.id, runId: context.runId }),
     (value): ToolOutcome => ({ value, text: tool.render(value) })
   ) as Effect.Effect<ToolOutcome, E, R> // RunContext is in the environment: the Invoker read it there
-  const run = tool.delegating ? execute : context.budget.withPermit(execute)
+  const permit = tool.delegating ? undefined : withPermit
   // At most once: a side-effecting, non-idempotent call is claimed in the execution ledger, when
   // one is provided (read only for such tools, so a read-only call never looks it up).
-  if (!tool.sideEffecting || tool.idempotent) return context.budget.toolCall(run)
+  if (!tool.sideEffecting || tool.idempotent) return context.budget.toolCall(execute, permit)
   return Effect.flatMap(Effect.serviceOption(ExecutionLedger), (ledger) =>
-    Option.isNone(ledger) ? context.budget.toolCall(run) : claimed(ledger.value, request, run)
+    Option.isNone(ledger)
+      ? context.budget.toolCall(execute, permit)
+      : claimed(ledger.value, request, tool.delegating ? execute : context.budget.withPermit(execute))
   )
 }
 

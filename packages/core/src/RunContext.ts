@@ -59,10 +59,7 @@ const immediate: Scheduler.Scheduler = {
 /** What a whole run tree shares by reference: the trifecta legs and the decisions channel. */
 class RunTree {
   readonly legs: RunContext.Legs = { privateData: false, untrustedContent: false, egress: false }
-  #decisions: Map<string, unknown> | undefined
-  get decisions(): Map<string, unknown> {
-    return (this.#decisions ??= new Map())
-  }
+  readonly decisions = new Map<string, unknown>()
 }
 
 class RunContextValue implements RunContext.Service {
@@ -78,15 +75,20 @@ class RunContextValue implements RunContext.Service {
     readonly depth: number,
     readonly cancellation: Cancellation.CancellationToken,
     readonly tracing: boolean,
-    readonly tree: RunTree
+    /** Made on first use (a run that never reads them allocates nothing), then shared by the tree. */
+    private tree: RunTree | undefined
   ) {}
 
+  private shared(): RunTree {
+    return (this.tree ??= new RunTree())
+  }
+
   get legs(): RunContext.Legs {
-    return this.tree.legs
+    return this.shared().legs
   }
 
   get decisions(): Map<string, unknown> {
-    return this.tree.decisions
+    return this.shared().decisions
   }
 
   child(segment: string = "sub"): Effect.Effect<RunContext.Service, DepthExceeded> {
@@ -105,7 +107,7 @@ class RunContextValue implements RunContext.Service {
         depth,
         this.cancellation,
         this.tracing,
-        this.tree
+        this.shared()
       )
     )
   }
@@ -192,7 +194,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           0,
           options.cancellation ?? Cancellation.make(),
           options.tracing ?? true,
-          new RunTree()
+          undefined
         )
       })
     })

@@ -191,29 +191,36 @@ const recordedDecisions = (store: CheckpointStore.Service, rootRunId: string) =>
   })
 const decodeDecision = Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision))
 
-/** Tells an idempotency store in the context that a top-level run ended, so its outcomes expire. */
-const endingRun = <E, R>(context: RunContext.Service, self: Effect.Effect<AgentResult, E, R>): Effect.Effect<AgentResult, E, R> =>
-  Effect.flatMap(Effect.serviceOption(IdempotencyStore), (idempotency) =>
-    Option.isNone(idempotency) || context.parentRunId !== undefined
-      ? self
-      : Effect.onExit(self, (exit) =>
-          Exit.isSuccess(exit) && exit.value.suspended !== undefined ? Effect.void : Effect.ignore(idempotency.value.endRun(context.runId))
-        )
-  ) as Effect.Effect<AgentResult, E, R>
-
-/** Runs a program: a plain body without a store, else the lifecycle (root or sub-run). */
-export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, E | LifecycleError, R | RunContext> =>
-  Effect.flatMap(RunContext, (context) =>
-    Effect.flatMap(Effect.serviceOption(CheckpointStore), (store) => {
-      if (Option.isNone(store)) return endingRun(context, program.body({ state: undefined, decisions: undefined, durable: undefined }))
-      if (context.parentRunId === undefined) return endingRun(context, root(program, store.value, context, true))
-      return Effect.flatMap(Effect.serviceOption(RunTree), (tree) =>
-        Option.isNone(tree) || tree.value.store !== store.value
-          ? program.body({ state: undefined, decisions: undefined, durable: undefined })
-          : child(program, tree.value.store, tree.value.holder, context)
+/** Tells an idempotency store that a top-level run ended (not a suspension), so its outcomes expire. */
+const endingRun = <E, R>(
+  idempotency: IdempotencyStore.Service | undefined,
+  context: RunContext.Service,
+  self: Effect.Effect<AgentResult, E, R>
+): Effect.Effect<AgentResult, E, R> =>
+  idempotency === undefined || context.parentRunId !== undefined
+    ? self
+    : Effect.onExit(self, (exit) =>
+        Exit.isSuccess(exit) && exit.value.suspended !== undefined ? Effect.void : Effect.ignore(idempotency.endRun(context.runId))
       )
-    })
-  )
+
+const none: Start = { state: undefined, decisions: undefined, durable: undefined }
+
+/**
+ * Runs a program: a plain body without a store (the services are read in one step, so a run
+ * without a store pays for nothing else), else the lifecycle (root or sub-run).
+ */
+export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, E | LifecycleError, R | RunContext> =>
+  Effect.contextWithEffect((env: Context.Context<RunContext>) => {
+    const context = Context.get(env, RunContext)
+    const store = Context.getOption(env as Context.Context<never>, CheckpointStore)
+    const idempotency = Option.getOrUndefined(Context.getOption(env as Context.Context<never>, IdempotencyStore))
+    if (Option.isNone(store)) return endingRun(idempotency, context, program.body(none))
+    if (context.parentRunId === undefined) return endingRun(idempotency, context, root(program, store.value, context, true))
+    const tree = Context.getOption(env as Context.Context<never>, RunTree)
+    return Option.isNone(tree) || tree.value.store !== store.value
+      ? program.body(none)
+      : child(program, tree.value.store, tree.value.holder, context)
+  })
 
 const root = <E, R>(
   program: Program<E, R>,
@@ -500,6 +507,15 @@ export type Validate<V> = (
   decisions: Readonly<Record<string, unknown>>
 ) => Effect.Effect<ReadonlyMap<string, Approval.Decision>, V>
 
+/** A recorded decision's text in canonical form (a store may hold it as any JSON). */
+const canonical = (text: string): string => {
+  try {
+    return CanonicalJson.stringify(JSON.parse(text))
+  } catch {
+    return text
+  }
+}
+
 const describeValue = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`
 
@@ -565,7 +581,7 @@ export const resume = <E, R, V>(
           const text = CanonicalJson.stringify(resolved.get(entry.id))
           texts.set(entry.id, text)
           const first = recorded.find((r) => r.pendingId === entry.id)
-          if (first !== undefined && first.decision !== text) {
+          if (first !== undefined && canonical(first.decision) !== text) {
             return yield* new AlreadyDecided({ rootRunId: runId, pendingId: entry.id, decision: first.decision, by: first.by })
           }
         }
@@ -603,5 +619,6 @@ export const resume = <E, R, V>(
             decisions: checked.right.resolved,
             recovered: false
           })
-    return yield* endingRun(own, Effect.provideService(run, RunContext, own))
+    const idempotency = Option.getOrUndefined(yield* Effect.serviceOption(IdempotencyStore))
+    return yield* endingRun(idempotency, own, Effect.provideService(run, RunContext, own))
   }) as Effect.Effect<AgentResult, E | V | LifecycleError | InvalidDecisions | AlreadyDecided, R | RunContext>

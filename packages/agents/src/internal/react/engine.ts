@@ -7,6 +7,7 @@
  * The in-process engine calls the Invoker and the checkpointer. @internal
  */
 import { Invoker, RunContext } from "@agentkit/core"
+import * as Context from "effect/Context"
 import type { Chat, ChatError, ToolCall, ToolOutcome } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
@@ -32,26 +33,37 @@ export interface Engine {
   readonly awaitDecision: ((request: Approval.ApprovalRequest) => Effect.Effect<Approval.Decisions>) | undefined
 }
 
+/** The in-process engine of one run, over the services of `env` (read once, in one step). */
+class InProcess implements Engine {
+  readonly checkpoint: Engine["checkpoint"]
+  readonly awaitDecision: Engine["awaitDecision"]
+  readonly #invoker: Invoker.Service
+
+  constructor(run: Run, durable: Durable | undefined, env: Context.Context<Invoker | RunContext>, cognition: "react") {
+    this.#invoker = Context.get(env, Invoker)
+    const approver = Context.getOption(env as Context.Context<never>, Approval.Approver)
+    this.awaitDecision = Option.isNone(approver) ? undefined : approver.value.decide
+    this.checkpoint =
+      durable === undefined ? undefined : (status) => durable.checkpoint(status, () => run.toState(Context.get(env, RunContext), cognition))
+  }
+
+  callModel(_name: string, request: Chat.ChatRequest, emit: ((delta: Chat.ChatDelta) => void) | undefined) {
+    return this.#invoker.chat(request, emit === undefined ? undefined : { emit })
+  }
+
+  runTool(_name: string, call: ToolCall.ToolCall, tool: ToolRegistry.AnyTool, executionKey: string | undefined) {
+    return this.#invoker.tool(call, tool, executionKey === undefined ? undefined : { meta: { executionKey } }) as Effect.Effect<
+      ToolOutcome,
+      unknown,
+      RunContext
+    >
+  }
+}
+
 /** The in-process engine of one run. */
 export const inProcess = (
   run: Run,
   durable: Durable | undefined,
+  env: Context.Context<Invoker | RunContext>,
   cognition: "react"
-): Effect.Effect<Engine, never, Invoker | RunContext> =>
-  Effect.gen(function* () {
-    const invoker = yield* Invoker
-    const context = yield* RunContext
-    const approver = Option.getOrUndefined(yield* Effect.serviceOption(Approval.Approver))
-    const toState = () => run.toState(context, cognition)
-    return {
-      callModel: (_name, request, emit) => invoker.chat(request, emit === undefined ? undefined : { emit }),
-      runTool: (_name, call, tool, executionKey) =>
-        invoker.tool(call, tool, executionKey === undefined ? undefined : { meta: { executionKey } }) as Effect.Effect<
-          ToolOutcome,
-          unknown,
-          RunContext
-        >,
-      checkpoint: durable === undefined ? undefined : (status) => durable.checkpoint(status, toState),
-      awaitDecision: approver === undefined ? undefined : approver.decide
-    }
-  })
+): Engine => new InProcess(run, durable, env, cognition)

@@ -11,16 +11,24 @@ import { contextState, usageOf, usageState } from "../lifecycle.js"
 
 export type CallResult = RunState.CallResult
 
+/** The legs of a run that has touched none (replaced, never changed: legs are copied on write). */
+const noLegs: Run["legs"] = Object.freeze({ privateData: false, untrustedContent: false, egress: false })
+const noPending: ReadonlyArray<Approval.PendingEntry> = Object.freeze([])
+
 export class Run {
   iteration = 0
   phase: RunState.RunState["phase"] = "model"
-  /** This turn's results so far, by call id. */
-  readonly completed = new Map<string, CallResult>()
-  pending: ReadonlyArray<Approval.PendingEntry> = []
-  legs = { privateData: false, untrustedContent: false, egress: false }
+  #completed: Map<string, CallResult> | undefined
+  pending: ReadonlyArray<Approval.PendingEntry> = noPending
+  legs: { readonly privateData: boolean; readonly untrustedContent: boolean; readonly egress: boolean } = noLegs
   usage: Usage.Usage = Usage.zero
   recoveries = 0
   cognitionState: unknown = undefined
+
+  /** This turn's results so far, by call id (made on the first tool round). */
+  get completed(): Map<string, CallResult> {
+    return (this.#completed ??= new Map())
+  }
 
   constructor(
     readonly agent: string,
@@ -33,7 +41,7 @@ export class Run {
     run.phase = state.phase
     for (const result of state.turn.completed) run.completed.set(result.callId, result)
     run.pending = state.pending
-    run.legs = { ...state.legs }
+    run.legs = state.legs
     run.usage = usageOf(state.usage)
     run.recoveries = state.recoveries
     run.cognitionState = state.cognitionState

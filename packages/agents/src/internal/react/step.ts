@@ -55,12 +55,22 @@ export interface Loop {
   readonly maxIterations: number
   readonly policy: RunPolicy
   readonly emit: ((event: AgentEvent.AgentEvent) => void) | undefined
+  /** The delta sink passed to the model (made once per drive, from `emit`). */
+  readonly onDelta: ((delta: { readonly text: string }) => void) | undefined
+}
+
+/** A call the ledger found in doubt. */
+interface Doubt {
+  readonly _tag: "InDoubt"
+  readonly error: ToolInDoubt
+  readonly index: number
+  readonly tool: ToolRegistry.AnyTool
 }
 
 /** A call that ran to a result, or one the ledger found in doubt. */
-type Ran = CallResult | { readonly _tag: "InDoubt"; readonly error: ToolInDoubt; readonly index: number; readonly tool: ToolRegistry.AnyTool }
+type Ran = CallResult | Doubt
 
-const isDoubt = (ran: Ran): ran is Extract<Ran, { readonly _tag: "InDoubt" }> => "_tag" in ran
+const isDoubt = (ran: Ran): ran is Doubt => "_tag" in ran
 
 const freezeDeep = <A>(value: A): A => {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -78,37 +88,53 @@ const frozen = (entries: ReadonlyArray<Approval.PendingEntry>): ReadonlyArray<Ap
 type Decide = (entry: Approval.PendingEntry) => Approval.Decision
 
 /**
- * Runs a run from its phase to its end (an answer, the iterations exhausted, or a suspension).
- * `decisions` are the ones it was resumed (or taken over) with, for a run that waits on entries.
+ * One run's steps. A class, so a run allocates one object and its methods are shared: a parked
+ * run keeps little alive.
  */
-export const run = (
-  loop: Loop,
-  state: Run,
-  engine: Engine,
-  context: RunContext.Service,
-  decisions: ReadonlyMap<string, Approval.Decision> | undefined
-): Effect.Effect<AgentResult, AgentError, RunContext> => {
-  const { agent, emit, policy, registry } = loop
-  const save = (status: "running" | "suspended") => (engine.checkpoint === undefined ? Effect.void : engine.checkpoint(status))
+class Steps {
+  constructor(
+    readonly loop: Loop,
+    readonly state: Run,
+    readonly engine: Engine,
+    readonly context: RunContext.Service,
+    readonly decisions: ReadonlyMap<string, Approval.Decision> | undefined
+  ) {}
 
-  const finish = (output: string, stopReason: AgentResult["stopReason"], partial: boolean): AgentResult => ({
-    output,
-    usage: state.usage,
-    partial,
-    stopReason,
-    transcript: state.transcript
-  })
+  /** The step of the run's phase. */
+  next(): Effect.Effect<AgentResult, AgentError, RunContext> {
+    switch (this.state.phase) {
+      case "model":
+        return this.modelStep()
+      case "tools":
+        return this.toolStep()
+      case "suspended": {
+        const decisions = this.decisions
+        return decisions === undefined
+          ? this.suspend(this.state.pending, false)
+          : this.apply(this.state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"), "resume")
+      }
+    }
+  }
+
+  save(status: "running" | "suspended"): Effect.Effect<void, AgentError> {
+    return this.engine.checkpoint === undefined ? Effect.void : this.engine.checkpoint(status)
+  }
+
+  finish(output: string, stopReason: AgentResult["stopReason"], partial: boolean): AgentResult {
+    return { output, usage: this.state.usage, partial, stopReason, transcript: this.state.transcript }
+  }
 
   /** The dynamic check's decision on an egress call, as a `policy.check` span with the legs seen. */
-  const policyCheck = (tool: ToolRegistry.AnyTool, decision: "allow" | "deny" | "gate") =>
-    tool.caps.includes("egress") && context.tracing && policy.dynamic !== "off"
+  policyCheck(tool: ToolRegistry.AnyTool, decision: "allow" | "deny" | "gate"): Effect.Effect<void> {
+    const { legs } = this.state
+    return tool.caps.includes("egress") && this.context.tracing && this.loop.policy.dynamic !== "off"
       ? Effect.withSpan(
           // set through `annotate`, so the legs reach OpenTelemetry as an array of strings
           Tracing.annotate({
             [Tracing.Attribute.policyTool]: tool.name,
             [Tracing.Attribute.policyLegs]: [
-              ...(state.legs.privateData ? ["private_data"] : []),
-              ...(state.legs.untrustedContent ? ["untrusted_content"] : []),
+              ...(legs.privateData ? ["private_data"] : []),
+              ...(legs.untrustedContent ? ["untrusted_content"] : []),
               "egress"
             ],
             [Tracing.Attribute.policyDecision]: decision
@@ -117,34 +143,38 @@ export const run = (
           { captureStackTrace: false }
         )
       : Effect.void
+  }
 
-  const needsApproval = (call: ToolCall.ToolCall): boolean => {
-    const tool = Option.getOrUndefined(registry.getOption(call.name))
+  needsApproval(call: ToolCall.ToolCall): boolean {
+    const tool = Option.getOrUndefined(this.loop.registry.getOption(call.name))
     // an unknown tool never gates: the model is told it does not exist
-    return tool !== undefined && gateReasons(tool, context, policy, state.legs).length > 0
+    return tool !== undefined && gateReasons(tool, this.context, this.loop.policy, this.state.legs).length > 0
   }
 
   /** Runs one call through the engine; what the model may fix comes back as a result. */
-  const runCall = (call: ToolCall.ToolCall, index: number): Effect.Effect<Ran, AgentError, RunContext> => {
-    const found = registry.getOption(call.name)
+  runCall(call: ToolCall.ToolCall, index: number): Effect.Effect<Ran, AgentError, RunContext> {
+    const { loop, state } = this
+    const found = loop.registry.getOption(call.name)
     if (Option.isNone(found)) {
       return Effect.succeed({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
     }
     const tool = found.value
-    const denied = policy.dynamic === "deny" && completesTrifecta(tool, state.legs)
-    const check = policyCheck(tool, denied ? "deny" : "allow")
+    const denied = loop.policy.dynamic === "deny" && completesTrifecta(tool, state.legs)
+    const check = this.policyCheck(tool, denied ? "deny" : "allow")
     if (denied) {
       const error = new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
       return Effect.as(check, { callId: call.id, name: call.name, content: toolFailureText(call.name, error), isError: true })
     }
     const untrusted = tool.caps.includes("untrusted_content")
-    const key = tool.sideEffecting && !tool.idempotent ? `${context.runId}/t${state.iteration}/c${index}` : undefined
+    const key = tool.sideEffecting && !tool.idempotent ? `${this.context.runId}/t${state.iteration}/c${index}` : undefined
     return Effect.zipRight(
       check,
-      Effect.matchEffect(engine.runTool(`tool-${call.id}`, call, tool, key), {
+      Effect.matchEffect(this.engine.runTool(`tool-${call.id}`, call, tool, key), {
         onSuccess: (outcome): Effect.Effect<Ran> => {
+          const privateData = tool.caps.includes("private_data")
+          if (!privateData && !untrusted) return Effect.succeed({ callId: call.id, name: call.name, content: outcome.text, isError: false })
           const legs: Array<"private_data" | "untrusted_content"> = []
-          if (tool.caps.includes("private_data")) {
+          if (privateData) {
             state.legs = { ...state.legs, privateData: true }
             legs.push("private_data")
           }
@@ -152,12 +182,8 @@ export const run = (
             state.legs = { ...state.legs, untrustedContent: true }
             legs.push("untrusted_content")
           }
-          const content = untrusted ? policy.wrapUntrusted(outcome.text, tool.name) : outcome.text
-          return Effect.succeed(
-            legs.length === 0
-              ? { callId: call.id, name: call.name, content, isError: false }
-              : { callId: call.id, name: call.name, content, isError: false, legs }
-          )
+          const content = untrusted ? loop.policy.wrapUntrusted(outcome.text, tool.name) : outcome.text
+          return Effect.succeed({ callId: call.id, name: call.name, content, isError: false, legs })
         },
         onFailure: (error): Effect.Effect<Ran, AgentError> => {
           if (error instanceof ToolInDoubt) return Effect.succeed({ _tag: "InDoubt", error, index, tool })
@@ -168,34 +194,33 @@ export const run = (
     )
   }
 
-  /** Records a call's result and checkpoints it (nothing to copy without a store). */
-  const record = (result: CallResult) =>
-    Effect.suspend(() => {
-      state.completed.set(result.callId, result)
-      return engine.checkpoint === undefined ? Effect.void : engine.checkpoint("running")
-    })
+  /** Records a call's result and checkpoints it (without a store: no extra step, nothing copied). */
+  record(result: CallResult): Effect.Effect<void, AgentError> {
+    this.state.completed.set(result.callId, result)
+    return this.engine.checkpoint === undefined ? Effect.void : this.engine.checkpoint("running")
+  }
 
   /** Stops the run: its entries saved as what it waits on. */
-  const suspend = (entries: ReadonlyArray<Approval.PendingEntry>, announce: boolean) =>
-    Effect.suspend(() => {
-      state.phase = "suspended"
-      state.pending = entries
-      if (announce && emit !== undefined) for (const entry of entries) emit(AgentEvent.Interrupt(entry))
-      return Effect.as(save("suspended"), {
-        ...finish("", "awaiting_approval", true),
-        suspended: { _tag: "Suspended" as const, runId: context.runId, pending: frozen(entries) }
-      })
+  suspend(entries: ReadonlyArray<Approval.PendingEntry>, announce: boolean): Effect.Effect<AgentResult, AgentError> {
+    const { emit } = this.loop
+    this.state.phase = "suspended"
+    this.state.pending = entries
+    if (announce && emit !== undefined) for (const entry of entries) emit(AgentEvent.Interrupt(entry))
+    return Effect.as(this.save("suspended"), {
+      ...this.finish("", "awaiting_approval", true),
+      suspended: { _tag: "Suspended" as const, runId: this.context.runId, pending: frozen(entries) }
     })
+  }
 
   /** Calls the ledger found in doubt become `InDoubt` entries, and the run suspends on them. */
-  const suspendInDoubt = (doubts: ReadonlyArray<Extract<Ran, { readonly _tag: "InDoubt" }>>) =>
-    Effect.flatMap(Clock.currentTimeMillis, (createdAt) =>
-      suspend(
+  suspendInDoubt(doubts: ReadonlyArray<Doubt>): Effect.Effect<AgentResult, AgentError> {
+    return Effect.flatMap(Clock.currentTimeMillis, (createdAt) =>
+      this.suspend(
         doubts.map(({ error, index, tool }) =>
           Approval.makeEntry({
             kind: "InDoubt",
-            path: context.runId,
-            iteration: state.iteration,
+            path: this.context.runId,
+            iteration: this.state.iteration,
             index,
             call: error.call,
             tool,
@@ -207,58 +232,60 @@ export const run = (
         true
       )
     )
+  }
 
   /** Every call of the turn has a result: append them in call order, checkpoint, go on. */
-  const completeRound = (): Effect.Effect<AgentResult, AgentError, RunContext> =>
-    Effect.suspend(() => {
-      for (const call of state.calls) {
-        const result = state.completed.get(call.id)!
-        state.transcript.push(Message.toolResult({ toolCallId: call.id, name: call.name, content: result.content, isError: result.isError }))
-        if (emit !== undefined) emit(AgentEvent.ToolResult({ call, content: result.content, isError: result.isError }))
-      }
-      state.iteration += 1
-      state.phase = "model"
-      state.completed.clear()
-      state.pending = []
-      return save("running").pipe(
-        Effect.tap(() => emit?.(AgentEvent.Step({ iteration: state.iteration }))),
-        Effect.zipRight(Effect.suspend(modelStep))
-      )
-    })
+  completeRound(): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const { state } = this
+    const { emit } = this.loop
+    for (const call of state.calls) {
+      const result = state.completed.get(call.id)!
+      state.transcript.push(Message.toolResult({ toolCallId: call.id, name: call.name, content: result.content, isError: result.isError }))
+      if (emit !== undefined) emit(AgentEvent.ToolResult({ call, content: result.content, isError: result.isError }))
+    }
+    state.iteration += 1
+    state.phase = "model"
+    state.completed.clear()
+    state.pending = []
+    return this.save("running").pipe(
+      Effect.tap(() => emit?.(AgentEvent.Step({ iteration: state.iteration }))),
+      Effect.zipRight(Effect.suspend(() => this.modelStep()))
+    )
+  }
 
   /** Runs the turn's calls that have not run yet, recording each result as it lands. */
-  const runRound = (waiting: ReadonlyArray<ToolCall.ToolCall>) => {
-    const calls = state.calls
+  runRound(waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const calls = this.state.calls
     const one = (call: ToolCall.ToolCall): Effect.Effect<Ran, AgentError, RunContext> =>
-      Effect.flatMap(runCall(call, calls.indexOf(call)), (ran): Effect.Effect<Ran, AgentError> =>
-        isDoubt(ran) ? Effect.succeed(ran) : Effect.as(record(ran), ran)
-      )
+      Effect.flatMap(this.runCall(call, calls.indexOf(call)), (ran): Effect.Effect<Ran, AgentError> => {
+        if (isDoubt(ran)) return Effect.succeed(ran)
+        const saving = this.record(ran)
+        return saving === Effect.void ? Effect.succeed(ran) : Effect.as(saving, ran)
+      })
     const results =
       waiting.length === 1 ? Effect.map(one(waiting[0]!), (ran) => [ran]) : Effect.forEach(waiting, one, { concurrency: "unbounded" })
     return Effect.flatMap(results, (results) => {
       const doubts = results.filter(isDoubt)
-      return doubts.length > 0 ? suspendInDoubt(doubts) : completeRound()
+      return doubts.length > 0 ? this.suspendInDoubt(doubts) : this.completeRound()
     })
   }
 
   /**
-   * Applies decisions to the entries, in call order. From an in-process approver (`reject`
+   * Applies decisions to the entries, in call order. From an in-process approver (`approver`
    * mode) an invalid edit rejects that call and the model is told why; on resume the decisions
    * were checked before anything ran. A call that already has a result (applied before a crash)
    * is not run again.
    */
-  const apply = (
-    entries: ReadonlyArray<Approval.PendingEntry>,
-    decide: Decide,
-    mode: "resume" | "approver"
-  ): Effect.Effect<AgentResult, AgentError, RunContext> =>
-    Effect.gen(function* () {
+  apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide, mode: "resume" | "approver"): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const self = this
+    const { state } = this
+    return Effect.gen(function* () {
       const calls = state.calls
       const ledger = Option.getOrUndefined(yield* Effect.serviceOption(ExecutionLedger))
-      const doubts: Array<Extract<Ran, { readonly _tag: "InDoubt" }>> = []
+      const doubts: Array<Doubt> = []
       for (const entry of entries) {
         if (state.completed.has(entry.call.id)) continue
-        yield* Cancellation.check(context.cancellation) // cancellation beats approval
+        yield* Cancellation.check(self.context.cancellation) // cancellation beats approval
         const decision = decide(entry)
         const { call } = entry
         const index = calls.findIndex((c) => c.id === call.id)
@@ -283,59 +310,65 @@ export const run = (
             break
           case "retry":
             yield* settle({ _tag: "Retry" })
-            ran = yield* runCall(call, index)
+            ran = yield* self.runCall(call, index)
             break
           case "edit": {
-            const tool = Option.getOrUndefined(registry.getOption(call.name))
+            const tool = Option.getOrUndefined(self.loop.registry.getOption(call.name))
             const checked = mode === "approver" && tool !== undefined ? yield* Effect.either(tool.validate(decision.arguments)) : Either.void
             ran = Either.isLeft(checked)
               ? { callId: call.id, name: call.name, content: approvalDeniedText(`the edited arguments were invalid: ${checked.left.message}`), isError: true }
-              : yield* runCall({ ...call, arguments: decision.arguments }, index)
+              : yield* self.runCall({ ...call, arguments: decision.arguments }, index)
             break
           }
           case "approve":
-            ran = yield* runCall(call, index)
+            ran = yield* self.runCall(call, index)
             break
         }
         if (isDoubt(ran)) doubts.push(ran)
-        else yield* record(ran)
+        else yield* self.record(ran)
       }
-      return yield* doubts.length > 0 ? suspendInDoubt(doubts) : completeRound()
+      return yield* doubts.length > 0 ? self.suspendInDoubt(doubts) : self.completeRound()
     })
+  }
 
   /** A turn whose calls need a person: ask the approver, or suspend. */
-  const gate = (waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> =>
-    Effect.gen(function* () {
+  gate(waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const self = this
+    const { context, loop, state } = this
+    return Effect.gen(function* () {
       const calls = state.calls
       const createdAt = yield* Clock.currentTimeMillis
       const entries: Array<Approval.PendingEntry> = []
       const gatedByPolicy: Array<ToolRegistry.AnyTool> = []
       for (const call of waiting) {
-        const tool = Option.getOrUndefined(registry.getOption(call.name))
+        const tool = Option.getOrUndefined(loop.registry.getOption(call.name))
         if (tool === undefined) {
           // never gated, never run: the model is told the tool does not exist
-          yield* record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
+          yield* self.record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
           continue
         }
-        const reasons = gateReasons(tool, context, policy, state.legs)
+        const reasons = gateReasons(tool, context, loop.policy, state.legs)
         if (reasons.includes("trifecta")) gatedByPolicy.push(tool)
         entries.push(
           Approval.makeEntry({ kind: kindOf(reasons), path: context.runId, iteration: state.iteration, index: calls.indexOf(call), call, tool, reasons, createdAt })
         )
       }
-      yield* Effect.forEach(gatedByPolicy, (tool) => policyCheck(tool, "gate"), { discard: true })
-      if (engine.awaitDecision === undefined) return yield* suspend(entries, true)
-      if (emit !== undefined) for (const entry of entries) emit(AgentEvent.Interrupt(entry))
-      const answers = yield* engine.awaitDecision({ runId: context.runId, agent: agent.name, pending: entries })
-      return yield* apply(entries, (entry) => Approval.resolve(entry, answers), "approver")
+      yield* Effect.forEach(gatedByPolicy, (tool) => self.policyCheck(tool, "gate"), { discard: true })
+      if (self.engine.awaitDecision === undefined) return yield* self.suspend(entries, true)
+      if (loop.emit !== undefined) for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry))
+      const answers = yield* self.engine.awaitDecision({ runId: context.runId, agent: loop.agent.name, pending: entries })
+      return yield* self.apply(entries, (entry) => Approval.resolve(entry, answers), "approver")
     })
-
-  const toolStep = (): Effect.Effect<AgentResult, AgentError, RunContext> => {
-    const waiting = state.calls.filter((call) => !state.completed.has(call.id))
-    return waiting.some(needsApproval) ? gate(waiting) : runRound(waiting)
   }
 
-  const modelStep = (): Effect.Effect<AgentResult, AgentError, RunContext> => {
+  toolStep(): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const waiting = this.state.calls.filter((call) => !this.state.completed.has(call.id))
+    return waiting.some((call) => this.needsApproval(call)) ? this.gate(waiting) : this.runRound(waiting)
+  }
+
+  modelStep(): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const { loop, state } = this
+    const { agent, emit } = loop
     if (state.iteration >= loop.maxIterations) {
       let last = ""
       for (let i = state.transcript.length - 1; i >= 0; i--) {
@@ -345,7 +378,7 @@ export const run = (
           break
         }
       }
-      return Effect.succeed(finish(last, "max_iterations", true))
+      return Effect.succeed(this.finish(last, "max_iterations", true))
     }
     const request = {
       model: agent.model,
@@ -354,32 +387,33 @@ export const run = (
       ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
       ...(agent.temperature === undefined ? {} : { temperature: agent.temperature })
     }
-    const onDelta = emit === undefined ? undefined : (delta: { readonly text: string }) => emit(AgentEvent.MessageDelta(delta))
-    return Cancellation.check(context.cancellation).pipe(
-      Effect.zipRight(engine.callModel(`turn-${state.iteration}`, request, onDelta)),
+    return Cancellation.check(this.context.cancellation).pipe(
+      Effect.zipRight(this.engine.callModel(`turn-${state.iteration}`, request, loop.onDelta)),
       Effect.flatMap((response) => {
         state.usage = Usage.add(state.usage, response.usage)
         if (response.toolCalls.length === 0) {
           state.transcript.push(Message.assistant(response.content))
-          return Effect.succeed(finish(response.content, response.finishReason === "tool_use" ? "end_turn" : response.finishReason, false))
+          return Effect.succeed(this.finish(response.content, response.finishReason === "tool_use" ? "end_turn" : response.finishReason, false))
         }
         state.transcript.push(Message.assistant(response.content, response.toolCalls))
         if (emit !== undefined) for (const call of response.toolCalls) emit(AgentEvent.ToolCall({ call }))
         state.phase = "tools"
         state.completed.clear()
-        return engine.checkpoint === undefined ? toolStep() : Effect.zipRight(engine.checkpoint("running"), Effect.suspend(toolStep))
+        const checkpoint = this.engine.checkpoint
+        return checkpoint === undefined ? this.toolStep() : Effect.zipRight(checkpoint("running"), Effect.suspend(() => this.toolStep()))
       })
     )
   }
-
-  switch (state.phase) {
-    case "model":
-      return modelStep()
-    case "tools":
-      return toolStep()
-    case "suspended":
-      return decisions === undefined
-        ? suspend(state.pending, false)
-        : apply(state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"), "resume")
-  }
 }
+
+/**
+ * Runs a run from its phase to its end (an answer, the iterations exhausted, or a suspension).
+ * `decisions` are the ones it was resumed (or taken over) with, for a run that waits on entries.
+ */
+export const run = (
+  loop: Loop,
+  state: Run,
+  engine: Engine,
+  context: RunContext.Service,
+  decisions: ReadonlyMap<string, Approval.Decision> | undefined
+): Effect.Effect<AgentResult, AgentError, RunContext> => new Steps(loop, state, engine, context, decisions).next()
