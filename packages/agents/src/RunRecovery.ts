@@ -21,6 +21,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { Agent } from "./Agent.js"
@@ -118,14 +119,15 @@ const message = (error: unknown): string =>
 export const runOnce = <R>(options: Options<R>): Effect.Effect<Report, StoreError | CorruptEntry, CheckpointStore | Invoker | R> =>
   Effect.gen(function* () {
     const store = yield* CheckpointStore
-    const settings = Duration.toMillis(((yield* Effect.serviceOption(RunLease)).pipe((o) => (o._tag === "Some" ? o.value : RunLease.defaults))).ttl)
+    const lease = Option.getOrElse(yield* Effect.serviceOption(RunLease), () => RunLease.defaults)
+    const ttlMs = Duration.toMillis(lease.ttl)
     const agents = new Map(options.agents.map((agent) => [agent.name, agent] as const))
     const report = { recovered: [] as Array<string>, resumed: [] as Array<string>, cancelled: [] as Array<string>, failed: [] as Array<{ runId: string; error: string }>, skipped: [] as Array<string> }
     const now = yield* Clock.currentTimeMillis
 
     const cancel = (record: CheckpointStore.RunRecord) =>
       Effect.gen(function* () {
-        const claimed = yield* store.claim(record.runId, { owner: RunLease.processOwner, ttlMs: settings })
+        const claimed = yield* store.claim(record.runId, { owner: lease.owner, ttlMs })
         const by = record.cancelRequested?.by ?? "an operator"
         yield* store.finish(claimed.lease, {
           runId: record.runId,

@@ -91,6 +91,21 @@ describe("an in-process Approver", () => {
     })
   )
 
+  it.effect("the approver is handed frozen copies of the entries: changing the arguments it was shown throws", () =>
+    Effect.gen(function* () {
+      const { agent, cancelled } = makeWorld()
+      const approver = approverOf((p) => {
+        expect(Object.isFrozen(p) && Object.isFrozen(p.call.arguments)).toBe(true)
+        expect(() => {
+          ;(p.call.arguments as Record<string, unknown>).order_id = "ZZZ"
+        }).toThrow(TypeError)
+        return Approval.approve(p.digest)
+      })
+      yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm: script(), autonomy: "gated" })), Effect.provide(approver.layer))
+      expect(cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
+    })
+  )
+
   it.effect("is not asked when nothing needs approval", () =>
     Effect.gen(function* () {
       const { agent, cancelled } = makeWorld()

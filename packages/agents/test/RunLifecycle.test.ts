@@ -27,7 +27,9 @@ const killable = (inner: CheckpointStore.Service) => {
   const guard =
     <Args extends ReadonlyArray<unknown>, A, E>(f: (...args: Args) => Effect.Effect<A, E>) =>
     (...args: Args): Effect.Effect<A, E | StoreError> =>
-      Effect.suspend(() => (dead ? Effect.fail(new StoreError({ operation: "any", message: "the process is dead", retryable: false })) : f(...args)))
+      Effect.suspend((): Effect.Effect<A, E | StoreError> =>
+        dead ? Effect.fail(new StoreError({ operation: "any", message: "the process is dead", retryable: false })) : f(...args)
+      )
   const store: CheckpointStore.Service = {
     create: guard(inner.create),
     claim: guard(inner.claim),

@@ -218,7 +218,7 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
       if (typeof pricing === "function") {
         return Effect.sync(() => {
           const usd = pricing(served ?? requested, tokens)
-          return Number.isFinite(usd) ? Usage.round6(usd) : 0
+          return Number.isFinite(usd) && usd >= 0 ? Usage.usdOf(Math.round(usd * 1e9)) : 0
         })
       }
       const found = Option.orElse(

@@ -148,7 +148,8 @@ export const lookup = (model: string, table: Table = defaultTable): Option.Optio
 }
 
 /**
- * The cost in USD of tokens at these rates, rounded to 6 decimal places.
+ * The cost in USD of tokens at these rates, to the nano-dollar (the unit budgets keep money in
+ * exactly: a fraction of a cent per token is never rounded away).
  *
  * @example
  * ```ts
@@ -162,11 +163,13 @@ export const lookup = (model: string, table: Table = defaultTable): Option.Optio
  * @category metering
  */
 export const costOf = (rates: Rates, tokens: Tokens): number =>
-  Usage.round6(
-    (tokens.inputTokens / 1e6) * rates.input +
-      (tokens.outputTokens / 1e6) * rates.output +
-      (tokens.cacheReadTokens / 1e6) * rates.cacheRead +
-      (tokens.cacheWriteTokens / 1e6) * rates.cacheWrite
+  Usage.usdOf(
+    Math.round(
+      tokens.inputTokens * rates.input * 1e3 +
+        tokens.outputTokens * rates.output * 1e3 +
+        tokens.cacheReadTokens * rates.cacheRead * 1e3 +
+        tokens.cacheWriteTokens * rates.cacheWrite * 1e3
+    )
   )
 
 /**

@@ -36,8 +36,9 @@ describe("Pricing", () => {
     expect(Pricing.cost("claude-next-20270101", { ...tokens, cacheReadTokens: 0, cacheWriteTokens: 0 }, table)).toEqual(Option.some(0.002))
   })
 
-  it("costs are rounded to 6 decimal places", () => {
+  it("costs are kept to the nano-dollar (issue 11: exact money; no rounding to 6 places)", () => {
     const rates: Pricing.Rates = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }
-    expect(Pricing.costOf(rates, { inputTokens: 1, outputTokens: 1, cacheReadTokens: 1, cacheWriteTokens: 1 })).toBe(0.000022)
+    expect(Pricing.costOf(rates, { inputTokens: 1, outputTokens: 1, cacheReadTokens: 1, cacheWriteTokens: 1 })).toBe(0.00002205)
+    expect(Pricing.costOf(rates, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 1, cacheWriteTokens: 0 })).toBe(0.0000003)
   })
 })

@@ -27,10 +27,11 @@ import {
   IdempotencyStore,
   RunContext,
   StaleLease,
+  StoreError,
   tenantKey,
   Usage
 } from "@agentkit/core"
-import type { Budget, CorruptEntry, StoreError } from "@agentkit/core"
+import type { Budget, CorruptEntry } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -249,14 +250,16 @@ const root = <E, R>(
         )
       )
       if (created._tag === "Left") {
-        // another drive created it first: look again (once)
-        if (created.left._tag === "RunExists" && retry) return yield* root(program, store, context, false)
-        return yield* Effect.fail(created.left._tag === "RunExists" ? new RunInProgress({ runId, owner: "unknown", expiresAt: 0 }) : (created.left as StoreError | CorruptEntry))
+        const error = created.left
+        if (error._tag !== "RunExists") return yield* Effect.fail(error as StoreError | CorruptEntry)
+        // another drive created it first: look again, once
+        if (retry) return yield* root(program, store, context, false)
+        return yield* new StoreError({ operation: "create", message: `run '${runId}' exists but could not be read back`, retryable: true })
       }
       return yield* supervise(program, store, context, { current: created.right.lease }, created.right.version, {
         state: undefined,
         decisions: undefined,
-        recovered: false
+        saveFirst: false
       })
     }
     const record = found.value
@@ -318,14 +321,17 @@ const takeOver = <E, R>(
     }
     const state: RunState.RunState = { ...saved, recoveries, budget: allowance(saved) }
     const waitingOn = state.phase === "suspended" ? (decisions ?? (yield* recordedDecisions(store, record.rootRunId))) : undefined
-    return yield* supervise(program, store, context, holder, record.version, { state, decisions: waitingOn, recovered: true })
+    return yield* supervise(program, store, context, holder, record.version, { state, decisions: waitingOn, saveFirst: true })
   })
 
 interface Begin {
   readonly state: RunState.RunState | undefined
   readonly decisions: ReadonlyMap<string, Approval.Decision> | undefined
-  /** Whether the state must be saved first (a takeover: its recovery count and what was in flight). */
-  readonly recovered: boolean
+  /**
+   * Whether the state is saved (`running`) before anything runs: a takeover (its recovery count
+   * and what was in flight) and a resume (the run is running again from now on).
+   */
+  readonly saveFirst: boolean
 }
 
 /** Drives a root run holding its lease: heartbeat, body, and the record's end. */
@@ -341,7 +347,7 @@ const supervise = <E, R>(
     const settings = yield* leaseSettings
     const writer = makeWriter(store, holder, context.runId, version)
     if (begin.state !== undefined) context.budget.restore(begin.state.budget)
-    if (begin.recovered && begin.state !== undefined) {
+    if (begin.saveFirst && begin.state !== undefined) {
       const state = begin.state
       const first = yield* Effect.either(writer.save("running", () => state))
       if (first._tag === "Left") {
@@ -453,7 +459,7 @@ const child = <E, R>(
     const runId = context.runId
     const found = yield* store.load(runId)
     let version = 1
-    let begin: Begin = { state: undefined, decisions: undefined, recovered: false }
+    let begin: Begin = { state: undefined, decisions: undefined, saveFirst: false }
     if (Option.isNone(found)) {
       const created = yield* Effect.either(
         store.create(
@@ -477,7 +483,7 @@ const child = <E, R>(
       const saved = yield* stateOf(record)
       version = record.version
       // the parent is re-driving the call that started it: what was in flight counts as spent
-      begin = { state: { ...saved, budget: allowance(saved) }, decisions: undefined, recovered: false }
+      begin = { state: { ...saved, budget: allowance(saved) }, decisions: undefined, saveFirst: false }
     }
     if (begin.state !== undefined) context.budget.restore(begin.state.budget)
     const writer = makeWriter(store, holder, runId, version)
@@ -617,7 +623,7 @@ export const resume = <E, R, V>(
         : supervise(program, store.value, own, holder, current.version, {
             state: checked.right.state,
             decisions: checked.right.resolved,
-            recovered: false
+            saveFirst: true
           })
     const idempotency = Option.getOrUndefined(yield* Effect.serviceOption(IdempotencyStore))
     return yield* endingRun(idempotency, own, Effect.provideService(run, RunContext, own))

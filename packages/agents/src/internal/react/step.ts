@@ -277,15 +277,14 @@ class Steps {
    * is not run again.
    */
   apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide, mode: "resume" | "approver"): Effect.Effect<AgentResult, AgentError, RunContext> {
-    const self = this
     const { state } = this
-    return Effect.gen(function* () {
+    return Effect.gen(this, function* () {
       const calls = state.calls
       const ledger = Option.getOrUndefined(yield* Effect.serviceOption(ExecutionLedger))
       const doubts: Array<Doubt> = []
       for (const entry of entries) {
         if (state.completed.has(entry.call.id)) continue
-        yield* Cancellation.check(self.context.cancellation) // cancellation beats approval
+        yield* Cancellation.check(this.context.cancellation) // cancellation beats approval
         const decision = decide(entry)
         const { call } = entry
         const index = calls.findIndex((c) => c.id === call.id)
@@ -310,32 +309,31 @@ class Steps {
             break
           case "retry":
             yield* settle({ _tag: "Retry" })
-            ran = yield* self.runCall(call, index)
+            ran = yield* this.runCall(call, index)
             break
           case "edit": {
-            const tool = Option.getOrUndefined(self.loop.registry.getOption(call.name))
+            const tool = Option.getOrUndefined(this.loop.registry.getOption(call.name))
             const checked = mode === "approver" && tool !== undefined ? yield* Effect.either(tool.validate(decision.arguments)) : Either.void
             ran = Either.isLeft(checked)
               ? { callId: call.id, name: call.name, content: approvalDeniedText(`the edited arguments were invalid: ${checked.left.message}`), isError: true }
-              : yield* self.runCall({ ...call, arguments: decision.arguments }, index)
+              : yield* this.runCall({ ...call, arguments: decision.arguments }, index)
             break
           }
           case "approve":
-            ran = yield* self.runCall(call, index)
+            ran = yield* this.runCall(call, index)
             break
         }
         if (isDoubt(ran)) doubts.push(ran)
-        else yield* self.record(ran)
+        else yield* this.record(ran)
       }
-      return yield* doubts.length > 0 ? self.suspendInDoubt(doubts) : self.completeRound()
+      return yield* doubts.length > 0 ? this.suspendInDoubt(doubts) : this.completeRound()
     })
   }
 
   /** A turn whose calls need a person: ask the approver, or suspend. */
   gate(waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> {
-    const self = this
     const { context, loop, state } = this
-    return Effect.gen(function* () {
+    return Effect.gen(this, function* () {
       const calls = state.calls
       const createdAt = yield* Clock.currentTimeMillis
       const entries: Array<Approval.PendingEntry> = []
@@ -344,7 +342,7 @@ class Steps {
         const tool = Option.getOrUndefined(loop.registry.getOption(call.name))
         if (tool === undefined) {
           // never gated, never run: the model is told the tool does not exist
-          yield* self.record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
+          yield* this.record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
           continue
         }
         const reasons = gateReasons(tool, context, loop.policy, state.legs)
@@ -353,11 +351,12 @@ class Steps {
           Approval.makeEntry({ kind: kindOf(reasons), path: context.runId, iteration: state.iteration, index: calls.indexOf(call), call, tool, reasons, createdAt })
         )
       }
-      yield* Effect.forEach(gatedByPolicy, (tool) => self.policyCheck(tool, "gate"), { discard: true })
-      if (self.engine.awaitDecision === undefined) return yield* self.suspend(entries, true)
+      yield* Effect.forEach(gatedByPolicy, (tool) => this.policyCheck(tool, "gate"), { discard: true })
+      if (this.engine.awaitDecision === undefined) return yield* this.suspend(entries, true)
       if (loop.emit !== undefined) for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry))
-      const answers = yield* self.engine.awaitDecision({ runId: context.runId, agent: loop.agent.name, pending: entries })
-      return yield* self.apply(entries, (entry) => Approval.resolve(entry, answers), "approver")
+      // the approver gets frozen copies: what it decides on cannot change what runs
+      const answers = yield* this.engine.awaitDecision({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
+      return yield* this.apply(entries, (entry) => Approval.resolve(entry, answers), "approver")
     })
   }
 
