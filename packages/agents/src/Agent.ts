@@ -54,8 +54,10 @@ export interface Agent<R = never> extends AgentSettings, Pipeable {
   /** Runs the agent as a stream of events, ending with `Final`. */
   stream(input: Input): Stream.Stream<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>
   /**
-   * Continues a suspended run with a person's decisions (by tool call id). Needs the
-   * `CheckpointStore` the run was suspended with; works in any process that has it.
+   * Continues a suspended run with a person's decisions, by pending id. Needs the
+   * `CheckpointStore` the run was suspended with; works in any process that has it. Decisions
+   * that are not acceptable (not a record, an unknown id, a stale digest, a verdict the entry does
+   * not accept, an invalid edit) fail with a typed error, and nothing runs.
    */
   resume(runId: string, decisions: Approval.Decisions): Effect.Effect<AgentResult, ResumeError, RunContext | Invoker | R>
 }

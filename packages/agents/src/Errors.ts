@@ -36,8 +36,10 @@ export class AgentDefinitionError extends Schema.TaggedError<AgentDefinitionErro
 }
 
 /**
- * `agent.resume(runId, decisions)` found nothing to resume: no checkpoint store, no suspended run
- * under that id (it finished, or never suspended), or a cognition that cannot resume.
+ * The run cannot be driven or resumed: `agent.resume` found nothing to resume (no checkpoint
+ * store, no suspended run under that id, a cognition that cannot resume), or the run under that
+ * id failed or was cancelled (the message names the status and the reason: it is never driven
+ * again), was taken over more than `maxRecoveries` times, or belongs to another tenant.
  *
  * @example
  * ```ts

@@ -46,13 +46,14 @@ describe("budget", () => {
     })
   )
 
-  it.effect("maxModelCalls 1 → the second model call is charged and ends the run", () =>
+  it.effect("maxModelCalls 1 → the second model call is refused before it is sent, and ends the run", () =>
     Effect.gen(function* () {
       const lookup = FakeTool.make("lookup_order")
       const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [lookup] }) })
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1")] }), Turn({ content: "too late" })])
       const exit = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, budget: { maxModelCalls: 1 } })), Effect.exit)
       expect(failureOf(exit)).toMatchObject({ _tag: "BudgetExceeded", limit: "modelCalls", message: "calls 2 > 1" })
+      expect(llm.calls).toBe(1) // a reservation: the refused call never reached the model
     })
   )
 
