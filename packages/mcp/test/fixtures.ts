@@ -83,7 +83,7 @@ export const approver = (decide: (pending: Approval.ApprovalRequest["pending"][n
       decide: (request) =>
         Effect.sync(() => {
           asked.push(request)
-          return Object.fromEntries(request.pending.map((pending) => [pending.call.id, decide(pending)]))
+          return Object.fromEntries(request.pending.map((pending) => [pending.id, decide(pending)]))
         })
     })
   }

@@ -17,6 +17,7 @@
  * @internal
  */
 import { Approval } from "@agentkit/agents"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { McpInputRefused } from "../Errors.js"
@@ -70,12 +71,25 @@ export const answerForm = (
       name: asker.tool,
       arguments: { input: key, message, requestedSchema: requested }
     }
-    const pending = { call, digest: Approval.digest(call) }
-    return Effect.map(approver.value.decide({ runId: asker.runId, agent: `mcp:${asker.server}`, pending: [pending] }), (decisions): Answer => {
+    // what the person answers: the form the server asked for, as an "Input" entry of the run
+    const form = { name: asker.tool, schema: { parameters: requested }, sideEffecting: true, idempotent: false, requiresApproval: true, caps: [] }
+    return Effect.flatMap(Clock.currentTimeMillis, (createdAt) => {
+      const pending = Approval.makeEntry({
+        kind: "Input",
+        path: asker.runId,
+        iteration: 0,
+        index: 0,
+        call,
+        tool: form,
+        reasons: ["input_requested"],
+        createdAt
+      })
+      return Effect.map(approver.value.decide({ runId: asker.runId, agent: `mcp:${asker.server}`, pending: [pending] }), (decisions): Answer => {
       const decision = Approval.resolve(pending, decisions)
-      const content = decision._tag === "Edit" ? decision.arguments : decision._tag === "Approve" ? {} : undefined
+      const content = decision.verdict === "edit" ? decision.arguments : decision.verdict === "approve" ? {} : undefined
       if (content === undefined || check(content) !== undefined) return { action: "decline" }
       return { action: "accept", content: content as Record<string, string | number | boolean | ReadonlyArray<string>> }
+      })
     })
   })
 

@@ -29,6 +29,7 @@ import {
   Server
 } from "@modelcontextprotocol/server"
 import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -167,11 +168,20 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
         }
         const approver = yield* Effect.serviceOption(Approval.Approver)
         if (Option.isNone(approver)) return text(approvalDeniedText("approval required and this server has no approver"), true)
-        const pending = { call: { ...call, arguments: args }, digest }
-        const decisions = yield* approver.value.decide({ runId: context.correlationId, agent: `mcp-server:${serving.name}`, pending: [pending] })
+        const pending = Approval.makeEntry({
+          kind: "Approval",
+          path: context.runId,
+          iteration: 0,
+          index: 0,
+          call: { ...call, arguments: args },
+          tool,
+          reasons: ["requires_approval"],
+          createdAt: yield* Clock.currentTimeMillis
+        })
+        const decisions = yield* approver.value.decide({ runId: context.runId, agent: `mcp-server:${serving.name}`, pending: [pending] })
         const decision = Approval.resolve(pending, decisions)
-        if (decision._tag === "Reject") return text(approvalDeniedText(decision.reason), true)
-        if (decision._tag === "Edit") {
+        if (decision.verdict === "reject") return text(approvalDeniedText(decision.reason), true)
+        if (decision.verdict === "edit") {
           const edited = yield* Effect.either(tool.validate(decision.arguments))
           if (edited._tag === "Left") return text(approvalDeniedText(`the edited arguments were invalid: ${edited.left.message}`), true)
           return yield* execute(decision.arguments as Record<string, unknown>)
