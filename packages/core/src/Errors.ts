@@ -529,6 +529,34 @@ export class ToolDenied extends Schema.TaggedError<ToolDenied>("@agentkit/core/T
 }
 
 /**
+ * A value could not be written as canonical JSON (so not hashed): a getter, proxy trap or
+ * `toJSON` threw while it was read, or its text would pass the engine's string limit. `path`
+ * names where (`items.3.name`, `(root)` for the value itself); `reason` is what was thrown, cut to
+ * 200 characters.
+ *
+ * @example
+ * ```ts
+ * import { CanonicalJsonError } from "@agentkit/core"
+ *
+ * new CanonicalJsonError({ path: "items.3", reason: "Error: revoked" }).message
+ * // "cannot write the value at items.3 as canonical JSON: Error: revoked"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CanonicalJsonError extends Schema.TaggedError<CanonicalJsonError>("@agentkit/core/CanonicalJsonError")(
+  "CanonicalJsonError",
+  { path: Schema.String, reason: Schema.String }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `cannot write the value at ${this.path} as canonical JSON: ${this.reason}`
+  }
+}
+
+/**
  * Whether a value is a `BudgetExceeded` (a ceiling that ends the run).
  *
  * @example

@@ -23,6 +23,7 @@ export { ChatModel } from "./ChatModel.js"
 export {
   BudgetExceeded,
   Cancelled,
+  CanonicalJsonError,
   ChatModelError,
   ChatModelErrorReason,
   ConfigurationError,
