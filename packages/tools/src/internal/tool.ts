@@ -147,6 +147,13 @@ export const build = (
     timeout = Option.getOrUndefined(decoded)
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_BYTES
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    fail(`tool '${name}': \`maxResultBytes\` must be a positive integer (UTF-8 bytes); got ${String(options.maxResultBytes)}`)
+  }
+  if (acceptedArguments(parameters).includes("__proto__")) {
+    // Effect's decoder would set the decoded object's prototype instead of the key
+    fail(`tool '${name}': a parameter cannot be named '__proto__'`)
+  }
 
   // Everything below is built once, here, never per call.
   const decode = makeArgumentDecoder(parameters)
