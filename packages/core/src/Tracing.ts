@@ -90,6 +90,9 @@ export const Attribute = {
   choiceFinishReason: "gen_ai.choice.finish_reason",
   choiceTokens: "gen_ai.choice.tokens",
   errorType: "error.type",
+  exceptionType: "exception.type",
+  exceptionMessage: "exception.message",
+  exceptionStacktrace: "exception.stacktrace",
   cacheHit: "agentkit.cache.hit",
   scopeOrgId: "agentkit.scope.org_id",
   policyTool: "agentkit.policy.tool",
@@ -145,6 +148,8 @@ export const EventName = {
   circuitOpen: "circuit.open",
   cacheHit: "cache.hit",
   choice: "gen_ai.choice",
+  /** A tool handler's defect (OpenTelemetry's exception event): its type, message and stack trace. */
+  exception: "exception",
   message: (role: string): string => `gen_ai.${role}.message`
 } as const
 
@@ -241,11 +246,12 @@ const OtelSpanTypeId = Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")
 interface OtelBacked {
   readonly span: { setAttribute(key: string, value: unknown): unknown }
 }
-const otelSpanOf = (span: Tracer.Span): OtelBacked["span"] | undefined =>
-  OtelSpanTypeId in span &&
-  typeof (span as unknown as Partial<OtelBacked>).span?.setAttribute === "function"
+const otelSpanOf = (span: Tracer.Span): OtelBacked["span"] | undefined => {
+  return OtelSpanTypeId in span &&
+    typeof (span as unknown as Partial<OtelBacked>).span?.setAttribute === "function"
     ? (span as unknown as OtelBacked).span
     : undefined
+}
 
 const setOn = (span: Tracer.Span, attributes: Attributes): void => {
   try {

@@ -46,12 +46,17 @@ export type Decision = "executed" | "deduplicated" | "denied" | "failed"
 export interface AuditRecord {
   /** The run's correlation id. */
   readonly runId: string
-  /** The tenant scope key (`org<orgId>:dom<domainId>`). */
+  /** The tenant, as stores key it: the scope's collision-free `storeKey` (`[orgId,domainId,userId,sessionId]` as JSON). */
+  readonly tenant: string
+  /** The tenant's display key (`org<orgId>:dom<domainId>`), for people reading the record; not unique. */
   readonly scope: string
   readonly tool: string
   /** The model's tool call id. */
   readonly callId: string
-  /** SHA-256 of the arguments' canonical JSON (key order does not matter). */
+  /**
+   * SHA-256 of the arguments' canonical JSON (key order does not matter); `unhashable` when the
+   * arguments could not be read (a getter or proxy that throws: the record is written anyway).
+   */
   readonly argumentsHash: string
   /** SHA-256 of the result text the model saw; absent when there is no result. */
   readonly resultHash: string | undefined
@@ -146,6 +151,25 @@ export interface Options {
   readonly store: AuditStore
 }
 
+/** The arguments' hash; `unhashable` when they cannot be read, so the record is still written. */
+const argumentsHash = (args: unknown): string => {
+  try {
+    return CanonicalJson.hashOnce(args)
+  } catch {
+    return "unhashable"
+  }
+}
+
+/** The first line of a defect's rendering (never throws, and at most 1000 characters). */
+const defectLine = (cause: Cause.Cause<unknown>): string => {
+  try {
+    const line = Cause.pretty(cause).split("\n")[0] ?? ""
+    return line.length > 1000 ? `${line.slice(0, 1000)}…` : line
+  } catch {
+    return "a defect that cannot be rendered"
+  }
+}
+
 const isToolDenied = (error: unknown): error is { readonly reason: string; readonly message: string } =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "ToolDenied"
 
@@ -194,15 +218,16 @@ export const audit = (options: Options): ToolMiddleware => {
                 ? { type: errorType(failure.value), message: errorMessage(failure.value) }
                 : Cause.isInterruptedOnly(exit.cause)
                   ? { type: "Interrupted", message: "the call was interrupted" }
-                  : { type: "Defect", message: Cause.pretty(exit.cause).split("\n")[0] ?? "" }
+                  : { type: "Defect", message: defectLine(exit.cause) }
             }
           }
           return store.append({
             runId: context.correlationId,
+            tenant: context.scope.storeKey,
             scope: context.scope.key,
             tool: invocation.tool.name,
             callId: call.id,
-            argumentsHash: CanonicalJson.hashOnce(call.arguments),
+            argumentsHash: argumentsHash(call.arguments),
             resultHash,
             decision,
             denial,

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson } from "@agentkit/core"
+import { CanonicalJson, errorMessage, ToolDenied } from "@agentkit/core"
 import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -156,7 +156,13 @@ export const idempotent = (options: Options = {}): ToolMiddleware => {
     <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       if (!invocation.tool.sideEffecting) return next(invocation)
       const meta = invocation.meta
-      const k = key(invocation as ToolCallRequest<unknown, unknown>)
+      let k: string
+      try {
+        k = key(invocation as ToolCallRequest<unknown, unknown>)
+      } catch (error) {
+        // arguments that cannot be read cannot be deduplicated: refused, never run twice
+        return Effect.fail(new ToolDenied({ toolName: invocation.tool.name, reason: "other", message: errorMessage(error) }))
+      }
       let stored = false
       const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
         if (Option.isSome(found)) {

@@ -181,7 +181,12 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
 
   return (next: ChatHandler): ChatHandler =>
     (call) => {
-      const key = `memo:${CanonicalJson.sha256(JSON.stringify([call.context.scope.key, keyOf(call)]))}`
+      let key: string
+      try {
+        key = `memo:${CanonicalJson.sha256(JSON.stringify([call.context.scope.key, keyOf(call)]))}`
+      } catch {
+        return next(call) // a request that cannot be read has no key: it is not cached
+      }
       const hit = (response: Chat.ChatResponse): Effect.Effect<Chat.ChatResponse> => {
         call.meta.cacheHit = true
         if (response.content !== "") call.emit({ text: response.content })

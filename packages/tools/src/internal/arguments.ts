@@ -294,7 +294,6 @@ const keyProblems = (
 const invalid = (messages: ReadonlyArray<string>): Either.Either<never, ArgumentProblems> =>
   Either.left({ unexpected: NONE, missing: NONE, invalid: messages })
 
-const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
 
 const EXPECTED = /^Expected (.*), actual (.*)$/s
 
