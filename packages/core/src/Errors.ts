@@ -403,11 +403,30 @@ export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@a
     if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${PythonText.list(this.unexpected)}`)
     if (this.missing.length > 0) clauses.push(`missing required argument(s) ${PythonText.list(this.missing)}`)
     if (clauses.length === 0 && this.invalid.length > 0) {
-      const names = PythonText.sorted(new Set(this.invalid.map((problem) => problem.split(/[:.]/)[0] ?? problem)))
+      const names = PythonText.sorted(new Set(this.invalid.map((problem) => argumentOf(problem, this.accepted))))
       clauses.push(`invalid argument(s) ${PythonText.list(names)}: ${this.invalid.join("; ")}`)
     }
     return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${PythonText.list(this.accepted)}`
   }
+}
+
+/**
+ * The top-level argument a `<path>: <message>` problem is about: the declared name the path
+ * starts with (the longest, so a name holding `.` or `:` is kept whole), else the path's first
+ * `.`-separated segment (the path ends at the first `: `).
+ */
+const argumentOf = (problem: string, accepted: ReadonlyArray<string>): string => {
+  let best: string | undefined
+  for (const name of accepted) {
+    if ((best === undefined || name.length > best.length) && problem.startsWith(name)) {
+      const next = problem[name.length]
+      if (next === "." || next === ":") best = name
+    }
+  }
+  if (best !== undefined) return best
+  const end = problem.indexOf(": ")
+  const path = end === -1 ? problem : problem.slice(0, end)
+  return path.split(".")[0] ?? path
 }
 
 /**

@@ -266,6 +266,30 @@ export const policy = (options: Options = {}): Policy => {
  */
 export const isPolicy = (u: unknown): u is Policy => typeof u === "object" && u !== null && PolicyTypeId in u
 
+/**
+ * A shallow copy of the arguments, each own key read once; the denial text when they cannot be
+ * read; `undefined` when they are not an object.
+ */
+const snapshotOf = (args: unknown): Record<string, unknown> | string | undefined => {
+  if (typeof args !== "object" || args === null) return undefined
+  let keys: ReadonlyArray<string>
+  try {
+    if (Array.isArray(args)) return undefined
+    keys = Object.keys(args)
+  } catch {
+    return "egress: the arguments cannot be read (blocked)"
+  }
+  const snapshot: Record<string, unknown> = {}
+  for (const key of keys) {
+    try {
+      Object.defineProperty(snapshot, key, { value: (args as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true })
+    } catch {
+      return `egress: argument ${quoted(key)} cannot be read (blocked)`
+    }
+  }
+  return snapshot
+}
+
 const isEgressDenied = (u: unknown): u is EgressDenied => u instanceof EgressDenied
 
 /**
@@ -304,13 +328,9 @@ export const egress = (options: Options | Policy = {}): ToolMiddleware => {
       if (urlArg === undefined) return Effect.mapError(next(invocation), toDenied)
       // The arguments are read once, into a snapshot that goes on down the pipeline: the URL the
       // tool receives is the one checked here, whatever getter or proxy the caller passed.
-      let snapshot: Record<string, unknown> | undefined
-      try {
-        const args: unknown = invocation.call.arguments
-        if (typeof args === "object" && args !== null && !Array.isArray(args)) snapshot = { ...args }
-      } catch {
-        snapshot = undefined
-      }
+      const read = snapshotOf(invocation.call.arguments)
+      if (typeof read === "string") return Effect.fail(new ToolDenied({ toolName, reason: "egress", message: read }))
+      const snapshot = read
       const value = snapshot !== undefined && Object.hasOwn(snapshot, urlArg) ? snapshot[urlArg] : undefined
       if (typeof value !== "string") {
         return Effect.fail(

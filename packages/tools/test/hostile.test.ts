@@ -103,6 +103,25 @@ describe("strict arguments at every depth", () => {
     expect(rejected({ order_id: "A-1", shipping: { street: 1 } }).invalid).toEqual(["shipping.street: Expected string, actual 1"])
   })
 
+  it("a nested empty struct takes an object with no keys (Effect's {} would take anything)", () => {
+    const options = Tool.make("configure", {
+      description: DESCRIPTION,
+      parameters: Schema.Struct({ name: Schema.String, options: Schema.Struct({}), list: Schema.Array(Schema.Struct({})) }),
+      sideEffecting: false,
+      handler: (args) => args
+    })
+    const run = (input: unknown) => runSync(options.run(input))
+    expect(Exit.isSuccess(run({ name: "n", options: {}, list: [{}, {}] }))).toBe(true)
+    const failure = (input: unknown) => {
+      const exit = run(input)
+      if (Exit.isSuccess(exit)) throw new Error("expected a rejection")
+      return Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError
+    }
+    expect(failure({ name: "n", options: { verbose: true }, list: [{}, { x: 1 }] }).unexpected).toEqual(["list.1.x", "options.verbose"])
+    expect(failure({ name: "n", options: 42, list: [] }).invalid).toEqual(["options: Expected {}, actual 42"])
+    expect(failure({ name: "n", options: [], list: [] }).invalid).toEqual(["options: Expected {}, actual []"])
+  })
+
   it("valid nested arguments pass, with defaults applied", () => {
     const args = accepted({ order_id: "A-1", shipping: { street: "s" }, payment: { kind: "card", number: "4242" } })
     expect(args).toEqual({ order_id: "A-1", shipping: { street: "s" }, billing: null, payment: { kind: "card", number: "4242" } })

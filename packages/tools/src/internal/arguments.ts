@@ -23,9 +23,11 @@
  */
 import { errorMessage, PythonText } from "@agentkit/core"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type * as Pipeable from "effect/Pipeable"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import { objectShape } from "./jsonSchema.js"
 
 /** What is wrong with a tool call's arguments. Each list is sorted by code point. */
@@ -85,7 +87,9 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
   const declared = new Set(shape.properties.map((p) => p.name))
   const required = shape.properties.filter((p) => p.required).map((p) => p.name)
   const acceptsAnyKey = shape.rest !== undefined
-  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  // `exact`: an absent required key is missing even when its schema would accept `undefined`
+  const strict = Schema.make<A, I, never>(strictAST(schema.ast, new Map()))
+  const decode = Schema.decodeUnknownEither(strict, { errors: "all", onExcessProperty: "error", exact: true })
 
   return (input) => {
     try {
@@ -108,6 +112,81 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
       return invalid([`(root): ${errorMessage(error)}`])
     }
   }
+}
+
+/** The key of an index signature that admits no key: every key of a strict empty struct is unexpected. */
+const NO_KEY = new AST.Refinement(AST.stringKeyword, (input, _options, self) => Option.some(new ParseResult.Type(self, input)), {
+  [AST.TitleAnnotationId]: "no key"
+})
+
+/**
+ * The schema's AST with every empty struct made strict. Effect reads `Schema.Struct({})` as the
+ * type `{}` (any value but `null` and `undefined`, any keys, no excess-key check); as a tool
+ * parameter it is advertised as an object with no properties, so here it only accepts an object
+ * without keys (each key is unexpected). Nodes with nothing to change are kept as they are; the
+ * inside of a recursive (`Schema.suspend`) schema is left alone.
+ */
+const strictAST = (ast: AST.AST, done: Map<AST.AST, AST.AST>): AST.AST => {
+  const known = done.get(ast)
+  if (known !== undefined) return known
+  const go = (node: AST.AST) => strictAST(node, done)
+  let out: AST.AST = ast
+  switch (ast._tag) {
+    case "TypeLiteral": {
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+        const named = Option.isSome(AST.getIdentifierAnnotation(ast)) || Option.isSome(AST.getTitleAnnotation(ast))
+        out = new AST.TypeLiteral([], [new AST.IndexSignature(NO_KEY, AST.unknownKeyword, true)], {
+          ...ast.annotations,
+          ...(named ? {} : { [AST.TitleAnnotationId]: "{}" })
+        })
+        break
+      }
+      const properties = ast.propertySignatures.map((p) => {
+        const type = go(p.type)
+        return type === p.type ? p : new AST.PropertySignature(p.name, type, p.isOptional, p.isReadonly, p.annotations)
+      })
+      const indexes = ast.indexSignatures.map((i) => {
+        const type = go(i.type)
+        return type === i.type ? i : new AST.IndexSignature(i.parameter, type, i.isReadonly)
+      })
+      if (properties.some((p, i) => p !== ast.propertySignatures[i]) || indexes.some((x, i) => x !== ast.indexSignatures[i])) {
+        out = new AST.TypeLiteral(properties, indexes, ast.annotations)
+      }
+      break
+    }
+    case "Union": {
+      const types = ast.types.map(go)
+      if (types.some((t, i) => t !== ast.types[i])) out = AST.Union.make(types, ast.annotations)
+      break
+    }
+    case "TupleType": {
+      const elements = ast.elements.map((e) => {
+        const type = go(e.type)
+        return type === e.type ? e : new AST.OptionalType(type, e.isOptional, e.annotations)
+      })
+      const rest = ast.rest.map((r) => {
+        const type = go(r.type)
+        return type === r.type ? r : new AST.Type(type, r.annotations)
+      })
+      if (elements.some((e, i) => e !== ast.elements[i]) || rest.some((r, i) => r !== ast.rest[i])) {
+        out = new AST.TupleType(elements, rest, ast.isReadonly, ast.annotations)
+      }
+      break
+    }
+    case "Refinement": {
+      const from = go(ast.from)
+      if (from !== ast.from) out = new AST.Refinement(from, ast.filter, ast.annotations)
+      break
+    }
+    case "Transformation": {
+      // the wire side is the one checked; the type side only ever sees its output
+      const from = go(ast.from)
+      if (from !== ast.from) out = new AST.Transformation(from, ast.to, ast.transformation, ast.annotations)
+      break
+    }
+  }
+  done.set(ast, out)
+  return out
 }
 
 const UNREADABLE = "cannot be read (a getter or proxy threw)"
