@@ -222,6 +222,17 @@ describe("model-facing failure texts are bounded and safe", () => {
     expect(unknownToolText("x".repeat(100), ["a"])).toBe(`ERROR: no tool named '${"x".repeat(64)}…'. Available tools: a.`)
   })
 
+  it("the invalid-argument summary names the declared argument, even one holding '.' or ':'", () => {
+    const error = new ToolArgumentError({
+      toolName: "t",
+      unexpected: [],
+      missing: [],
+      invalid: ["a.b.c: Expected string, actual 1", "x:y: Expected number, actual \"z\"", "rest.key: Expected string, actual 2", ":.0: nested deeper than 64 levels"],
+      accepted: ["a.b", "x:y"]
+    })
+    expect(error.message).toContain("invalid argument(s) [':', 'a.b', 'rest', 'x:y']: ")
+  })
+
   it("short texts are unchanged (the seed's texts stay byte-identical)", () => {
     const error = new ToolArgumentError({ toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"], invalid: [], accepted: ["order_id", "reason"] })
     expect(toolFailureText("cancel_order", error)).toBe(

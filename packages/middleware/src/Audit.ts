@@ -174,9 +174,10 @@ const isToolDenied = (error: unknown): error is { readonly reason: string; reado
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "ToolDenied"
 
 /**
- * Writes one record per tool call, whatever its outcome: the run, the tenant scope key, the tool,
- * the argument and result hashes and the decision (`executed`, `deduplicated`, `denied` with the
- * denial, `failed` with the error).
+ * Writes one record per tool call, whatever its outcome and whatever its arguments: the run, the
+ * tenant (`scope.storeKey`, and the display key), the tool, the argument and result hashes
+ * (`unhashable` for arguments that cannot be read) and the decision (`executed`,
+ * `deduplicated`, `denied` with the denial, `failed` with the error).
  *
  * Place: on the tool pipeline, outside `egress` and `idempotent` (Python put it inside, so
  * deduplicated calls were never audited): `[telemetry, audit, egress, idempotent, retry]`.

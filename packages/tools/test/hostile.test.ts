@@ -2,7 +2,7 @@
  * Hostile arguments, targeted: strict keys at every depth, prototype keys, values too deep or too
  * strange to inspect, and what the handler receives (plain, frozen data).
  */
-import { RunContext, ToolArgumentError, ToolDefinitionError } from "@agentkit/core"
+import { DEFECT_TEXT, RunContext, ToolArgumentError, ToolDefinitionError, ToolExecutionError, toolFailureText, Tracing } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import { Tool } from "@agentkit/tools"
@@ -257,5 +257,43 @@ describe("what the handler receives", () => {
     Object.defineProperty(input, "hidden", { value: 1, enumerable: false })
     ;(input as Record<symbol, unknown>)[Symbol("s")] = 1
     expect(accepted(input)).toEqual({ order_id: "A-1", billing: null })
+  })
+})
+
+describe("a handler's defect", () => {
+  const dies = Tool.make("boom", {
+    description: DESCRIPTION,
+    parameters: {},
+    sideEffecting: false,
+    handler: (): Effect.Effect<string> => Effect.die(new TypeError("secret=hunter2 is not a function"))
+  })
+
+  it("is a ToolExecutionError marked defect: the model sees a generic failure, the error keeps the details", () => {
+    const exit = runSync(dies.run({}))
+    if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+    expect(Cause.isDie(exit.cause)).toBe(false)
+    const error = Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolExecutionError
+    expect(error).toBeInstanceOf(ToolExecutionError)
+    expect(error.defect).toBe(true)
+    expect(error.message).toBe("secret=hunter2 is not a function")
+    expect(toolFailureText("boom", error)).toBe(`ERROR: tool 'boom' failed: ${DEFECT_TEXT}`)
+  })
+
+  it("goes to the trace as an exception event on the current span", () => {
+    const tracer = Tracing.recording()
+    Effect.runSyncExit(dies.run({}).pipe(Effect.withSpan("execute_tool boom"), Effect.provideService(RunContext, context), Effect.provide(tracer.layer)))
+    const [event] = tracer.one("execute_tool boom").events
+    expect(event?.name).toBe("exception")
+    expect(event?.attributes).toMatchObject({ "exception.type": "TypeError", "exception.message": "secret=hunter2 is not a function" })
+    expect(String(event?.attributes["exception.stacktrace"])).toContain("TypeError: secret=hunter2")
+  })
+
+  it("a thrown error or a rejected promise is still the tool's answer, reflected as before", () => {
+    const throws = Tool.make("throws", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: (): string => { throw new Error("card declined") } })
+    const exit = runSync(throws.run({}))
+    if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+    const error = Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolExecutionError
+    expect(error.defect).toBeUndefined()
+    expect(toolFailureText("throws", error)).toBe("ERROR: tool 'throws' failed: ToolExecutionError: card declined")
   })
 })
