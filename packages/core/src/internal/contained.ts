@@ -50,10 +50,21 @@ export class ContainedSpan implements Tracer.Span {
     startTime: bigint,
     readonly kind: Tracer.SpanKind
   ) {
-    const parentTrace = Option.isSome(parent) ? parent.value.traceId : undefined
-    this.spanId = read(inner, (span) => String(span.spanId), randomHex(16))
-    this.traceId = read(inner, (span) => String(span.traceId), parentTrace ?? randomHex(32))
-    this.sampled = read(inner, (span) => span.sampled === true, true)
+    let spanId: unknown
+    let traceId: unknown
+    let sampled: unknown = true
+    if (inner !== undefined) {
+      try {
+        spanId = inner.spanId
+        traceId = inner.traceId
+        sampled = inner.sampled
+      } catch {
+        // a span whose fields throw: the stand-in's own ids below
+      }
+    }
+    this.spanId = typeof spanId === "string" ? spanId : randomHex(16)
+    this.traceId = typeof traceId === "string" ? traceId : Option.isSome(parent) ? parent.value.traceId : randomHex(32)
+    this.sampled = sampled !== false
     this.status = { _tag: "Started", startTime }
   }
 

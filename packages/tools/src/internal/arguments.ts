@@ -218,6 +218,9 @@ interface Copied {
 
 const pathText = (path: ReadonlyArray<string>): string => (path.length === 0 ? "(root)" : path.join("."))
 
+/** A child's path: built only when it is reported, or for a nested array or object. */
+const childPath = (path: ReadonlyArray<string>, key: string): ReadonlyArray<string> => [...path, key]
+
 /** The kind of a value that is not JSON-like data, for its clause; `undefined` for data. */
 const notData = (value: unknown): string | undefined => {
   switch (typeof value) {
@@ -283,10 +286,8 @@ const plainCopy = (input: object): Copied => {
     }
     const at = top.index++
     const key = top.keys === undefined ? String(at) : top.keys[at]!
-    // built only when it is reported, or for a nested array or object
-    const path = () => [...top.path, key]
     if (key === "__proto__" && top.keys !== undefined) {
-      protoKeys.push(pathText(path()))
+      protoKeys.push(pathText(childPath(top.path, key)))
       continue
     }
     if (++values > MAX_VALUES) {
@@ -301,25 +302,25 @@ const plainCopy = (input: object): Copied => {
       kind = notData(value)
       isArray = Array.isArray(value)
     } catch {
-      problems.push(`${pathText(path())}: ${UNREADABLE}`)
+      problems.push(`${pathText(childPath(top.path, key))}: ${UNREADABLE}`)
       continue
     }
     if (kind !== undefined) {
-      problems.push(`${pathText(path())}: expected JSON data, got ${kind}`)
+      problems.push(`${pathText(childPath(top.path, key))}: expected JSON data, got ${kind}`)
       continue
     }
     let copy: unknown = value
     if (typeof value === "object" && value !== null) {
       if (ancestors.has(value)) {
-        problems.push(`${pathText(path())}: a circular reference`)
+        problems.push(`${pathText(childPath(top.path, key))}: a circular reference`)
         continue
       }
       if (top.path.length >= MAX_DEPTH) {
-        problems.push(`${pathText(path())}: nested deeper than ${MAX_DEPTH} levels`)
+        problems.push(`${pathText(childPath(top.path, key))}: nested deeper than ${MAX_DEPTH} levels`)
         continue
       }
       copy = isArray ? [] : {}
-      enter(value, copy as Open["target"], path())
+      enter(value, copy as Open["target"], childPath(top.path, key))
     }
     if (top.keys === undefined) (top.target as Array<unknown>).push(copy)
     else (top.target as Record<string, unknown>)[key] = copy
