@@ -184,7 +184,9 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
             Effect.zipRight(driven),
             Effect.tap((result) => Tracing.annotate(Tracing.usageAttributes(result.usage))),
             Effect.tapError((error) => Tracing.annotate({ [Tracing.Attribute.errorType]: error._tag })),
-            Effect.withSpan(spanName, spanOptions)
+            Effect.withSpan(spanName, spanOptions),
+            // a tracer that throws (in span, end, attributes or events) never breaks the run
+            Tracing.contain
           )
         : driven
     )

@@ -377,7 +377,7 @@ describe("ReActCognition: errors the model can fix are reflected, and the run co
     })
   )
 
-  it.effect("an Effect handler that dies (Tool.make turns a handler defect into ToolExecutionError)", () =>
+  it.effect("an Effect handler that dies: the model sees a generic failure, never the defect's message", () =>
     Effect.gen(function* () {
       const boom = Tool.make("boom", {
         description: DESCRIPTION,
@@ -386,7 +386,7 @@ describe("ReActCognition: errors the model can fix are reflected, and the run co
         handler: (): Effect.Effect<string> => Effect.die(new Error("handler bug"))
       })
       const text = yield* reflect([boom], call("c1", "boom"))
-      expect(text).toBe("ERROR: tool 'boom' failed: ToolExecutionError: handler bug")
+      expect(text).toBe("ERROR: tool 'boom' failed: internal error")
     })
   )
 

@@ -533,7 +533,7 @@ describe("RunRecovery", () => {
       expect(looked).toBe(1)
       // the context was rebuilt from the state: the model call saw the first round, under the run's own scope
       expect(toolMessages(llm.requests[0]!.messages)).toEqual([["c1", STATUS, false]])
-      expect((yield* recordOf(inner)).record.tenant).toBe("org7:domNone")
+      expect((yield* recordOf(inner)).record.tenant).toBe("[7,null,null,null]")
     })
   )
 

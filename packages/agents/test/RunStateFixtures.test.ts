@@ -6,7 +6,7 @@
  */
 import { Agent, Approval, ReActCognition, RunState } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
-import { CheckpointStore, Scope, tenantKey } from "@agentkit/core"
+import { CheckpointStore, Scope } from "@agentkit/core"
 import type { Message } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { asTool } from "@agentkit/tools"
@@ -61,7 +61,7 @@ const plant = (store: CheckpointStore.Service, texts: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const states = texts.map((text) => ({ text, state: JSON.parse(text) as RunState.RunState }))
     const [top, ...children] = states
-    const tenant = tenantKey(Scope.make(top!.state.context.scope))
+    const tenant = Scope.make(top!.state.context.scope).storeKey
     const created = yield* store.create(
       { runId: top!.state.runId, rootRunId: top!.state.runId, agent: top!.state.agent, tenant, state: top!.text },
       { owner: "the process that stopped", ttlMs: 30_000 }

@@ -15,6 +15,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as PythonText from "./PythonText.js"
 import { ToolCall } from "./ToolCall.js"
+import * as Utf8 from "./Utf8.js"
 
 /**
  * Marks every agentkit error (core's and the other packages').
@@ -120,14 +121,14 @@ export const ForeignValue: Schema.Schema<unknown> = Schema.transform(Schema.Unkn
     try {
       return JSON.parse(JSON.stringify(value)) as unknown
     } catch {
-      return String(value)
+      return errorMessage(value)
     }
   }
 })
 
 /**
  * The error's type as telemetry, audit records and the model read it: its `_tag`, else its class
- * name, else `Error`.
+ * name, else `Error`. Never throws.
  *
  * @example
  * ```ts
@@ -142,15 +143,20 @@ export const ForeignValue: Schema.Schema<unknown> = Schema.transform(Schema.Unkn
  * @category formatting
  */
 export const errorType = (error: unknown): string => {
-  if (typeof error === "object" && error !== null) {
-    if ("_tag" in error && typeof error._tag === "string") return error._tag
-    if (error instanceof Error) return error.name
+  try {
+    if (typeof error === "object" && error !== null) {
+      if ("_tag" in error && typeof error._tag === "string") return error._tag
+      if (error instanceof Error && typeof error.name === "string") return error.name
+    }
+  } catch {
+    // a hostile value (a proxy that throws) is still some error
   }
   return "Error"
 }
 
 /**
- * The error's message, or its string form.
+ * The error's message, or its string form. Never throws: a value that cannot be read (a proxy
+ * that throws, an object whose `toString` throws) reads `(an error value that cannot be read)`.
  *
  * @example
  * ```ts
@@ -164,11 +170,17 @@ export const errorType = (error: unknown): string => {
  * @category formatting
  */
 export const errorMessage = (error: unknown): string => {
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
-    return error.message
+  try {
+    if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+      return error.message
+    }
+    return String(error)
+  } catch {
+    return UNREADABLE_ERROR
   }
-  return String(error)
 }
+
+const UNREADABLE_ERROR = "(an error value that cannot be read)"
 
 /**
  * A ceiling was crossed: run cost, model calls, tokens, tool calls, or a tenant quota. It ends
@@ -393,11 +405,30 @@ export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@a
     if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${PythonText.list(this.unexpected)}`)
     if (this.missing.length > 0) clauses.push(`missing required argument(s) ${PythonText.list(this.missing)}`)
     if (clauses.length === 0 && this.invalid.length > 0) {
-      const names = PythonText.sorted(new Set(this.invalid.map((problem) => problem.split(/[:.]/)[0] ?? problem)))
+      const names = PythonText.sorted(new Set(this.invalid.map((problem) => argumentOf(problem, this.accepted))))
       clauses.push(`invalid argument(s) ${PythonText.list(names)}: ${this.invalid.join("; ")}`)
     }
     return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${PythonText.list(this.accepted)}`
   }
+}
+
+/**
+ * The top-level argument a `<path>: <message>` problem is about: the declared name the path
+ * starts with (the longest, so a name holding `.` or `:` is kept whole), else the path's first
+ * `.`-separated segment (the path ends at the first `: `).
+ */
+const argumentOf = (problem: string, accepted: ReadonlyArray<string>): string => {
+  let best: string | undefined
+  for (const name of accepted) {
+    if ((best === undefined || name.length > best.length) && problem.startsWith(name)) {
+      const next = problem[name.length]
+      if (next === "." || next === ":") best = name
+    }
+  }
+  if (best !== undefined) return best
+  const end = problem.indexOf(": ")
+  const path = end === -1 ? problem : problem.slice(0, end)
+  return path.split(".")[0] ?? path
 }
 
 /**
@@ -429,13 +460,17 @@ export class ToolShapeError extends Schema.TaggedError<ToolShapeError>("@agentki
 }
 
 /**
- * A tool's handler threw or rejected. The original error is the `cause`.
+ * A tool's handler threw or rejected (the model sees the message, as it would a Python
+ * exception's), or, with `defect: true`, an Effect handler died: a bug, not a result, so the
+ * model sees only a generic failure (`toolFailureText`) while the error keeps the details. The
+ * original error is the `cause`.
  *
  * @example
  * ```ts
  * import { ToolExecutionError } from "@agentkit/core"
  *
  * new ToolExecutionError({ toolName: "charge", cause: new Error("card declined") }).message // "card declined"
+ * new ToolExecutionError({ toolName: "charge", cause: new TypeError("x is undefined"), defect: true }).defect // true
  * ```
  *
  * @since 0.1.0
@@ -443,14 +478,18 @@ export class ToolShapeError extends Schema.TaggedError<ToolShapeError>("@agentki
  */
 export class ToolExecutionError extends Schema.TaggedError<ToolExecutionError>("@agentkit/core/ToolExecutionError")(
   "ToolExecutionError",
-  { toolName: Schema.String, cause: ForeignValue }
+  { toolName: Schema.String, cause: ForeignValue, defect: Schema.optional(Schema.Boolean) }
 ) {
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
     const cause = this.cause
-    if (cause instanceof Error) return cause.message
-    return typeof cause === "string" ? cause : String(cause)
+    try {
+      if (cause instanceof Error) return cause.message
+      return typeof cause === "string" ? cause : String(cause)
+    } catch {
+      return UNREADABLE_ERROR
+    }
   }
 }
 
@@ -857,6 +896,34 @@ export const markedFailedText = (reason: string): string =>
   `ERROR: the call was interrupted and its outcome was unknown; an operator marked it failed: ${reason}`
 
 /**
+ * A value could not be written as canonical JSON (so not hashed): a getter, proxy trap or
+ * `toJSON` threw while it was read, or its text would pass the engine's string limit. `path`
+ * names where (`items.3.name`, `(root)` for the value itself); `reason` is what was thrown, cut to
+ * 200 characters.
+ *
+ * @example
+ * ```ts
+ * import { CanonicalJsonError } from "@agentkit/core"
+ *
+ * new CanonicalJsonError({ path: "items.3", reason: "Error: revoked" }).message
+ * // "cannot write the value at items.3 as canonical JSON: Error: revoked"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CanonicalJsonError extends Schema.TaggedError<CanonicalJsonError>("@agentkit/core/CanonicalJsonError")(
+  "CanonicalJsonError",
+  { path: Schema.String, reason: Schema.String }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `cannot write the value at ${this.path} as canonical JSON: ${this.reason}`
+  }
+}
+
+/**
  * Whether a value is a `BudgetExceeded` (a ceiling that ends the run).
  *
  * @example
@@ -952,7 +1019,10 @@ const availableText = (available: ReadonlyArray<string>): string =>
  * @category formatting
  */
 export const unknownToolText = (name: string, available: ReadonlyArray<string>): string =>
-  `ERROR: no tool named '${name}'. Available tools: ${availableText(available)}.`
+  Utf8.truncate(`ERROR: no tool named '${shownName(name)}'. Available tools: ${availableText(available)}.`, FAILURE_TEXT_MAX_BYTES)
+
+/** A name as the model sent it, cut to 64 characters (a tool name is at most 64). */
+const shownName = (name: string): string => (name.length <= 64 ? name : `${name.slice(0, 64)}…`)
 
 /**
  * The text the model sees for a call a person (or an approver acting for one) rejected:
@@ -971,7 +1041,9 @@ export const unknownToolText = (name: string, available: ReadonlyArray<string>):
  * @category formatting
  */
 export const approvalDeniedText = (reason?: string): string =>
-  reason === undefined || reason === "" ? APPROVAL_DENIED : `${APPROVAL_DENIED}: ${reason}`
+  reason === undefined || reason === ""
+    ? APPROVAL_DENIED
+    : Utf8.truncate(`${APPROVAL_DENIED}: ${reason}`, FAILURE_TEXT_MAX_BYTES)
 
 const APPROVAL_DENIED = "DENIED: tool call rejected by human approval"
 
@@ -990,13 +1062,55 @@ const APPROVAL_DENIED = "DENIED: tool call rejected by human approval"
  * @category formatting
  */
 export const shapeMismatchText = (error: ToolShapeError): string =>
-  `ERROR: tool returned a value that does not match its declared output schema '${error.expected}'. Details: ${
-    error.errors.length > 0 ? error.errors.join("; ") : error.message
-  }`
+  Utf8.truncate(
+    `ERROR: tool returned a value that does not match its declared output schema '${error.expected}'. Details: ${
+      error.errors.length > 0 ? error.errors.join("; ") : error.message
+    }`,
+    FAILURE_TEXT_MAX_BYTES
+  )
+
+/**
+ * The largest failure text the model is shown, in UTF-8 bytes: 8192 (8 KiB). `toolFailureText`,
+ * `shapeMismatchText` and `unknownToolText` cut a longer text there and mark the cut
+ * (`…[truncated N bytes]`), so a 1 MB rejection or error message never reaches the model whole.
+ *
+ * @example
+ * ```ts
+ * import { FAILURE_TEXT_MAX_BYTES, ToolDenied, toolFailureText, Utf8 } from "@agentkit/core"
+ *
+ * const text = toolFailureText("fetch_url", new ToolDenied({ toolName: "fetch_url", reason: "other", message: "x".repeat(1_000_000) }))
+ * Utf8.byteLength(text) < FAILURE_TEXT_MAX_BYTES + 64 // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FAILURE_TEXT_MAX_BYTES = 8192
+
+/**
+ * What the model sees for a tool whose Effect handler died: a generic failure, never the defect's
+ * message (a bug's text can hold anything, secrets included). The details stay on the
+ * `ToolExecutionError` (its `cause`) and go to the trace.
+ *
+ * @example
+ * ```ts
+ * import { DEFECT_TEXT, ToolExecutionError, toolFailureText } from "@agentkit/core"
+ *
+ * toolFailureText("boom", new ToolExecutionError({ toolName: "boom", cause: new Error("db password is hunter2"), defect: true }))
+ * // "ERROR: tool 'boom' failed: internal error"
+ * DEFECT_TEXT // "internal error"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFECT_TEXT = "internal error"
 
 /**
  * The text the model sees for a tool failure it can fix: the shape-mismatch text for a
- * `ToolShapeError`, else `ERROR: tool 'x' failed: <type>: <message>`.
+ * `ToolShapeError`, `ERROR: tool 'x' failed: internal error` for a defect (a `ToolExecutionError`
+ * with `defect: true`), else `ERROR: tool 'x' failed: <type>: <message>`. It is capped at
+ * `FAILURE_TEXT_MAX_BYTES` with a marker, and never throws, whatever the error is.
  *
  * @example
  * ```ts
@@ -1010,11 +1124,18 @@ export const shapeMismatchText = (error: ToolShapeError): string =>
  * @category formatting
  */
 export const toolFailureText = (toolName: string, error: unknown): string => {
-  if (error instanceof ToolShapeError) return shapeMismatchText(error)
-  if (error instanceof RecordedFailure) return error.text
-  const described =
-    typeof error === "object" && error !== null ? `${errorType(error)}: ${errorMessage(error)}` : `Error: ${String(error)}`
-  return `ERROR: tool '${toolName}' failed: ${described}`
+  const name = shownName(toolName)
+  let described: string
+  try {
+    if (error instanceof ToolShapeError) return shapeMismatchText(error)
+    if (error instanceof RecordedFailure) return Utf8.truncate(error.text, FAILURE_TEXT_MAX_BYTES)
+    if (error instanceof ToolExecutionError && error.defect === true) return `ERROR: tool '${name}' failed: ${DEFECT_TEXT}`
+    described =
+      typeof error === "object" && error !== null ? `${errorType(error)}: ${errorMessage(error)}` : `Error: ${errorMessage(error)}`
+  } catch {
+    described = `Error: ${UNREADABLE_ERROR}` // an error value whose prototype chain throws
+  }
+  return Utf8.truncate(`ERROR: tool '${name}' failed: ${described}`, FAILURE_TEXT_MAX_BYTES)
 }
 
 /**

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
+import * as contained from "./internal/contained.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
 import { RunContext } from "./RunContext.js"
@@ -91,6 +92,9 @@ export const Attribute = {
   choiceFinishReason: "gen_ai.choice.finish_reason",
   choiceTokens: "gen_ai.choice.tokens",
   errorType: "error.type",
+  exceptionType: "exception.type",
+  exceptionMessage: "exception.message",
+  exceptionStacktrace: "exception.stacktrace",
   cacheHit: "agentkit.cache.hit",
   scopeOrgId: "agentkit.scope.org_id",
   policyTool: "agentkit.policy.tool",
@@ -150,6 +154,8 @@ export const EventName = {
   circuitOpen: "circuit.open",
   cacheHit: "cache.hit",
   choice: "gen_ai.choice",
+  /** A tool handler's defect (OpenTelemetry's exception event): its type, message and stack trace. */
+  exception: "exception",
   message: (role: string): string => `gen_ai.${role}.message`
 } as const
 
@@ -246,11 +252,13 @@ const OtelSpanTypeId = Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")
 interface OtelBacked {
   readonly span: { setAttribute(key: string, value: unknown): unknown }
 }
-const otelSpanOf = (span: Tracer.Span): OtelBacked["span"] | undefined =>
-  OtelSpanTypeId in span &&
-  typeof (span as unknown as Partial<OtelBacked>).span?.setAttribute === "function"
+const otelSpanOf = (current: Tracer.Span): OtelBacked["span"] | undefined => {
+  const span = contained.unwrap(current)
+  return OtelSpanTypeId in span &&
+    typeof (span as unknown as Partial<OtelBacked>).span?.setAttribute === "function"
     ? (span as unknown as OtelBacked).span
     : undefined
+}
 
 const setOn = (span: Tracer.Span, attributes: Attributes): void => {
   try {
@@ -322,6 +330,32 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
           })
         )
   )
+
+/**
+ * Runs `self` with the current tracer contained: whatever the tracer does, throwing from `span`,
+ * from a span's `end`, `attribute`, `event` or `addLinks`, or from reading a span's fields, the
+ * run goes on (a span the tracer failed to make is replaced by a stand-in that records nothing,
+ * so the spans below it still nest). The tracer is wrapped once (a nested `contain`, a sub-agent's
+ * run, reuses the wrapper) and the wrapped tracer still sees its own spans as parents. Every agent
+ * run does this when tracing is on; with tracing off (`RunContext` `tracing: false`) nothing is
+ * wrapped and it costs nothing. Use it around Invoker calls made outside an agent run. (The
+ * tracer's `context` hook, which wraps every step of a fiber, is not contained: it is the run loop.)
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect, Tracer } from "effect"
+ *
+ * const broken = Tracer.make({ span: () => { throw new Error("exporter down") }, context: (f) => f() })
+ * const program = Effect.succeed("ok").pipe(Effect.withSpan("work"), Tracing.contain, Effect.withTracer(broken))
+ * Effect.runSync(program) // "ok"
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) => (contained.isContained(tracer) ? self : Effect.withTracer(self, contained.contained(tracer))))
 
 /**
  * The usage attributes of a model call or a run (GenAI conventions: the input tokens include the

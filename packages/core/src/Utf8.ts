@@ -87,3 +87,27 @@ export const cut = (text: string, maxBytes: number): Cut => {
   const { read, written } = encoder.encodeInto(text, scratch.subarray(0, limit))
   return { kept: text.slice(0, read), droppedBytes: total - written }
 }
+
+/**
+ * Caps `text` at `maxBytes` UTF-8 bytes for the model: a longer text is cut on a character
+ * boundary and `…[truncated N bytes]` is appended after the limit, N being the bytes dropped (so
+ * the marker itself is never cut, and the model always sees that something is missing). A text
+ * within the limit is returned as it is. Every text agentkit shows the model goes through it: a
+ * tool's result (`Tool.renderResult`), a tool failure (`toolFailureText`), an untrusted output
+ * before it is wrapped.
+ *
+ * @example
+ * ```ts
+ * import { Utf8 } from "@agentkit/core"
+ *
+ * Utf8.truncate("a".repeat(10), 4) // "aaaa…[truncated 6 bytes]"
+ * Utf8.truncate("short", 64) // "short"
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const truncate = (text: string, maxBytes: number): string => {
+  const { droppedBytes, kept } = cut(text, maxBytes)
+  return droppedBytes === 0 ? text : `${kept}…[truncated ${droppedBytes} bytes]`
+}

@@ -32,16 +32,19 @@ export {
   AlreadyDecided,
   BudgetExceeded,
   Cancelled,
+  CanonicalJsonError,
   ChatModelError,
   ChatModelErrorReason,
   ConfigurationError,
   CorruptEntry,
+  DEFECT_TEXT,
   DepthExceeded,
   approvalDeniedText,
   endsRun,
   errorMessage,
   ErrorTypeId,
   errorType,
+  FAILURE_TEXT_MAX_BYTES,
   findCause,
   ForeignValue,
   isAgentkitError,
@@ -107,13 +110,6 @@ export { autonomyTiers, RunContext } from "./RunContext.js"
 export type { Autonomy } from "./RunContext.js"
 /** @since 0.1.0 */
 export * as Scope from "./Scope.js"
-/**
- * The tenant key stores partition by (to become `scope.storeKey`).
- *
- * @since 0.1.0
- * @internal
- */
-export { tenantKey } from "./internal/tenant.js"
 /** @since 0.1.0 */
 export * as ToolCall from "./ToolCall.js"
 /** @since 0.1.0 */

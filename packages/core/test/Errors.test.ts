@@ -5,9 +5,12 @@ import {
   CanonicalJson,
   ChatModelError,
   ConfigurationError,
+  DEFECT_TEXT,
   DepthExceeded,
   endsRun,
+  errorMessage,
   errorType,
+  FAILURE_TEXT_MAX_BYTES,
   isAgentkitError,
   isBudgetExceeded,
   isCancelled,
@@ -135,6 +138,13 @@ describe("errors: the model-visible texts, written next to the errors", () => {
     expect(approvalDeniedText("not confirmed")).toBe("DENIED: tool call rejected by human approval: not confirmed")
   })
 
+  it("a rejection reason of 1 MB is capped with a marker before the model sees it", () => {
+    const text = approvalDeniedText("x".repeat(1_000_000))
+    expect(text.startsWith("DENIED: tool call rejected by human approval: xxx")).toBe(true)
+    expect(text).toMatch(/…\[truncated \d+ bytes\]$/)
+    expect(Utf8.byteLength(text)).toBeLessThan(FAILURE_TEXT_MAX_BYTES + 64)
+  })
+
   it("errorType: the tag, else the class name, else Error", () => {
     expect(errorType(new Cancelled())).toBe("Cancelled")
     expect(errorType(new RangeError("x"))).toBe("RangeError")
@@ -193,5 +203,78 @@ describe("Utf8", () => {
       expect(Utf8.byteLength(kept) + droppedBytes).toBe(Utf8.byteLength(text))
       expect(limit - Utf8.byteLength(kept)).toBeLessThan(4)
     }
+  })
+})
+
+describe("model-facing failure texts are bounded and safe", () => {
+  const maxShown = FAILURE_TEXT_MAX_BYTES + Utf8.byteLength(`…[truncated ${10_000_000} bytes]`)
+
+  it("Utf8.truncate cuts on a character boundary and marks the cut after the limit", () => {
+    expect(Utf8.truncate("a".repeat(10), 4)).toBe("aaaa…[truncated 6 bytes]")
+    expect(Utf8.truncate("😀😀", 5)).toBe("😀…[truncated 4 bytes]")
+    expect(Utf8.truncate("fits", 4)).toBe("fits")
+  })
+
+  it("a 1 MB rejection, denial or error message is capped with a marker", () => {
+    const huge = "x".repeat(1_000_000)
+    const errors = [
+      new ToolArgumentError({ toolName: "t", unexpected: [huge], missing: [], invalid: [], accepted: ["a"] }),
+      new ToolDenied({ toolName: "t", reason: "approval", message: huge }),
+      new ToolExecutionError({ toolName: "t", cause: new Error(huge) }),
+      new Error(huge),
+      huge
+    ]
+    for (const error of errors) {
+      const text = toolFailureText("t", error)
+      expect(Utf8.byteLength(text)).toBeLessThanOrEqual(maxShown)
+      expect(text).toMatch(/…\[truncated \d+ bytes\]$/)
+      expect(text.startsWith("ERROR: tool 't' failed: ")).toBe(true)
+    }
+    const shape = new ToolShapeError({ toolName: "q", expected: "Quote", raw: {}, errors: Array(100_000).fill("price: is missing") })
+    expect(Utf8.byteLength(toolFailureText("q", shape))).toBeLessThanOrEqual(maxShown)
+    expect(Utf8.byteLength(unknownToolText("x".repeat(1_000_000), Array.from({ length: 5000 }, (_, i) => `tool_${i}`)))).toBeLessThanOrEqual(maxShown)
+    expect(unknownToolText("x".repeat(100), ["a"])).toBe(`ERROR: no tool named '${"x".repeat(64)}…'. Available tools: a.`)
+  })
+
+  it("the invalid-argument summary names the declared argument, even one holding '.' or ':'", () => {
+    const error = new ToolArgumentError({
+      toolName: "t",
+      unexpected: [],
+      missing: [],
+      invalid: ["a.b.c: Expected string, actual 1", "x:y: Expected number, actual \"z\"", "rest.key: Expected string, actual 2", ":.0: nested deeper than 64 levels"],
+      accepted: ["a.b", "x:y"]
+    })
+    expect(error.message).toContain("invalid argument(s) [':', 'a.b', 'rest', 'x:y']: ")
+  })
+
+  it("short texts are unchanged (the seed's texts stay byte-identical)", () => {
+    const error = new ToolArgumentError({ toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"], invalid: [], accepted: ["order_id", "reason"] })
+    expect(toolFailureText("cancel_order", error)).toBe(
+      "ERROR: tool 'cancel_order' failed: ToolArgumentError: tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
+    )
+  })
+
+  it("a defect is shown as a generic failure; the error keeps the details", () => {
+    const defect = new ToolExecutionError({ toolName: "boom", cause: new Error("password=hunter2"), defect: true })
+    expect(toolFailureText("boom", defect)).toBe(`ERROR: tool 'boom' failed: ${DEFECT_TEXT}`)
+    expect(defect.message).toBe("password=hunter2")
+    expect(toolFailureText("boom", new ToolExecutionError({ toolName: "boom", cause: new Error("card declined") }))).toBe(
+      "ERROR: tool 'boom' failed: ToolExecutionError: card declined"
+    )
+    const encoded = Schema.decodeUnknownSync(ToolExecutionError)(JSON.parse(JSON.stringify(Schema.encodeSync(ToolExecutionError)(defect))))
+    expect(encoded.defect).toBe(true)
+  })
+
+  it("never throws, whatever was thrown: proxies, objects whose toString throws, symbols", () => {
+    const hostile = new Proxy({}, { get: () => { throw new Error("trap") }, has: () => { throw new Error("trap") }, getPrototypeOf: () => { throw new Error("trap") } })
+    const badString = { toString: () => { throw new Error("no") } }
+    for (const error of [hostile, badString, Symbol("s"), Object.create(null)]) {
+      const text = toolFailureText("t", error)
+      expect(text.startsWith("ERROR: tool 't' failed: ")).toBe(true)
+    }
+    expect(errorMessage(hostile)).toBe("(an error value that cannot be read)")
+    expect(errorType(hostile)).toBe("Error")
+    expect(new ToolExecutionError({ toolName: "t", cause: badString }).message).toBe("(an error value that cannot be read)")
+    expect(() => Schema.encodeSync(ToolExecutionError)(new ToolExecutionError({ toolName: "t", cause: badString }))).not.toThrow()
   })
 })

@@ -2,13 +2,74 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
 import { Budget, BudgetExceeded, ConfigurationError, Quota, Scope, Usage } from "@agentkit/core"
 
-const org1 = Scope.make({ orgId: 1, domainId: 1 }).key
-const org2 = Scope.make({ orgId: 2, domainId: 1 }).key
+const org1 = Scope.make({ orgId: 1, domainId: 1 })
+const org2 = Scope.make({ orgId: 2, domainId: 1 })
 
 describe("Quota", () => {
-  it("partitions are keyed by the scope key", () => {
-    expect(org1).toBe("org1:dom1")
-    expect(org2).toBe("org2:dom1")
+  it("texts name a tenant by its display key", () => {
+    expect(org1.key).toBe("org1:dom1")
+    expect(org2.key).toBe("org2:dom1")
+  })
+
+  describe("partitions", () => {
+    it.effect("scopes whose display keys collide never share a partition", () =>
+      Effect.gen(function* () {
+        const pairs: ReadonlyArray<readonly [Scope.Scope, Scope.Scope]> = [
+          [Scope.make({ orgId: "None" }), Scope.empty],
+          [Scope.make({ orgId: "acme:dom7" }), Scope.make({ orgId: "acme", domainId: "7:domNone" })],
+          [Scope.make({ orgId: 1 }), Scope.make({ orgId: "1" })]
+        ]
+        for (const [a, b] of pairs) {
+          expect(a.key).toBe(b.key)
+          const quota = yield* Quota.make({ maxRpm: 1 })
+          yield* quota.guard(a)
+          // b is another tenant: its first request passes
+          yield* quota.guard(b)
+          expect((yield* Effect.flip(quota.guard(a))).message).toBe(`${a.key}: 1 req ≥ 1 rpm`)
+          expect((yield* Effect.flip(quota.guard(b))).message).toBe(`${b.key}: 1 req ≥ 1 rpm`)
+          expect(quota.size).toBe(2)
+        }
+      }))
+
+    it.effect("a string tenant is its own partition, never a scope's", () =>
+      Effect.gen(function* () {
+        const quota = yield* Quota.make({ maxRpm: 1 })
+        yield* quota.guard(Scope.make({ orgId: 1 }))
+        yield* quota.guard(Scope.make({ orgId: 1 }).storeKey)
+        yield* quota.guard("org1:domNone")
+        expect((yield* Effect.flip(quota.guard("org1:domNone"))).message).toBe("org1:domNone: 1 req ≥ 1 rpm")
+        expect(quota.size).toBe(3)
+      }))
+
+    it.effect("partitions expire with their window: 100,000 tenants, then one window later only the live ones", () =>
+      Effect.gen(function* () {
+        const quota = yield* Quota.make({ maxRpm: 5, maxUsd: 1, window: "1 minute" })
+        for (let i = 0; i < 100_000; i++) {
+          const tenant = Scope.make({ orgId: i, userId: `u-${i}` })
+          yield* quota.guard(tenant)
+          if (i % 10 === 0) yield* quota.charge(tenant, Usage.make({ inputTokens: 1, costUsd: 0.001 }))
+        }
+        expect(quota.size).toBe(100_000)
+        yield* TestClock.adjust("30 seconds")
+        yield* quota.guard(org1)
+        // still inside the window: every tenant is kept, and still counted
+        expect(quota.size).toBe(100_001)
+        yield* TestClock.adjust("31 seconds")
+        yield* quota.guard(org2)
+        // the 100,000 fell out of the window; org1 (30 s old) and org2 are live
+        expect(quota.size).toBe(2)
+        expect(quota.charges(Scope.make({ orgId: 10, userId: "u-10" }))).toEqual([])
+        // an expired tenant starts afresh
+        yield* quota.guard(Scope.make({ orgId: 0, userId: "u-0" }))
+        expect(quota.size).toBe(3)
+      }))
+
+    it.effect("a refused call leaves no partition behind", () =>
+      Effect.gen(function* () {
+        const quota = yield* Quota.make({ maxRpm: 0 })
+        for (let i = 0; i < 1000; i++) yield* Effect.flip(quota.guard(Scope.make({ orgId: i })))
+        expect(quota.size).toBe(0)
+      }))
   })
 
   describe("requests per minute", () => {
@@ -161,16 +222,16 @@ describe("Quota", () => {
     Effect.gen(function* () {
       const quota = yield* Quota.make({ maxUsd: 0.05 })
       // shared quota, $0.03 per call: per tenant, calls 1 and 2 pass the guard, call 3 is refused
-      const call = (key: string) => Effect.zipRight(quota.guard(key), quota.charge(key, Usage.make({ costUsd: 0.03 })))
-      for (const key of [org1, org2]) {
-        yield* call(key)
-        yield* call(key)
-        const error = yield* Effect.flip(call(key))
-        expect(error.message).toBe(`${key}: $0.06 ≥ $0.05 per window`)
+      const call = (tenant: Scope.Scope) => Effect.zipRight(quota.guard(tenant), quota.charge(tenant, Usage.make({ costUsd: 0.03 })))
+      for (const tenant of [org1, org2]) {
+        yield* call(tenant)
+        yield* call(tenant)
+        const error = yield* Effect.flip(call(tenant))
+        expect(error.message).toBe(`${tenant.key}: $0.06 ≥ $0.05 per window`)
       }
       expect(quota.charges(org1).map((c) => c.costUsd)).toEqual([0.03, 0.03])
       expect(quota.charges(org2).map((c) => c.costUsd)).toEqual([0.03, 0.03])
-      expect(quota.charges("org3:dom1")).toEqual([])
+      expect(quota.charges(Scope.make({ orgId: 3, domainId: 1 }))).toEqual([])
     }))
 
   it.effect("Budget(0.10) + Quota(1.00), $0.04 per call: the 3rd call fails after accrual; the quota keeps 2 charges", () =>

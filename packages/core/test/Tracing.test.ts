@@ -181,3 +181,70 @@ describe("Tracing", () => {
     })
   })
 })
+
+describe("Tracing.contain", () => {
+  const throwingSpan = Tracer.make({
+    span: () => {
+      throw new Error("span() down")
+    },
+    context: (f) => f()
+  })
+
+  it.effect("a tracer whose span() throws: the effect runs, spans below it still nest", () =>
+    Effect.gen(function* () {
+      const program = Effect.gen(function* () {
+        const outer = yield* Effect.currentSpan
+        const inner = yield* Effect.currentSpan.pipe(Effect.withSpan("inner"))
+        return { outer, inner }
+      }).pipe(Effect.withSpan("outer"))
+      const { inner, outer } = yield* program.pipe(Tracing.contain, Effect.withTracer(throwingSpan))
+      expect(inner.traceId).toBe(outer.traceId)
+      expect(Option.getOrUndefined(inner.parent)?.spanId).toBe(outer.spanId)
+      // without contain it is a defect
+      const exit = yield* Effect.exit(program.pipe(Effect.withTracer(throwingSpan)))
+      expect(Exit.isFailure(exit)).toBe(true)
+    })
+  )
+
+  it.effect("failures and interruptions still end every span of a working tracer, through the wrapper", () =>
+    Effect.gen(function* () {
+      const tracer = Tracing.recording()
+      const exit = yield* Effect.exit(
+        Effect.fail("no").pipe(Effect.withSpan("inner"), Effect.withSpan("outer"), Tracing.contain, Effect.provide(tracer.layer))
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(tracer.spans.map((s) => [s.name, s.ended])).toEqual([["outer", true], ["inner", true]])
+      expect(tracer.childrenOf(tracer.one("outer")).map((s) => s.name)).toEqual(["inner"])
+    })
+  )
+
+  it.effect("is applied once: a nested contain reuses the wrapper, and one wrapper is made per tracer", () =>
+    Effect.gen(function* () {
+      const tracer = Tracing.recording()
+      const read = Effect.tracer.pipe(Tracing.contain)
+      const [a, b, c] = yield* Effect.all([read, read.pipe(Tracing.contain), read]).pipe(Effect.provide(tracer.layer))
+      expect(a).toBe(b)
+      expect(a).toBe(c)
+    })
+  )
+
+  it.effect("an array attribute still reaches an OpenTelemetry-backed span as an array", () =>
+    Effect.gen(function* () {
+      const set: Array<[string, unknown]> = []
+      const otelTracer = Tracer.make({
+        span(name, parent, context, links, startTime, kind) {
+          return {
+            [Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")]: true,
+            span: { setAttribute: (key: string, value: unknown) => set.push([key, value]) },
+            _tag: "Span", name, spanId: "1".padStart(16, "0"), traceId: "1".padStart(32, "0"), parent, context,
+            status: { _tag: "Started", startTime }, attributes: new Map(), links, sampled: true, kind,
+            end() {}, attribute() {}, event() {}, addLinks() {}
+          } as Tracer.Span
+        },
+        context: (f) => f()
+      })
+      yield* Tracing.annotate({ reasons: ["end_turn"] }).pipe(Effect.withSpan("chat"), Tracing.contain, Effect.withTracer(otelTracer))
+      expect(set).toEqual([["reasons", ["end_turn"]]])
+    })
+  )
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, FastCheck as fc, Schema } from "effect"
 import {
   BudgetExceeded,
   Cancelled,
@@ -36,6 +36,66 @@ describe("Scope", () => {
     expect(scope.key).toBe("org7:dom42")
     expect(scope.userId).toBe("u-1")
     expect(scope.sessionId).toBe("s-1")
+  })
+})
+
+describe("Scope.storeKey", () => {
+  type Fields = Exclude<Scope.Fields, void | undefined>
+  const storeKey = (fields: Fields) => Scope.make(fields).storeKey
+
+  it("is the JSON text of the four parts, an absent part null", () => {
+    expect(Scope.empty.storeKey).toBe("[null,null,null,null]")
+    expect(storeKey({ orgId: 7, domainId: 42, userId: "u-1", sessionId: "s-1" })).toBe('[7,42,"u-1","s-1"]')
+    expect(storeKey({ orgId: "acme" })).toBe('["acme",null,null,null]')
+  })
+
+  it("keeps apart the scopes whose display keys collide (the issue's cases)", () => {
+    // `{ orgId: "None" }` and `{}` both read orgNone:domNone
+    expect(Scope.make({ orgId: "None" }).key).toBe(Scope.empty.key)
+    expect(storeKey({ orgId: "None" })).not.toBe(Scope.empty.storeKey)
+    // "acme:dom7" + absent domain vs "acme" + "7:domNone": the same display text
+    const a = Scope.make({ orgId: "acme:dom7" })
+    const b = Scope.make({ orgId: "acme", domainId: "7:domNone" })
+    expect(a.key).toBe(b.key)
+    expect(a.storeKey).not.toBe(b.storeKey)
+    // a number and its string
+    expect(Scope.make({ orgId: 1 }).key).toBe(Scope.make({ orgId: "1" }).key)
+    expect(storeKey({ orgId: 1 })).not.toBe(storeKey({ orgId: "1" }))
+    expect(storeKey({ domainId: 1 })).not.toBe(storeKey({ domainId: "1" }))
+    // user and session are part of it
+    expect(storeKey({ orgId: 1, userId: "u" })).not.toBe(storeKey({ orgId: 1 }))
+    expect(storeKey({ userId: "x" })).not.toBe(storeKey({ sessionId: "x" }))
+  })
+
+  it("is injective: distinct scopes never share a store key (property)", () => {
+    const id = fc.oneof(
+      fc.constant(undefined),
+      fc.integer({ min: -3, max: 3 }),
+      fc.double(),
+      fc.constantFrom("", "1", "None", "null", "NaN", "Infinity", ":", "acme:dom7", "7:domNone", '"', "\\", "[", ","),
+      fc.string()
+    )
+    const text = fc.oneof(fc.constant(undefined), fc.constantFrom("", "null", '"', ","), fc.string())
+    const scope = fc.record({ orgId: id, domainId: id, userId: text, sessionId: text }).map((fields) =>
+      Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Fields
+    )
+    // Same tenant exactly when every part is the same value (a number and a string never are;
+    // 0 and -0 are the same number; NaN is NaN).
+    const samePart = (a: unknown, b: unknown) => a === b || (Number.isNaN(a) && Number.isNaN(b))
+    const same = (a: Fields, b: Fields) =>
+      (["orgId", "domainId", "userId", "sessionId"] as const).every((k) => samePart(a[k], b[k]))
+    fc.assert(
+      fc.property(scope, scope, (a, b) => {
+        expect(storeKey(a) === storeKey(b)).toBe(same(a, b))
+      }),
+      { numRuns: 5000 }
+    )
+  })
+
+  it("is computed once per scope", () => {
+    const scope = Scope.make({ orgId: 7 })
+    expect(scope.storeKey).toBe(scope.storeKey)
+    expect(Object.keys(scope)).toEqual(["orgId"])
   })
 })
 

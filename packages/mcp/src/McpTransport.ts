@@ -40,7 +40,7 @@ export interface Stdio {
 
 /**
  * Bearer tokens per tenant: `token(context)` gives the token for the run's tenant, `tenant(context)`
- * names the tenant (default: the run's scope key), and `catalog` is the token used to list the
+ * names the tenant (default: `scope.storeKey`, the unambiguous tenant key), and `catalog` is the token used to list the
  * server's tools when the toolset connects.
  *
  * @example
@@ -177,5 +177,5 @@ export const perTenant = (options: {
   _tag: "PerTenant",
   catalog: options.catalog,
   token: options.token,
-  tenant: options.tenant ?? ((context) => context.scope.key)
+  tenant: options.tenant ?? ((context) => context.scope.storeKey)
 })

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { AuditStore, CanonicalJson, errorMessage, errorType, tenantKey } from "@agentkit/core"
+import { AuditStore, CanonicalJson, errorMessage, errorType } from "@agentkit/core"
 import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -97,6 +97,25 @@ export interface Options {
   readonly store?: AuditStore.Service | undefined
 }
 
+/** The arguments' hash; `unhashable` when they cannot be read, so the record is still written. */
+const argumentsHash = (args: unknown): string => {
+  try {
+    return CanonicalJson.hashOnce(args)
+  } catch {
+    return "unhashable"
+  }
+}
+
+/** The first line of a defect's rendering (never throws, and at most 1000 characters). */
+const defectLine = (cause: Cause.Cause<unknown>): string => {
+  try {
+    const line = Cause.pretty(cause).split("\n")[0] ?? ""
+    return line.length > 1000 ? `${line.slice(0, 1000)}…` : line
+  } catch {
+    return "a defect that cannot be rendered"
+  }
+}
+
 const isToolDenied = (error: unknown): error is { readonly reason: string; readonly message: string } =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "ToolDenied"
 
@@ -104,8 +123,9 @@ const isToolInDoubt = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "ToolInDoubt"
 
 /**
- * Writes one record per tool call, whatever its outcome: the run id, the tenant key, the tool,
- * the argument and result hashes and the decision (`executed`, `deduplicated`, `denied` with the
+ * Writes one record per tool call, whatever its outcome and whatever its arguments: the run id,
+ * the tenant key (`scope.storeKey`), the tool, the argument and result hashes (`unhashable` for
+ * arguments that cannot be read) and the decision (`executed`, `deduplicated`, `denied` with the
  * denial, `failed` with the error, `in_doubt` for a call the execution ledger found claimed and
  * never completed). Records go to `options.store`, else to the `AuditStore` service in the
  * context, else to an in-memory store of this middleware. A store that fails is logged; the
@@ -158,15 +178,15 @@ export const audit = (options: Options = {}): ToolMiddleware => {
                   ? { type: errorType(failure.value), message: errorMessage(failure.value) }
                   : Cause.isInterruptedOnly(exit.cause)
                     ? { type: "Interrupted", message: "the call was interrupted" }
-                    : { type: "Defect", message: Cause.pretty(exit.cause).split("\n")[0] ?? "" }
+                    : { type: "Defect", message: defectLine(exit.cause) }
               }
             }
             const record: AuditRecord = {
               runId: context.runId,
-              tenant: tenantKey(context.scope),
+              tenant: context.scope.storeKey,
               tool: invocation.tool.name,
               callId: call.id,
-              argHash: CanonicalJson.hashOnce(call.arguments),
+              argHash: argumentsHash(call.arguments),
               decision,
               at,
               resultHash,

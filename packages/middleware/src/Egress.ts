@@ -120,6 +120,13 @@ const writtenHost = (text: string, fallback: string): string => {
   return (colon === -1 ? rest : rest.slice(0, colon)).toLowerCase()
 }
 
+/** The longest URL, host or scheme a denial text quotes, in characters; longer ones are cut with `…`. */
+const MAX_QUOTED = 200
+
+/** A value as a denial text quotes it: Python's repr, cut to `MAX_QUOTED` characters. */
+const quoted = (text: string): string =>
+  PythonText.repr(text.length <= MAX_QUOTED ? text : `${text.slice(0, MAX_QUOTED)}…`)
+
 const normalizeHost = (field: string, entry: string): string => {
   const fail = (): never => {
     throw new ConfigurationError({
@@ -200,34 +207,39 @@ export const policy = (options: Options = {}): Policy => {
   }
 
   const check = (input: unknown): Effect.Effect<URL, EgressDenied> => {
-    if (typeof input !== "string") return deny(String(input), `egress URL must be a string; got ${typeof input}`)
+    if (typeof input !== "string") return deny(typeof input, `egress URL must be a string; got ${typeof input}`)
     const text = input.replace(LEADING, "")
-    const scheme = (SCHEME.exec(text)?.[1] ?? "").toLowerCase()
+    const found = SCHEME.exec(text)?.[1]
+    if (found === undefined) return deny(input, `egress URL is not a valid URL (no scheme): ${quoted(input)}`)
+    const scheme = found.toLowerCase()
     if (!accepted.includes(scheme)) {
-      return deny(input, `egress scheme ${PythonText.repr(scheme)} not allowed (expected ${PythonText.tuple(accepted)})`)
+      return deny(input, `egress scheme ${quoted(scheme)} not allowed (expected ${PythonText.tuple(accepted)})`)
     }
     let url: URL
     try {
       url = new URL(text)
     } catch {
-      return deny(input, `egress URL has no host: ${PythonText.repr(input)}`)
+      return deny(
+        input,
+        writtenHost(text, "") === "" ? `egress URL has no host: ${quoted(input)}` : `egress URL is not a valid URL: ${quoted(input)}`
+      )
     }
     const parsedScheme = url.protocol.slice(0, -1)
     if (!accepted.includes(parsedScheme)) {
-      return deny(input, `egress scheme ${PythonText.repr(parsedScheme)} not allowed (expected ${PythonText.tuple(accepted)})`)
+      return deny(input, `egress scheme ${quoted(parsedScheme)} not allowed (expected ${PythonText.tuple(accepted)})`)
     }
     const host = stripHost(url.hostname)
-    if (host === "") return deny(input, `egress URL has no host: ${PythonText.repr(input)}`)
+    if (host === "") return deny(input, `egress URL has no host: ${quoted(input)}`)
     const shown = () => writtenHost(text, host) || host
     if (blockPrivate && !exempt(host)) {
       if (host === "localhost" || host.endsWith(".localhost") || isNonPublic(host)) {
-        return deny(input, `egress to private/loopback/link-local host ${PythonText.repr(shown())} blocked (SSRF)`)
+        return deny(input, `egress to private/loopback/link-local host ${quoted(shown())} blocked (SSRF)`)
       }
     }
     const last = (): Effect.Effect<URL, EgressDenied> =>
       allowed(host)
         ? Effect.succeed(url)
-        : deny(input, `egress to ${PythonText.repr(shown())} not allowed (not in egress allowlist)`)
+        : deny(input, `egress to ${quoted(shown())} not allowed (not in egress allowlist)`)
     if (extra === undefined) return last()
     return Effect.flatMap(
       Effect.mapError(Effect.suspend(() => extra(url)), (message) => new EgressDenied({ url: input, message })),
@@ -253,6 +265,30 @@ export const policy = (options: Options = {}): Policy => {
  * @category guards
  */
 export const isPolicy = (u: unknown): u is Policy => typeof u === "object" && u !== null && PolicyTypeId in u
+
+/**
+ * A shallow copy of the arguments, each own key read once; the denial text when they cannot be
+ * read; `undefined` when they are not an object.
+ */
+const snapshotOf = (args: unknown): Record<string, unknown> | string | undefined => {
+  if (typeof args !== "object" || args === null) return undefined
+  let keys: ReadonlyArray<string>
+  try {
+    if (Array.isArray(args)) return undefined
+    keys = Object.keys(args)
+  } catch {
+    return "egress: the arguments cannot be read (blocked)"
+  }
+  const snapshot: Record<string, unknown> = {}
+  for (const key of keys) {
+    try {
+      Object.defineProperty(snapshot, key, { value: (args as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true })
+    } catch {
+      return `egress: argument ${quoted(key)} cannot be read (blocked)`
+    }
+  }
+  return snapshot
+}
 
 const isEgressDenied = (u: unknown): u is EgressDenied => u instanceof EgressDenied
 
@@ -284,13 +320,18 @@ export const egress = (options: Options | Policy = {}): ToolMiddleware => {
   return (next: ToolHandler): ToolHandler =>
     <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       const toolName = invocation.tool.name
-      const run = Effect.mapError(next(invocation), (error): E | ToolPipelineError => {
+      const toDenied = (error: E | ToolPipelineError): E | ToolPipelineError => {
         const denied = findCause(error, isEgressDenied)
         return denied !== undefined ? new ToolDenied({ toolName, reason: "egress", message: denied.message }) : error
-      })
+      }
       const urlArg = invocation.tool.urlArg
-      if (urlArg === undefined) return run
-      const value = invocation.call.arguments[urlArg]
+      if (urlArg === undefined) return Effect.mapError(next(invocation), toDenied)
+      // The arguments are read once, into a snapshot that goes on down the pipeline: the URL the
+      // tool receives is the one checked here, whatever getter or proxy the caller passed.
+      const read = snapshotOf(invocation.call.arguments)
+      if (typeof read === "string") return Effect.fail(new ToolDenied({ toolName, reason: "egress", message: read }))
+      const snapshot = read
+      const value = snapshot !== undefined && Object.hasOwn(snapshot, urlArg) ? snapshot[urlArg] : undefined
       if (typeof value !== "string") {
         return Effect.fail(
           new ToolDenied({
@@ -300,9 +341,10 @@ export const egress = (options: Options | Policy = {}): ToolMiddleware => {
           })
         )
       }
+      const checked: ToolCallRequest<E, R> = { ...invocation, call: { ...invocation.call, arguments: snapshot! } }
       return Effect.flatMap(
         Effect.mapError(compiled.check(value), (denied) => new ToolDenied({ toolName, reason: "egress", message: denied.message })),
-        () => run
+        () => Effect.mapError(next(checked), toDenied)
       )
     }
 }

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson, IdempotencyStore as CoreIdempotencyStore } from "@agentkit/core"
+import { CanonicalJson, errorMessage, IdempotencyStore as CoreIdempotencyStore, ToolDenied } from "@agentkit/core"
 import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -67,7 +67,7 @@ export const memoryStore = (options: CoreIdempotencyStore.MemoryOptions = {}): M
 
 /**
  * The idempotency key of a call: `idem:` + the SHA-256 of the run id, the tenant
- * scope key, the tool name and the hash of the arguments (canonical JSON, so key order does not
+ * key (`scope.storeKey`), the tool name and the hash of the arguments (canonical JSON, so key order does not
  * matter).
  *
  * @example
@@ -85,7 +85,7 @@ export const key = (invocation: ToolCallRequest<unknown, unknown>): string =>
   `idem:${CanonicalJson.sha256(
     JSON.stringify([
       invocation.context.runId,
-      invocation.context.scope.key,
+      invocation.context.scope.storeKey,
       invocation.tool.name,
       CanonicalJson.hashOnce(invocation.call.arguments)
     ])
@@ -149,7 +149,13 @@ export const idempotent = (options: Options = {}): ToolMiddleware => {
       return Effect.flatMap(storeOf, (store) => {
         const flights = flightsOf<ToolOutcome>(store)
         const meta = invocation.meta
-        const k = key(invocation as ToolCallRequest<unknown, unknown>)
+        let k: string
+        try {
+          k = key(invocation as ToolCallRequest<unknown, unknown>)
+        } catch (error) {
+          // arguments that cannot be read cannot be deduplicated: refused, never run twice
+          return Effect.fail(new ToolDenied({ toolName: invocation.tool.name, reason: "other", message: errorMessage(error) }))
+        }
         const runId = invocation.context.runId
         let stored = false
         const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {

@@ -65,7 +65,7 @@ export const memoryStore = (options: MemoStore.MemoryOptions = {}): MemoryStore 
 
 /**
  * The default key material of a call: its model, messages, tools and sampling settings, as
- * canonical JSON. `memoize` always adds the tenant scope key to it.
+ * canonical JSON. `memoize` always adds the tenant key (`scope.storeKey`) to it.
  *
  * @example
  * ```ts
@@ -98,7 +98,7 @@ export const defaultKey = (call: ChatCall): string => {
  * @category models
  */
 export interface Options {
-  /** What identifies a call (default `defaultKey`). The tenant scope key is always added. */
+  /** What identifies a call (default `defaultKey`). The tenant key (`scope.storeKey`) is always added. */
   readonly key?: ((call: ChatCall) => string) | undefined
   /** How long an entry stays valid (default: as long as the store keeps it). */
   readonly ttl?: Duration.DurationInput | undefined
@@ -107,7 +107,7 @@ export interface Options {
 }
 
 /**
- * Serves repeated model calls from a cache. The key always includes the run's tenant scope key,
+ * Serves repeated model calls from a cache. The key always includes the run's tenant key (`scope.storeKey`),
  * so two tenants never see each other's entries, whatever `key` returns. On a hit the model is
  * not called, `meta.cacheHit` is set (so neither the Invoker's Budget nor `meter` charges the
  * call: Python charged hits twice), the cached content is replayed to `emit` as one delta, and a
@@ -149,7 +149,12 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
   return (next: ChatHandler): ChatHandler =>
     (call) => Effect.flatMap(storeOf, (store) => {
       const flights = flightsOf<Chat.ChatResponse>(store)
-      const key = `memo:${CanonicalJson.sha256(JSON.stringify([call.context.scope.key, keyOf(call)]))}`
+      let key: string
+      try {
+        key = `memo:${CanonicalJson.sha256(JSON.stringify([call.context.scope.storeKey, keyOf(call)]))}`
+      } catch {
+        return next(call) // a request that cannot be read has no key: it is not cached
+      }
       const hit = (response: Chat.ChatResponse): Effect.Effect<Chat.ChatResponse> => {
         call.meta.cacheHit = true
         if (response.content !== "") call.emit({ text: response.content })

@@ -70,8 +70,9 @@ export interface Meter {
 }
 
 /**
- * A core `Quota` as a meter, keyed by the run's tenant scope key: `guard(key, estimatedTokens)`
- * before, `charge(key, usage)` after. Its texts name the tenant (`org1:dom1: 2 req ≥ 1 rpm`).
+ * A core `Quota` as a meter, partitioned by the run's tenant scope (its collision-free
+ * `storeKey`): `guard(scope, estimatedTokens)` before, `charge(scope, usage)` after. Its texts
+ * name the tenant by its display key (`org1:dom1: 2 req ≥ 1 rpm`).
  *
  * @example
  * ```ts
@@ -85,8 +86,8 @@ export interface Meter {
  * @category constructors
  */
 export const fromQuota = (quota: Quota.Quota): Meter => ({
-  guard: (call) => quota.guard(call.context.scope.key, call.estimatedTokens),
-  charge: (call, usage) => quota.charge(call.context.scope.key, usage)
+  guard: (call) => quota.guard(call.context.scope, call.estimatedTokens),
+  charge: (call, usage) => quota.charge(call.context.scope, usage)
 })
 
 /**

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson, Middleware, Tracing, Utf8 } from "@agentkit/core"
+import { CanonicalJson, errorMessage, Middleware, Tracing, Utf8 } from "@agentkit/core"
 import type {
   Chat,
   ChatCall,
@@ -58,6 +58,15 @@ const TRUNCATED = " [truncated]"
 const capped = (text: string, maxBytes: number): string => {
   const { droppedBytes } = Utf8.cut(text, maxBytes)
   return droppedBytes === 0 ? text : Utf8.cut(text, maxBytes - Utf8.byteLength(TRUNCATED)).kept + TRUNCATED
+}
+
+/** The arguments as recorded: their canonical JSON, or a note when they cannot be read. */
+const argumentsText = (args: unknown): string => {
+  try {
+    return CanonicalJson.stringify(args)
+  } catch (error) {
+    return `[arguments not recorded: ${errorMessage(error)}]`
+  }
 }
 
 const messageTokens = (content: string): number => (content === "" ? 0 : Math.max(1, Math.floor(content.length / 4)))
@@ -202,7 +211,7 @@ export const telemetry = (options: Options = {}): Middleware.Both => {
       const name = request.tool.name
       const before = captureContent
         ? Tracing.annotate({
-            [Tracing.Attribute.toolCallArguments]: capped(CanonicalJson.stringify(request.call.arguments), TOOL_BYTES)
+            [Tracing.Attribute.toolCallArguments]: capped(argumentsText(request.call.arguments), TOOL_BYTES)
           })
         : Effect.void
       return Effect.zipRight(

@@ -159,10 +159,16 @@ describe("Egress middleware", () => {
       ["ftp://example.com/x", "egress scheme 'ftp' not allowed (expected ('http', 'https'))"],
       ["file:///etc/passwd", "egress scheme 'file' not allowed (expected ('http', 'https'))"],
       ["javascript:alert(1)", "egress scheme 'javascript' not allowed (expected ('http', 'https'))"],
-      ["not a url", "egress scheme '' not allowed (expected ('http', 'https'))"],
-      ["//example.com/x", "egress scheme '' not allowed (expected ('http', 'https'))"],
+      ["not a url", "egress URL is not a valid URL (no scheme): 'not a url'"],
+      ["//example.com/x", "egress URL is not a valid URL (no scheme): '//example.com/x'"],
+      ["", "egress URL is not a valid URL (no scheme): ''"],
       ["http://", "egress URL has no host: 'http://'"],
-      ["http://exa mple.com/", "egress URL has no host: 'http://exa mple.com/'"]
+      ["http:///x", "egress URL has no host: 'http:///x'"],
+      ["http://exa mple.com/", "egress URL is not a valid URL: 'http://exa mple.com/'"],
+      ["https://[::1/", "egress URL is not a valid URL: 'https://[::1/'"],
+      [`https://${"a".repeat(1000)}.com/`, `egress to '${"a".repeat(200)}…' not allowed (not in egress allowlist)`],
+      [`ftp://${"a".repeat(1_000_000)}`, "egress scheme 'ftp' not allowed (expected ('http', 'https'))"],
+      [`https://exa mple${"a".repeat(1_000_000)}`, `egress URL is not a valid URL: 'https://exa mple${"a".repeat(185)}…'`]
     ]
     return Effect.gen(function* () {
       const invoker = yield* Invoker

@@ -210,7 +210,7 @@ describe("Audit", () => {
       yield* Effect.flip(invoker.tool(call("charge", { amount: 0 }), charge.tool))
       const [executed, deduplicated, denied, failed] = store.records
       expect(store.records).toHaveLength(4)
-      expect(executed).toMatchObject({ runId: "run-1", tenant: "org1:dom2", tool: "charge", callId: "c1", decision: "executed" })
+      expect(executed).toMatchObject({ runId: "run-1", tenant: "[1,2,null,null]", tool: "charge", callId: "c1", decision: "executed" })
       expect(executed!.argHash).toMatch(/^[0-9a-f]{64}$/)
       expect(executed!.resultHash).toMatch(/^[0-9a-f]{64}$/)
       expect(deduplicated).toMatchObject({ decision: "deduplicated", argHash: executed!.argHash, resultHash: executed!.resultHash })

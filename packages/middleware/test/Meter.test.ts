@@ -1,4 +1,4 @@
-import { Budget, BudgetExceeded, Invoker, Message, Quota, RunContext, Tracing, Usage } from "@agentkit/core"
+import { Budget, BudgetExceeded, Invoker, Message, Quota, RunContext, Scope, Tracing, Usage } from "@agentkit/core"
 import type { ChatMiddleware, ChatModel } from "@agentkit/core"
 import { Memoize, Meter } from "@agentkit/middleware"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,6 +12,8 @@ const { request, response } = Fixture
 
 const costing = (costUsd: number, extra: Partial<Usage.Usage> = {}) =>
   model((_n, req) => Effect.succeed(response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 20, costUsd, ...extra }) })))
+
+type Tenant = { readonly orgId?: number | string; readonly domainId?: number | string }
 
 const chatAs = (orgId: number, chatModel: Layer.Layer<ChatModel>, chatMiddleware: ReadonlyArray<ChatMiddleware>) =>
   Effect.flatMap(Invoker, (invoker) => invoker.chat(request())).pipe(
@@ -31,8 +33,8 @@ describe("Meter", () => {
         expect(error).toBeInstanceOf(BudgetExceeded)
         expect(error.message).toBe(`org${org}:dom1: $0.06 ≥ $0.05 per window`)
       }
-      expect(quota.charges("org1:dom1")).toHaveLength(2)
-      expect(quota.charges("org2:dom1")).toHaveLength(2)
+      expect(quota.charges(Scope.make({ orgId: 1, domainId: 1 }))).toHaveLength(2)
+      expect(quota.charges(Scope.make({ orgId: 2, domainId: 1 }))).toHaveLength(2)
       expect(llm.calls).toBe(4)
     })
   })
@@ -52,6 +54,29 @@ describe("Meter", () => {
     })
   })
 
+  it.effect("tenants whose display keys collide get their own quota (storeKey partitions)", () => {
+    const quota = Quota.unsafeMake({ maxRpm: 1 })
+    const llm = costing(0.001)
+    const meter = Meter.meter({ quotas: [quota] })
+    const chatIn = (scope: Tenant) =>
+      Effect.flatMap(Invoker, (invoker) => invoker.chat(request())).pipe(
+        Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [meter], scope }))
+      )
+    return Effect.gen(function* () {
+      for (const [a, b] of [
+        [{ orgId: "None" }, {}],
+        [{ orgId: "acme:dom7" }, { orgId: "acme", domainId: "7:domNone" }],
+        [{ orgId: 1 }, { orgId: "1" }]
+      ] satisfies ReadonlyArray<readonly [Tenant, Tenant]>) {
+        yield* chatIn(a)
+        yield* chatIn(b)
+        expect((yield* Effect.flip(chatIn(a))).message).toBe(`${Scope.make(a).key}: 1 req ≥ 1 rpm`)
+        expect((yield* Effect.flip(chatIn(b))).message).toBe(`${Scope.make(b).key}: 1 req ≥ 1 rpm`)
+      }
+      expect(llm.calls).toBe(6)
+    })
+  })
+
   it.effect("Quota(maxTpm 100): the estimate is floor(sum of content lengths / 4); usage is charged after", () => {
     const quota = Quota.unsafeMake({ maxTpm: 100 })
     const llm = model((_n, req) => Effect.succeed(response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 50 }) })))
@@ -61,7 +86,7 @@ describe("Meter", () => {
       const invoker = yield* Invoker
       expect(Meter.estimateTokens(request("m", "x".repeat(43)))).toBe(10)
       yield* invoker.chat(request("m", "x".repeat(43)))
-      expect(quota.charges("org1:dom1")).toEqual([{ at: 0, tokens: 150, costUsd: 0 }])
+      expect(quota.charges(Scope.make({ orgId: 1, domainId: 1 }))).toEqual([{ at: 0, tokens: 150, costUsd: 0 }])
       const error = yield* Effect.flip(invoker.chat({ ...request("m", "x".repeat(40)), messages: [Message.system("abcd"), Message.user("x".repeat(40))] }))
       expect(error.message).toBe("org1:dom1: 150+11 tok > 100 tpm")
       expect(llm.calls).toBe(1)
@@ -86,11 +111,11 @@ describe("Meter", () => {
       const run = yield* RunContext
       expect(run.budget.spentUsd).toBe(0.12)
       // the run's Budget is charged first (innermost): its failure stops the quota's charge
-      expect(quota.charges("org1:dom1")).toHaveLength(2)
+      expect(quota.charges(Scope.make({ orgId: 1, domainId: 1 }))).toHaveLength(2)
       // a 4th call is refused by the run's Budget before the quota or the model sees it
       yield* Effect.flip(invoker.chat(request()))
       expect(llm.calls).toBe(3)
-      expect(quota.charges("org1:dom1")).toHaveLength(2)
+      expect(quota.charges(Scope.make({ orgId: 1, domainId: 1 }))).toHaveLength(2)
     }).pipe(Effect.provide(layer))
   })
 
@@ -155,7 +180,7 @@ describe("Meter", () => {
       yield* invoker.tool(call("lookup"), lookup.tool)
       expect((yield* Effect.flip(invoker.tool(call("lookup"), lookup.tool))).message).toBe("org3:dom1: 2 req ≥ 2 rpm")
       expect(lookup.count).toBe(2)
-      expect(quota.charges("org3:dom1")).toEqual([])
+      expect(quota.charges(Scope.make({ orgId: 3, domainId: 1 }))).toEqual([])
     }).pipe(Effect.provide(layer))
   })
 
@@ -175,7 +200,7 @@ describe("Meter", () => {
       expect(llm.calls).toBe(1)
       expect(run.budget.spentUsd).toBe(0.5)
       expect(run.budget.modelCalls).toBe(1)
-      expect(quota.charges("org1:dom1")).toHaveLength(1)
+      expect(quota.charges(Scope.make({ orgId: 1, domainId: 1 }))).toHaveLength(1)
     }).pipe(Effect.provide(layer))
   })
 
@@ -196,7 +221,7 @@ describe("Meter", () => {
       expect(budget.spentUsd).toBe(1)
       expect(budget.modelCalls).toBe(1000)
       expect(budget.tokens).toBe(4000)
-      const charges = quota.charges("org1:domNone")
+      const charges = quota.charges(Scope.make({ orgId: 1 }))
       expect(charges).toHaveLength(1000)
       expect(Usage.round6(charges.reduce((sum, c) => sum + c.costUsd, 0))).toBe(1)
     }).pipe(Effect.provide(layer))

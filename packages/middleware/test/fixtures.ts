@@ -15,7 +15,7 @@ export const setup = (options: {
   readonly chatMiddleware?: ReadonlyArray<ChatMiddleware>
   readonly toolMiddleware?: ReadonlyArray<ToolMiddleware>
   readonly budget?: Budget.Budget | Budget.Limits
-  readonly scope?: { readonly orgId?: number; readonly domainId?: number }
+  readonly scope?: { readonly orgId?: number | string; readonly domainId?: number | string } | undefined
   readonly correlationId?: string
   readonly runId?: string
   readonly tracing?: boolean

@@ -69,6 +69,14 @@ const argsArb = fc
     return out
   })
 
+/** The paths of the own `__proto__` keys inside a value, written independently of the implementation. */
+const protoPaths = (value: unknown, path: string): Array<string> => {
+  if (typeof value !== "object" || value === null) return []
+  return Object.keys(value).flatMap((k) =>
+    k === "__proto__" && !Array.isArray(value) ? [`${path}.${k}`] : protoPaths((value as Record<string, unknown>)[k], `${path}.${k}`)
+  )
+}
+
 const isValid = (args: Record<string, unknown>): boolean =>
   typeof args["id"] === "string" &&
   Number.isSafeInteger(args["qty"]) &&
@@ -99,7 +107,9 @@ describe("properties: argument validation", () => {
     fc.assert(
       fc.property(argsArb, (input) => {
         const keys = Object.keys(input)
-        const unexpected = sortCP(keys.filter((k) => !(DECLARED as ReadonlyArray<string>).includes(k)))
+        // a `__proto__` key is unexpected wherever it is, so it can never reach a prototype
+        const nestedProto = keys.flatMap((k) => protoPaths(input[k], k))
+        const unexpected = sortCP([...keys.filter((k) => !(DECLARED as ReadonlyArray<string>).includes(k)), ...nestedProto])
         const missing = sortCP(REQUIRED.filter((k) => !keys.includes(k)))
         const exit = runSync(fixed.run(input))
         if (unexpected.length === 0 && missing.length === 0 && isValid(input)) {
@@ -179,6 +189,14 @@ describe("properties: argument validation", () => {
       fc.property(fc.dictionary(fc.string().filter((k) => k !== "q" && k !== "__proto__"), json, { maxKeys: 5 }), (extra) => {
         seen.length = 0
         const exit = runSync(open.run({ ...extra, q: "x" }))
+        // a nested `__proto__` key (fast-check makes some) is refused, by its path
+        const proto = Object.keys(extra).flatMap((k) => protoPaths(extra[k], k))
+        if (proto.length > 0) {
+          expect(seen).toHaveLength(0)
+          if (Exit.isSuccess(exit)) throw new Error("expected a rejection")
+          expect((Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError).unexpected).toEqual(sortCP(proto))
+          return
+        }
         expect(Exit.isSuccess(exit)).toBe(true)
         expect(seen).toHaveLength(1)
         expect(isDeepFrozen(seen[0])).toBe(true)

@@ -28,7 +28,6 @@ import {
   RunContext,
   StaleLease,
   StoreError,
-  tenantKey,
   Usage
 } from "@agentkit/core"
 import type { Budget, CorruptEntry } from "@agentkit/core"
@@ -242,7 +241,7 @@ const root = <E, R>(
             runId,
             rootRunId: runId,
             agent: program.agent,
-            tenant: tenantKey(context.scope),
+            tenant: context.scope.storeKey,
             threadId: context.threadId,
             state: RunState.encode(state)
           },
@@ -263,7 +262,7 @@ const root = <E, R>(
       })
     }
     const record = found.value
-    if (record.tenant !== tenantKey(context.scope)) return yield* otherTenant(runId)
+    if (record.tenant !== context.scope.storeKey) return yield* otherTenant(runId)
     switch (record.status) {
       case "done":
         return yield* recordedResult(record)
@@ -468,7 +467,7 @@ const child = <E, R>(
             rootRunId: context.rootRunId,
             parentRunId: context.parentRunId,
             agent: program.agent,
-            tenant: tenantKey(context.scope),
+            tenant: context.scope.storeKey,
             threadId: context.threadId,
             state: RunState.encode(program.fresh(context))
           },
@@ -551,7 +550,7 @@ export const resume = <E, R, V>(
     const found = yield* store.value.load(runId)
     if (Option.isNone(found)) return yield* nothing
     const record = found.value
-    if (record.tenant !== tenantKey(context.scope)) return yield* otherTenant(runId)
+    if (record.tenant !== context.scope.storeKey) return yield* otherTenant(runId)
     if (record.runId !== record.rootRunId) {
       return yield* new RunNotResumable({ runId, message: `run '${runId}' is a sub-run: resume its root '${record.rootRunId}'` })
     }

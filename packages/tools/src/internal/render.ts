@@ -21,7 +21,7 @@ export const DEFAULT_MAX_BYTES = 65536
  * is cut on a character boundary and `…[truncated N bytes]` is appended, N being the bytes dropped.
  */
 export const renderValue = (value: unknown, options?: RenderOptions): string =>
-  truncate(typeof value === "string" ? value : toJson(value), options?.maxBytes ?? DEFAULT_MAX_BYTES)
+  Utf8.truncate(typeof value === "string" ? value : toJson(value), options?.maxBytes ?? DEFAULT_MAX_BYTES)
 
 const toJson = (value: unknown): string => {
   try {
@@ -41,10 +41,4 @@ const toJson = (value: unknown): string => {
     // A throwing `toJSON` or getter: say so rather than fail the call.
     return JSON.stringify(`[unrenderable value: ${errorMessage(error)}]`)
   }
-}
-
-/** Cuts `text` to at most `maxBytes` UTF-8 bytes, never inside a character, and marks the cut after the limit. */
-const truncate = (text: string, maxBytes: number): string => {
-  const { kept, droppedBytes } = Utf8.cut(text, maxBytes)
-  return droppedBytes === 0 ? text : `${kept}…[truncated ${droppedBytes} bytes]`
 }

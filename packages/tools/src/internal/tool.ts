@@ -6,6 +6,7 @@
 import {
   capabilities as acceptedCapabilities,
   errorMessage,
+  errorType,
   PythonText,
   RunContext,
   ToolArgumentError,
@@ -90,6 +91,29 @@ const shapeErrors = (issue: ParseResult.ParseIssue): ReadonlyArray<string> =>
 
 const toExecutionError = (name: string) => (cause: unknown) => new ToolExecutionError({ toolName: name, cause })
 
+/**
+ * An Effect handler's defect: a `ToolExecutionError` marked `defect`, so the model sees a generic
+ * failure; the details (type, message, stack) go to the current span as an `exception` event.
+ */
+const toDefect = (name: string, tracing: boolean) => (defect: unknown) => {
+  const error = new ToolExecutionError({ toolName: name, cause: defect, defect: true })
+  if (!tracing) return Effect.fail(error)
+  let stack: string | undefined
+  try {
+    stack = defect instanceof Error && typeof defect.stack === "string" ? defect.stack : undefined
+  } catch {
+    stack = undefined
+  }
+  return Effect.zipRight(
+    Tracing.addEvent(Tracing.EventName.exception, {
+      [Tracing.Attribute.exceptionType]: errorType(defect),
+      [Tracing.Attribute.exceptionMessage]: errorMessage(defect),
+      ...(stack === undefined ? {} : { [Tracing.Attribute.exceptionStacktrace]: stack })
+    }),
+    Effect.fail(error)
+  )
+}
+
 const Proto = {
   [TypeId]: TypeId,
   pipe() {
@@ -147,6 +171,13 @@ export const build = (
     timeout = Option.getOrUndefined(decoded)
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_BYTES
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    fail(`tool '${name}': \`maxResultBytes\` must be a positive integer (UTF-8 bytes); got ${String(options.maxResultBytes)}`)
+  }
+  if (acceptedArguments(parameters).includes("__proto__")) {
+    // Effect's decoder would set the decoded object's prototype instead of the key
+    fail(`tool '${name}': a parameter cannot be named '__proto__'`)
+  }
 
   // Everything below is built once, here, never per call.
   const decode = makeArgumentDecoder(parameters)
@@ -180,7 +211,7 @@ export const build = (
       // An Effect handler reads `yield* RunContext` from the environment the Invoker read the
       // call's context from: nothing is provided per call.
       const running: Effect.Effect<unknown, unknown, unknown> = Effect.isEffect(out)
-        ? Effect.catchAllDefect(out, (defect) => Effect.fail(onError(defect)))
+        ? Effect.catchAllDefect(out, toDefect(name, context.tracing))
         : Predicate.isPromiseLike(out)
           ? Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
           : Effect.succeed(out)
@@ -226,8 +257,14 @@ export const build = (
 
   const render = (value: unknown): string => {
     if (encode === undefined) return renderValue(value, { maxBytes })
-    const encoded = encode(value)
-    return renderValue(Either.isRight(encoded) ? encoded.right : value, { maxBytes })
+    let shown = value
+    try {
+      const encoded = encode(value)
+      if (Either.isRight(encoded)) shown = encoded.right
+    } catch {
+      // an encoding that throws: the value as it is
+    }
+    return renderValue(shown, { maxBytes })
   }
 
   const tool = Object.assign(Object.create(Proto), {

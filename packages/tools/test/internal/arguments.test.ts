@@ -85,14 +85,22 @@ describe("makeArgumentDecoder: values", () => {
   const decode = makeArgumentDecoder(Order)
 
   it("reports each type problem as <path>: <message>, sorted, with nested paths joined by dots", () => {
-    expect(problems(decode({ order_id: 3, items: [{ sku: "a", qty: 1.5 }, { sku: "b" }] }))).toEqual({
+    expect(problems(decode({ order_id: 3, items: [{ sku: "a", qty: 1.5 }, { sku: "b", qty: "2" }] }))).toEqual({
       unexpected: [],
       missing: [],
       invalid: [
         "items.0.qty: Expected an integer, actual 1.5",
-        "items.1.qty: is missing",
+        'items.1.qty: Expected number, actual "2"',
         "order_id: Expected string, actual 3"
       ]
+    })
+  })
+
+  it("reports a nested missing key by its path, with the keys, before any type problem", () => {
+    expect(problems(decode({ order_id: 3, items: [{ sku: "a", qty: 1.5 }, { sku: "b" }] }))).toEqual({
+      unexpected: [],
+      missing: ["items.1.qty"],
+      invalid: []
     })
   })
 
