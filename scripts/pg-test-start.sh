@@ -13,7 +13,7 @@ if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
 fi
 PGPORT=${PGPORT:-55432}
 PGTMP=${PGTMP:-$(mktemp -d /tmp/pgtest.XXXXXX)}
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+as_pg() { if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
 if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$PGTMP"; fi
 as_pg "$PGBIN/initdb" -D "$PGTMP/data" -U postgres -A trust -E UTF8 --no-locale --no-sync >"$PGTMP/initdb.log"
 as_pg "$PGBIN/pg_ctl" -D "$PGTMP/data" -l "$PGTMP/pg.log" -w -t 20 \

@@ -9,7 +9,7 @@ case "$dir" in
   *) echo "pg-test-stop: expected the directory pg-test-start.sh made (/tmp/pgtest.*); got '${dir}'" >&2; exit 2 ;;
 esac
 PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+as_pg() { if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
 if [ -f "$dir/data/postmaster.pid" ]; then
   as_pg "$PGBIN/pg_ctl" -D "$dir/data" -m immediate -w -t 20 stop >/dev/null || true
 fi
