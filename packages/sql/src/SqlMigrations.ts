@@ -7,13 +7,12 @@
  *
  * @since 0.1.0
  */
-import type { ConfigurationError } from "@agentkit/core"
+import type { ConfigurationError, StoreError } from "@agentkit/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import type * as Schedule from "effect/Schedule"
 import type { SchemaVersionUnsupported } from "./Errors.js"
 import * as migrations from "./internal/migrations.js"
-import type { StoreError } from "./internal/ports.js"
 import { makeEnv } from "./internal/stores.js"
 
 /**

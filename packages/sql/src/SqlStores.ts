@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import type { ConfigurationError } from "@agentkit/core"
+import type { CheckpointStore, ConfigurationError, CorruptEntry, StoreError } from "@agentkit/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -32,7 +32,6 @@ import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import type { SchemaVersionUnsupported } from "./Errors.js"
 import { defaultSchedule } from "./internal/errors.js"
-import type { CorruptEntry, Lease, RunRecord, StoreError } from "./internal/ports.js"
 import * as internal from "./internal/stores.js"
 
 /**
@@ -172,7 +171,7 @@ export interface MaintenanceService {
     readonly status?: "running" | "suspended" | undefined
     readonly agent?: string | undefined
     readonly tenant?: string | undefined
-  }) => Effect.Effect<ReadonlyArray<{ readonly lease: Lease; readonly record: RunRecord }>, StoreError | CorruptEntry>
+  }) => Effect.Effect<ReadonlyArray<{ readonly lease: CheckpointStore.Lease; readonly record: CheckpointStore.RunRecord }>, StoreError | CorruptEntry>
 }
 
 /**

@@ -3,11 +3,10 @@
  * cursor, leases handed to concurrent recovery workers, two processes' worth of clients on one
  * database, the app's own transaction and name transforms, prefixes and schemas keeping stores apart.
  */
+import { CheckpointStore } from "@agentkit/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option, TestClock } from "effect"
-import { CheckpointStore } from "../src/internal/ports.js"
-import type { CheckpointStoreService } from "../src/internal/ports.js"
 import { SqlStores } from "../src/index.js"
 import { targets } from "./databases.js"
 import type { Place } from "./databases.js"
@@ -24,7 +23,7 @@ const open = (place: Place, options?: SqlStores.Options) =>
   }))
 
 /** Every record of a listing, page by page. */
-const listAll = (checkpoints: CheckpointStoreService, query: { readonly status?: "running" | "done"; readonly limit: number }) =>
+const listAll = (checkpoints: CheckpointStore.Service, query: { readonly status?: "running" | "done"; readonly limit: number }) =>
   Effect.gen(function* () {
     const seen: Array<{ readonly runId: string; readonly updatedAt: number }> = []
     let cursor: string | undefined

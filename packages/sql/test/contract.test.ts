@@ -2,13 +2,13 @@
  * The store contract suite (the same tests the in-memory stores pass) on every database here:
  * an embedded SQLite file, and Postgres when DATABASE_URL is set.
  */
+import { CheckpointStore, ExecutionLedger } from "@agentkit/core"
+import { StoreContract } from "@agentkit/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { CheckpointStore, ExecutionLedger } from "../src/internal/ports.js"
 import { SqlStores } from "../src/index.js"
 import { targets } from "./databases.js"
-import * as StoreContract from "./StoreContract.js"
 
 /** A row whose status is no status: how a corrupt record is planted in the runs table. */
 export const plantCorrupt = (context: Context.Context<SqlClient.SqlClient | SqlStores.Maintenance>) => (runId: string) => {

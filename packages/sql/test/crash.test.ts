@@ -9,6 +9,7 @@
  * The run the workers drive is a toy with the real shape (test/crash/worker.ts); the agent-level
  * suite plugs real agent runs into the same harness.
  */
+import { CheckpointStore, ExecutionLedger } from "@agentkit/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, ManagedRuntime } from "effect"
@@ -18,10 +19,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { CheckpointStore, ExecutionLedger } from "../src/internal/ports.js"
-import type { RunRecord } from "../src/internal/ports.js"
-import { pgClient } from "../src/internal/stores.js"
 import { SqlStores } from "../src/index.js"
+import { pgClient } from "../src/internal/stores.js"
 import { count, describe as describeFigures, parseCalls, parseEffects } from "./crash/counting.js"
 import * as Harness from "./crash/harness.js"
 import type { Database } from "./crash/protocol.js"
@@ -51,7 +50,7 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>) => {
     records: () =>
       run(({ checkpoints }) =>
         Effect.gen(function* () {
-          const all: Array<RunRecord> = []
+          const all: Array<CheckpointStore.RunRecord> = []
           let cursor: string | undefined
           do {
             const page = yield* checkpoints.list({ cursor, limit: 500 })

@@ -4,17 +4,17 @@
  * its committed steps are there), a database that is gone or broken (a typed StoreError, never a
  * defect), corrupt rows (typed errors naming them), and schema versions this release cannot use.
  */
+import { AuditStore, CheckpointStore, ExecutionLedger, IdempotencyStore, MemoStore, StoreError } from "@agentkit/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Option, Schedule } from "effect"
+import { createClient } from "@libsql/client"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { createClient } from "@libsql/client"
-import { AuditStore, CheckpointStore, ExecutionLedger, IdempotencyStore, MemoStore, StoreError } from "../src/internal/ports.js"
-import { pgClient } from "../src/internal/stores.js"
 import { SchemaVersionUnsupported, SqlMigrations, SqlStores } from "../src/index.js"
+import { pgClient } from "../src/internal/stores.js"
 import { postgresUrl, targets } from "./databases.js"
 import type { Place } from "./databases.js"
 import { lossy } from "./lossy.js"

@@ -3,13 +3,12 @@
  * its own retention, idempotent outcomes expiring by age after their run ends, the memo cache's
  * bound and TTL, and quotas that hold across instances.
  */
-import { BudgetExceeded, Usage } from "@agentkit/core"
+import { AuditStore, BudgetExceeded, ExecutionLedger, IdempotencyStore, MemoStore, Usage } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Either, Layer, Option, TestClock } from "effect"
-import { AuditStore, ExecutionLedger, IdempotencyStore, MemoStore, QuotaStore } from "../src/internal/ports.js"
-import type { AuditRecord } from "../src/internal/ports.js"
 import { SqlStores } from "../src/index.js"
+import { QuotaStore } from "../src/internal/quotaStore.js"
 import { targets } from "./databases.js"
 import type { Place } from "./databases.js"
 
@@ -61,7 +60,7 @@ for (const target of targets) {
     it.scoped("audit: records read back as written (hostile text included), by run and by tenant, a page at a time", () =>
       Effect.gen(function* () {
         const { audit } = yield* open(yield* target.fresh)
-        const records: Array<AuditRecord> = Array.from({ length: 23 }, (_, i) => ({
+        const records: Array<AuditStore.AuditRecord> = Array.from({ length: 23 }, (_, i) => ({
           runId: i % 2 === 0 ? "run-even" : "run-odd",
           tenant: i % 3 === 0 ? '["7",null,null,null]' : "[7,null,null,null]",
           tool: "cancel_order",
@@ -76,7 +75,7 @@ for (const target of targets) {
         for (const record of records) yield* audit.append(record)
         const all = (query: { readonly runId?: string; readonly tenant?: string }) =>
           Effect.gen(function* () {
-            const seen: Array<AuditRecord> = []
+            const seen: Array<AuditStore.AuditRecord> = []
             let cursor: string | undefined
             do {
               const page = yield* audit.list({ ...query, cursor, limit: 4 })

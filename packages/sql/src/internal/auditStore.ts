@@ -3,14 +3,13 @@
  * record's canonical JSON with its query columns beside it. Retention is its own: `prune` by age,
  * separate from the runs. @internal
  */
-import { CanonicalJson } from "@agentkit/core"
+import { CanonicalJson, StoreError } from "@agentkit/core"
+import type { AuditStore } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { decodeWith, IntColumn } from "./codec.js"
 import { invalid } from "./errors.js"
-import { StoreError } from "./ports.js"
-import type { AuditListQuery, AuditRecord, AuditStoreService } from "./ports.js"
 import { deleteInBatches } from "./tables.js"
 import type { Env } from "./tables.js"
 
@@ -34,7 +33,7 @@ const decodeRecord = decodeWith(Schema.parseJson(AuditRecordSchema))
 const checkRecord = decodeWith(AuditRecordSchema)
 const decodeRow = decodeWith(Schema.Struct({ seq: IntColumn, record: Schema.String }))
 
-export interface SqlAuditStore extends AuditStoreService {
+export interface SqlAuditStore extends AuditStore.Service {
   /** Forgets the records written before `before` (Unix ms); returns how many. */
   readonly prune: (options: { readonly before: number }) => Effect.Effect<number, StoreError>
 }
@@ -54,7 +53,7 @@ export const make = (env: Env): SqlAuditStore => {
         })
       ),
 
-    list: (query: AuditListQuery = {}) =>
+    list: (query: AuditStore.ListQuery = {}) =>
       runner.run("audit.list", () =>
         Effect.gen(function* () {
           const limit = query.limit ?? 100
@@ -68,7 +67,7 @@ export const make = (env: Env): SqlAuditStore => {
             ...(query.tenant === undefined ? [] : [sql`tenant = ${query.tenant}`])
           ]
           const rows = yield* sql`SELECT seq, record FROM ${audit} WHERE ${sql.and(where)} ORDER BY seq LIMIT ${limit + 1}`
-          const page: Array<AuditRecord> = []
+          const page: Array<AuditStore.AuditRecord> = []
           let last = after
           for (const raw of rows.slice(0, limit)) {
             const row = decodeRow(raw)

@@ -6,6 +6,8 @@
  * order, and writes. Concurrent writers of one run tree are therefore serialized by the database
  * itself, across processes. @internal
  */
+import { AlreadyDecided, CorruptEntry, LeaseHeld, RunExists, RunFinished, RunNotFound, StaleLease, VersionConflict } from "@agentkit/core"
+import type { CheckpointStatus, CheckpointStore, StoreError } from "@agentkit/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -14,26 +16,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { decodeCursor, decodeWith, encodeCursor, IntColumn, NullableInt, NullableText } from "./codec.js"
 import { invalid } from "./errors.js"
-import {
-  AlreadyDecided,
-  CorruptEntry,
-  LeaseHeld,
-  RunExists,
-  RunFinished,
-  RunNotFound,
-  StaleLease,
-  VersionConflict
-} from "./ports.js"
-import type {
-  CheckpointStatus,
-  CheckpointStoreService,
-  Lease,
-  LeaseRequest,
-  ListQuery,
-  RecordedDecision,
-  RunRecord,
-  StoreError
-} from "./ports.js"
 import { transaction } from "./tables.js"
 import type { Env } from "./tables.js"
 
@@ -84,7 +66,7 @@ const decodeDecisionRow = decodeWith(DecisionRow)
 const columns =
   "run_id, root_run_id, parent_run_id, agent, tenant, thread_id, status, version, state, result, created_at, updated_at, lease_owner, lease_token, lease_expires_at, cancel_by, cancel_at"
 
-const toRecord = (row: RunRow): RunRecord => ({
+const toRecord = (row: RunRow): CheckpointStore.RunRecord => ({
   runId: row.run_id,
   rootRunId: row.root_run_id,
   parentRunId: row.parent_run_id ?? undefined,
@@ -103,7 +85,7 @@ const toRecord = (row: RunRow): RunRecord => ({
 
 const live = (row: RunRow, now: number): boolean => row.lease_owner !== null && row.lease_expires_at! > now
 
-const leaseOf = (row: RunRow): Lease => ({
+const leaseOf = (row: RunRow): CheckpointStore.Lease => ({
   rootRunId: row.run_id,
   owner: row.lease_owner!,
   token: row.lease_token!,
@@ -123,7 +105,7 @@ const readCursor = (parsed: unknown): readonly [number, string] | undefined =>
 /** The batch size of `prune`: each batch is its own short transaction. */
 const pruneBatch = 500
 
-export const make = (env: Env): CheckpointStoreService => {
+export const make = (env: Env): CheckpointStore.Service => {
   const { dialect, runner, sql, tables } = env
   const runs = sql(tables.runs)
   const decisionsTable = sql(tables.decisions)
@@ -146,7 +128,7 @@ export const make = (env: Env): CheckpointStoreService => {
     isTerminal(row.status) ? Effect.fail(new RunFinished({ runId: row.run_id, status: row.status })) : Effect.succeed(row)
 
   /** Locks the root of `lease` and reads the record a lease-carrying write targets (RunNotFound when there is none). */
-  const leased = (lease: Lease, runId: string) =>
+  const leased = (lease: CheckpointStore.Lease, runId: string) =>
     Effect.gen(function* () {
       const root = yield* select(lease.rootRunId, true)
       const row = runId === lease.rootRunId ? root : yield* select(runId, true)
@@ -154,19 +136,19 @@ export const make = (env: Env): CheckpointStoreService => {
       return { row, root }
     })
   /** What the in-memory store checks before a lease-carrying write, in its order: RunFinished, RunNotFound (the root), StaleLease. */
-  const writable = (lease: Lease, runId: string, row: RunRow, root: RunRow | undefined, now: number) =>
+  const writable = (lease: CheckpointStore.Lease, runId: string, row: RunRow, root: RunRow | undefined, now: number) =>
     Effect.gen(function* () {
       yield* notFinished(row)
       if (row.root_run_id !== lease.rootRunId) return yield* new StaleLease({ runId, token: lease.token })
       if (root === undefined) return yield* new RunNotFound({ runId: lease.rootRunId })
       yield* checkLease(lease, runId, root, now)
     })
-  const checkLease = (lease: Lease, runId: string, root: RunRow, now: number): Effect.Effect<void, StaleLease> =>
+  const checkLease = (lease: CheckpointStore.Lease, runId: string, root: RunRow, now: number): Effect.Effect<void, StaleLease> =>
     live(root, now) && root.lease_token === lease.token && !isTerminal(root.status)
       ? Effect.void
       : Effect.fail(new StaleLease({ runId, token: lease.token }))
 
-  const store: CheckpointStoreService = {
+  const store: CheckpointStore.Service = {
     create: (run, request) =>
       runner.run("checkpoints.create", (retried) =>
         Effect.gen(function* () {
@@ -177,7 +159,7 @@ export const make = (env: Env): CheckpointStoreService => {
               return yield* invalid("checkpoints.create", "a top-level run is created with { owner, ttlMs }, not an existing lease")
             }
             yield* checkTtl("checkpoints.create", request.ttlMs)
-            const lease: Lease = { rootRunId: run.runId, owner: request.owner, token: 1, expiresAt: now + request.ttlMs }
+            const lease: CheckpointStore.Lease = { rootRunId: run.runId, owner: request.owner, token: 1, expiresAt: now + request.ttlMs }
             const inserted = yield* dialect.beforeWrite.pipe(
               Effect.zipRight(sql`INSERT INTO ${runs} (run_id, root_run_id, parent_run_id, agent, tenant, thread_id, status, version, state,
                   created_at, updated_at, lease_owner, lease_token, lease_expires_at)
@@ -220,7 +202,7 @@ export const make = (env: Env): CheckpointStoreService => {
         })
       ),
 
-    claim: (rootRunId, request: LeaseRequest) =>
+    claim: (rootRunId, request: CheckpointStore.LeaseRequest) =>
       runner.run("checkpoints.claim", (retried) =>
         Effect.gen(function* () {
           yield* checkTtl("checkpoints.claim", request.ttlMs)
@@ -323,7 +305,7 @@ export const make = (env: Env): CheckpointStoreService => {
     load: (runId) =>
       runner.run("checkpoints.load", () => Effect.map(select(runId, false), (row) => (row === undefined ? Option.none() : Option.some(toRecord(row))))),
 
-    list: (query: ListQuery = {}) =>
+    list: (query: CheckpointStore.ListQuery = {}) =>
       runner.run("checkpoints.list", () =>
         Effect.gen(function* () {
           const limit = query.limit ?? 100
@@ -369,7 +351,7 @@ export const make = (env: Env): CheckpointStoreService => {
               const inserted = yield* sql`INSERT INTO ${decisionsTable} (root_run_id, pending_id, decision, decided_by, decided_at)
                 VALUES (${rootRunId}, ${pendingId}, ${decision.decision}, ${by}, ${now})
                 ON CONFLICT (root_run_id, pending_id) DO NOTHING RETURNING seq`
-              const recorded: RecordedDecision = { rootRunId, pendingId, decision: decision.decision, by: decision.by, at: now }
+              const recorded: CheckpointStore.RecordedDecision = { rootRunId, pendingId, decision: decision.decision, by: decision.by, at: now }
               if (inserted.length === 1) return recorded
               const rows = yield* sql`SELECT root_run_id, pending_id, decision, decided_by, decided_at FROM ${decisionsTable}
                 WHERE root_run_id = ${rootRunId} AND pending_id = ${pendingId}`
@@ -396,7 +378,7 @@ export const make = (env: Env): CheckpointStoreService => {
               const decoded = decodeDecisionRow(raw)
               return Either.isLeft(decoded)
                 ? Effect.fail(new CorruptEntry({ store: "decisions", key: rootRunId, detail: decoded.left }))
-                : Effect.succeed<RecordedDecision>({
+                : Effect.succeed<CheckpointStore.RecordedDecision>({
                   rootRunId: decoded.right.root_run_id,
                   pendingId: decoded.right.pending_id,
                   decision: decoded.right.decision,
@@ -465,7 +447,7 @@ export const claimExpired = (
     readonly agent?: string | undefined
     readonly tenant?: string | undefined
   }
-): Effect.Effect<ReadonlyArray<{ readonly lease: Lease; readonly record: RunRecord }>, StoreError | CorruptEntry> => {
+): Effect.Effect<ReadonlyArray<{ readonly lease: CheckpointStore.Lease; readonly record: CheckpointStore.RunRecord }>, StoreError | CorruptEntry> => {
   const { dialect, runner, sql, tables } = env
   const runs = sql(tables.runs)
   return runner.run("checkpoints.claimExpired", () =>

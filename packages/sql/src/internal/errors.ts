@@ -3,11 +3,11 @@
  * configured `Schedule`. Every store operation goes through `Runner.run`: the driver's `SqlError`
  * never leaves the package, and a defect never stands for a database that is down. @internal
  */
+import { StoreError } from "@agentkit/core"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
-import { StoreError } from "./ports.js"
 
 /** Postgres SQLSTATEs worth retrying: connection loss, serialization and deadlock, server shutting down or starting, lock timeouts, too many connections. */
 const transientPg = /^(08...|40001|40P01|53300|55P03|57P01|57P02|57P03|57014)$/

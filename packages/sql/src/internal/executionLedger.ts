@@ -4,7 +4,8 @@
  * inserts); the row carries a fresh claim id, so a claim retried after a lost answer recognises
  * its own row instead of reporting it in doubt. @internal
  */
-import { CanonicalJson } from "@agentkit/core"
+import { CanonicalJson, LedgerConflict, markedFailedText, StoreError } from "@agentkit/core"
+import type { ExecutionLedger } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,8 +13,6 @@ import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { decodeWith, IntColumn, NullableInt, NullableText } from "./codec.js"
 import { invalid } from "./errors.js"
-import { LedgerConflict, markedFailedText, StoreError } from "./ports.js"
-import type { Claim, ExecutionLedgerService, Outcome } from "./ports.js"
 import { deleteInBatches, transaction } from "./tables.js"
 import type { Env } from "./tables.js"
 
@@ -27,7 +26,7 @@ const LedgerRow = Schema.Struct({
 const decodeLedgerRow = decodeWith(LedgerRow)
 const decodeOutcome = decodeWith(Schema.parseJson(Schema.Struct({ text: Schema.String, isError: Schema.Boolean })))
 
-export const make = (env: Env): ExecutionLedgerService => {
+export const make = (env: Env): ExecutionLedger.Service => {
   const { dialect, runner, sql, tables } = env
   const ledger = sql(tables.ledger)
 
@@ -43,11 +42,11 @@ export const make = (env: Env): ExecutionLedgerService => {
       if (row.right.outcome === null) return { ...row.right, outcome: undefined }
       const outcome = decodeOutcome(row.right.outcome)
       if (Either.isLeft(outcome)) return yield* corrupt(operation, key, outcome.left)
-      return { ...row.right, outcome: { text: outcome.right.text, isError: outcome.right.isError } as Outcome }
+      return { ...row.right, outcome: { text: outcome.right.text, isError: outcome.right.isError } as ExecutionLedger.Outcome }
     })
 
-  const encode = (outcome: Outcome): string => CanonicalJson.stringify({ text: outcome.text, isError: outcome.isError })
-  const checkOutcome = (operation: string, outcome: Outcome): Effect.Effect<void, StoreError> =>
+  const encode = (outcome: ExecutionLedger.Outcome): string => CanonicalJson.stringify({ text: outcome.text, isError: outcome.isError })
+  const checkOutcome = (operation: string, outcome: ExecutionLedger.Outcome): Effect.Effect<void, StoreError> =>
     typeof outcome === "object" && outcome !== null && typeof outcome.text === "string" && typeof outcome.isError === "boolean"
       ? Effect.void
       : Effect.fail(invalid(operation, "an outcome is { text: string, isError: boolean }"))
@@ -64,7 +63,7 @@ export const make = (env: Env): ExecutionLedgerService => {
                 Effect.zipRight(sql`INSERT INTO ${ledger} (entry_key, digest, claim_id, claimed_at) VALUES (${key}, ${digest}, ${claimId}, ${now})
                   ON CONFLICT (entry_key) DO NOTHING RETURNING entry_key`)
               )
-              if (inserted.length === 1) return { _tag: "Claimed" } as Claim
+              if (inserted.length === 1) return { _tag: "Claimed" } as ExecutionLedger.Claim
               const row = yield* read("ledger.claim", key, false)
               // removed by a `retry` resolution between the insert and the read: claim again
               if (row === undefined) {
@@ -72,10 +71,10 @@ export const make = (env: Env): ExecutionLedgerService => {
                 return yield* new StoreError({ operation: "ledger.claim", message: `ledger.claim: entry '${key}' keeps changing under the claim`, retryable: true })
               }
               // our own claim, committed before its answer was lost
-              if (row.claim_id === claimId) return { _tag: "Claimed" } as Claim
+              if (row.claim_id === claimId) return { _tag: "Claimed" } as ExecutionLedger.Claim
               // the same key with other arguments: not the call that was claimed, so not known to be done
-              if (row.digest !== digest || row.outcome === undefined) return { _tag: "InDoubt", claimedAt: row.claimed_at, digest: row.digest } as Claim
-              return { _tag: "Completed", outcome: row.outcome } as Claim
+              if (row.digest !== digest || row.outcome === undefined) return { _tag: "InDoubt", claimedAt: row.claimed_at, digest: row.digest } as ExecutionLedger.Claim
+              return { _tag: "Completed", outcome: row.outcome } as ExecutionLedger.Claim
             }
           })
         )
@@ -100,7 +99,7 @@ export const make = (env: Env): ExecutionLedgerService => {
         Effect.gen(function* () {
           if (resolution._tag === "Done") yield* checkOutcome("ledger.resolve", resolution.outcome)
           const now = yield* Clock.currentTimeMillis
-          const outcome: Outcome | undefined =
+          const outcome: ExecutionLedger.Outcome | undefined =
             resolution._tag === "Done"
               ? resolution.outcome
               : resolution._tag === "Failed"

@@ -4,8 +4,8 @@
  * go by age after their run ends, never by count. The outcome's value is stored as canonical JSON
  * and comes back as that JSON. @internal
  */
-import { CanonicalJson } from "@agentkit/core"
-import type { ToolOutcome } from "@agentkit/core"
+import { CanonicalJson, StoreError } from "@agentkit/core"
+import type { IdempotencyStore, ToolOutcome } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -13,15 +13,13 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { decodeWith, NullableInt } from "./codec.js"
 import { invalid } from "./errors.js"
-import { StoreError } from "./ports.js"
-import type { IdempotencyStoreService } from "./ports.js"
 import { deleteInBatches, transaction } from "./tables.js"
 import type { Env } from "./tables.js"
 
 const decodeRow = decodeWith(Schema.Struct({ outcome: Schema.String, expires_at: NullableInt }))
 const decodeOutcome = decodeWith(Schema.parseJson(Schema.Struct({ text: Schema.String, value: Schema.Unknown })))
 
-export interface SqlIdempotencyStore extends IdempotencyStoreService {
+export interface SqlIdempotencyStore extends IdempotencyStore.Service {
   /** Forgets every expired outcome; returns how many. */
   readonly prune: () => Effect.Effect<number, StoreError>
 }

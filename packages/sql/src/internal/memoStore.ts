@@ -5,7 +5,8 @@
  * Schema form as canonical JSON. Recency is a sequence number (the table's highest plus one), not a
  * time, so entries written in the same millisecond keep their order. @internal
  */
-import { CanonicalJson, Chat } from "@agentkit/core"
+import { CanonicalJson, Chat, StoreError } from "@agentkit/core"
+import type { MemoStore } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,8 +15,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { decodeWith, IntColumn } from "./codec.js"
 import { invalid } from "./errors.js"
-import { StoreError } from "./ports.js"
-import type { MemoStoreService } from "./ports.js"
 import { deleteInBatches, transaction } from "./tables.js"
 import type { Env } from "./tables.js"
 
@@ -23,7 +22,7 @@ const decodeRow = decodeWith(Schema.Struct({ response: Schema.String, expires_at
 const decodeResponse = decodeWith(Schema.parseJson(Chat.ChatResponse))
 const encodeResponse = Schema.encodeEither(Chat.ChatResponse)
 
-export interface SqlMemoStore extends MemoStoreService {
+export interface SqlMemoStore extends MemoStore.Service {
   /** Forgets every expired entry; returns how many. */
   readonly prune: () => Effect.Effect<number, StoreError>
 }

@@ -4,6 +4,7 @@
  * release before anything runs. Column types are the ones both databases share (TEXT, BIGINT);
  * JSON is canonical text, never JSONB. @internal
  */
+import { StoreError } from "@agentkit/core"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -13,7 +14,6 @@ import * as Option from "effect/Option"
 import { SchemaVersionUnsupported } from "../Errors.js"
 import { decodeWith, NullableInt } from "./codec.js"
 import type { Runner } from "./errors.js"
-import { StoreError } from "./ports.js"
 import type { Dialect, Tables } from "./tables.js"
 
 /** The schema version this release works with: the id of its newest migration. */

@@ -6,16 +6,47 @@
  * the caller's `refuse` finds nothing to refuse: concurrent callers in any number of processes
  * are admitted one at a time. A partition is counted with one window (the quota's). @internal
  */
+import { StoreError } from "@agentkit/core"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { decodeWith, IntColumn } from "./codec.js"
 import { invalid } from "./errors.js"
-import { StoreError } from "./ports.js"
-import type { QuotaStoreService, QuotaTotals } from "./ports.js"
 import { deleteInBatches, transaction } from "./tables.js"
 import type { Env } from "./tables.js"
+
+/** What a tenant used inside the window: requests admitted, tokens and cost (nano-USD) charged. */
+export interface QuotaTotals {
+  readonly requests: number
+  readonly tokens: number
+  readonly costNanos: number
+}
+
+/**
+ * The quota store port (proposed for core's `Quota.ts`, where it moves once the scope keys land:
+ * a `Quota` keeps the decision and its texts, the store only counts, so one quota holds across
+ * instances).
+ */
+export interface QuotaStoreService {
+  /**
+   * Atomically (across every process sharing the store): reads the partition's totals over the
+   * window ending now; when `refuse(totals)` returns an error the call fails with it and nothing
+   * is recorded, otherwise one request is recorded at now.
+   */
+  readonly admit: <E>(
+    partition: string,
+    windowMillis: number,
+    refuse: (totals: QuotaTotals) => E | undefined
+  ) => Effect.Effect<void, E | StoreError>
+  /** Records a finished call's tokens and cost (nano-USD) at now. */
+  readonly charge: (partition: string, charge: { readonly tokens: number; readonly costNanos: number }) => Effect.Effect<void, StoreError>
+  /** The partition's totals over the window ending now. */
+  readonly totals: (partition: string, windowMillis: number) => Effect.Effect<QuotaTotals, StoreError>
+}
+
+export class QuotaStore extends Context.Tag("@agentkit/core/QuotaStore")<QuotaStore, QuotaStoreService>() {}
 
 const decodeTotals = decodeWith(Schema.Struct({ requests: IntColumn, tokens: IntColumn, cost_nanos: IntColumn }))
 

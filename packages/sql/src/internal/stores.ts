@@ -2,7 +2,7 @@
  * Putting the stores together over one `SqlClient`, and the two convenience clients (libsql for
  * an embedded SQLite file, pg for Postgres), loaded only when asked for. @internal
  */
-import { ConfigurationError } from "@agentkit/core"
+import { AuditStore, CheckpointStore, ConfigurationError, ExecutionLedger, IdempotencyStore, MemoStore, StoreError } from "@agentkit/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -17,15 +17,14 @@ import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import type { SchemaVersionUnsupported } from "../Errors.js"
 import type * as SqlStores from "../SqlStores.js"
-import * as Checkpoints from "./checkpointStore.js"
 import * as Audit from "./auditStore.js"
+import * as Checkpoints from "./checkpointStore.js"
 import { defaultSchedule, fromSqlError, makeRunner } from "./errors.js"
 import * as Ledger from "./executionLedger.js"
-import * as Libsql from "./libsql.js"
 import * as Idempotency from "./idempotencyStore.js"
+import * as Libsql from "./libsql.js"
 import * as Memo from "./memoStore.js"
 import * as Migrations from "./migrations.js"
-import { AuditStore, CheckpointStore, ExecutionLedger, IdempotencyStore, MemoStore, QuotaStore, StoreError } from "./ports.js"
 import * as Quota from "./quotaStore.js"
 import { makeDialect, makeTables } from "./tables.js"
 import type { Env } from "./tables.js"
@@ -72,7 +71,7 @@ export const makeEnv = (options: {
 /** The maintenance service's tag (documented and exported by SqlStores.ts). */
 export const Maintenance = Context.GenericTag<SqlStores.Maintenance, SqlStores.MaintenanceService>("@agentkit/sql/SqlStores/Maintenance")
 
-export type Stores = CheckpointStore | ExecutionLedger | AuditStore | IdempotencyStore | MemoStore | QuotaStore | SqlStores.Maintenance
+export type Stores = CheckpointStore | ExecutionLedger | AuditStore | IdempotencyStore | MemoStore | Quota.QuotaStore | SqlStores.Maintenance
 
 export const make = (
   options: SqlStores.Options
@@ -116,7 +115,7 @@ export const make = (
       Context.add(AuditStore, audit),
       Context.add(IdempotencyStore, idempotency),
       Context.add(MemoStore, memo),
-      Context.add(QuotaStore, quota),
+      Context.add(Quota.QuotaStore, quota),
       Context.add(Maintenance, maintenance)
     )
   })

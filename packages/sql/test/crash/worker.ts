@@ -9,11 +9,9 @@
  * turn's call gated on a person's approval; a lease with a heartbeat; takeover of an expired
  * lease). The agent-level suite plugs an `agent.run` in its place and keeps everything else.
  */
-import { CanonicalJson } from "@agentkit/core"
+import { CanonicalJson, CheckpointStore, ExecutionLedger } from "@agentkit/core"
 import { Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import { appendFileSync } from "node:fs"
-import { CheckpointStore, ExecutionLedger } from "../../src/internal/ports.js"
-import type { Lease } from "../../src/internal/ports.js"
 import { SqlStores } from "../../src/index.js"
 import { approvalId, encode, initialState, lines, toolKey } from "./protocol.js"
 import type { Command, Event, Outcome, Point, RunState, WorkerConfig } from "./protocol.js"
@@ -62,7 +60,7 @@ const program = Effect.gen(function* () {
   const stop = (outcome: Outcome, detail?: string) => Effect.fail(new Stop(outcome, detail))
 
   /** Takes the run: creates it, or claims it (waiting out another owner's lease for a while). */
-  const take = (runId: string): Effect.Effect<{ lease: Lease; version: number; state: RunState }, Stop | unknown> =>
+  const take = (runId: string): Effect.Effect<{ lease: CheckpointStore.Lease; version: number; state: RunState }, Stop | unknown> =>
     Effect.gen(function* () {
       for (let waited = 0; ; waited++) {
         const found = yield* checkpoints.load(runId)
