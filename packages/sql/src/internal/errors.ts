@@ -1,0 +1,121 @@
+/**
+ * Database failures as the stores' typed `StoreError`, and the retry of the transient ones on the
+ * configured `Schedule`. Every store operation goes through `Runner.run`: the driver's `SqlError`
+ * never leaves the package, and a defect never stands for a database that is down. @internal
+ */
+import { StoreError } from "@agentkit/core"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schedule from "effect/Schedule"
+
+/** Postgres SQLSTATEs worth retrying: connection loss, serialization and deadlock, server shutting down or starting, lock timeouts, too many connections. */
+const transientPg = /^(08...|40001|40P01|53300|55P03|57P01|57P02|57P03|57014)$/
+/** Node socket errors worth retrying. */
+const transientNode = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ECONNABORTED"])
+/** Driver messages of a connection that went away (pg reports these without a code). */
+const transientText = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection timed out|database system is (starting up|shutting down)/i
+
+const codesOf = (error: unknown): ReadonlyArray<string> => {
+  const codes: Array<string> = []
+  const seen = new Set<unknown>()
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 4 || typeof value !== "object" || value === null || seen.has(value)) return
+    seen.add(value)
+    const code = (value as { readonly code?: unknown }).code
+    if (typeof code === "string") codes.push(code)
+    visit((value as { readonly cause?: unknown }).cause, depth + 1)
+    const errors = (value as { readonly errors?: unknown }).errors
+    if (Array.isArray(errors)) for (const item of errors) visit(item, depth + 1)
+  }
+  visit(error, 0)
+  return codes
+}
+
+const messageOf = (value: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = value
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const message = (current as { readonly message?: unknown }).message
+    if (typeof message === "string" && message !== "" && !parts.some((part) => part.includes(message))) parts.push(message)
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return parts.length === 0 ? String(value) : parts.join(": ")
+}
+
+/** Whether trying the same operation again soon may succeed (the database was busy, restarting or unreachable). */
+export const isTransient = (error: SqlError): boolean =>
+  codesOf(error.cause).some(
+    (code) => code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || transientPg.test(code) || transientNode.has(code)
+  ) || transientText.test(messageOf(error.cause))
+
+const recoverable =
+  "nothing was half-written: what was committed is kept, and the run stays recoverable (drive it again with the same runId once the database answers)"
+
+/**
+ * A driver failure as the stores' error, naming the operation. A transient one is retried first
+ * (its final text says how often); any other says at once that the run stays recoverable.
+ */
+export const fromSqlError = (operation: string, error: SqlError): StoreError => {
+  const retryable = isTransient(error)
+  const message = `${operation}: ${messageOf(error)}`
+  return new StoreError({ operation, message: retryable ? message : `${message}; ${recoverable}`, retryable, cause: error.cause })
+}
+
+/** What runs every store operation: its database failures typed, the transient ones retried. */
+export interface Runner {
+  /**
+   * Runs `body` (told whether it is a retry, so that a write that did commit before its answer was
+   * lost can recognise its own result), maps `SqlError` to `StoreError` and retries the transient
+   * ones on the schedule. When the schedule gives up, the error says so and that the run stays
+   * recoverable.
+   */
+  readonly run: <A, E, R>(
+    operation: string,
+    body: (retried: boolean) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, Exclude<E, SqlError> | StoreError, R>
+}
+
+export const defaultSchedule: Schedule.Schedule<unknown, StoreError> = Schedule.exponential("20 millis", 2).pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(6))
+)
+
+export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>): Runner => ({
+  run: <A, E, R>(operation: string, body: (retried: boolean) => Effect.Effect<A, E, R>) =>
+    Effect.suspend(() => {
+      let attempts = 0
+      // A transient failure fails (and is retried); every other outcome, typed failures included, succeeds as an Either.
+      const attempt: Effect.Effect<Either.Either<A, Exclude<E, SqlError> | StoreError>, StoreError, R> = Effect.suspend(() =>
+        body(attempts++ > 0)
+      ).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => {
+            const typed = error instanceof SqlError ? fromSqlError(operation, error) : (error as Exclude<E, SqlError> | StoreError)
+            return typed instanceof StoreError && typed.retryable ? Effect.fail(typed) : Effect.succeed(Either.left(typed))
+          },
+          onSuccess: (value) => Effect.succeed(Either.right(value))
+        })
+      )
+      return attempt.pipe(
+        Effect.retry(schedule),
+        Effect.catchAll((last) =>
+          Effect.succeed(
+            Either.left(
+              new StoreError({
+                operation,
+                message: `${last.message}; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${recoverable}`,
+                retryable: true,
+                cause: last.cause
+              })
+            )
+          )
+        ),
+        Effect.flatMap((result) => (Either.isLeft(result) ? Effect.fail(result.left) : Effect.succeed(result.right)))
+      )
+    })
+})
+
+/** A refusal of bad input: never retried, never reaches the database. */
+export const invalid = (operation: string, message: string): StoreError =>
+  new StoreError({ operation, message: `${operation}: ${message}`, retryable: false })
