@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Message } from "@agentkit/core"
+import { FAILURE_TEXT_MAX_BYTES, Message, Utf8 } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { JsonSchema } from "@agentkit/tools"
 import * as Either from "effect/Either"
@@ -110,9 +110,14 @@ export const repairText = (cognition: "react" | "single_call", error: string): s
 export const schemaBlockText = (jsonSchema: JsonSchema.JsonSchema): string =>
   `Respond with only JSON that matches this JSON Schema (no prose, no code fences):\n${JSON.stringify(jsonSchema)}`
 
+/** How many decode issues an error text lists (the rest are counted). */
+const MAX_ISSUES = 20
+
 /**
  * A parse error as one line: its `ArrayFormatter` issues as `path: message` (`(root)` for the
- * whole value), joined by `; `.
+ * whole value), joined by `; `. A hostile or huge answer cannot make it huge: past 20 issues the
+ * rest are counted (`and N more issues`), and the text is cut at `FAILURE_TEXT_MAX_BYTES` (8 KiB)
+ * with a marker, since it goes back to the model in the repair message and onto the result.
  *
  * @example
  * ```ts
@@ -126,10 +131,15 @@ export const schemaBlockText = (jsonSchema: JsonSchema.JsonSchema): string =>
  * @since 0.1.0
  * @category formatting
  */
-export const formatError = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
+export const formatError = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const shown = issues
+    .slice(0, MAX_ISSUES)
     .map((issue) => `${issue.path.length === 0 ? "(root)" : issue.path.map(String).join(".")}: ${issue.message}`)
-    .join("; ")
+  if (issues.length > MAX_ISSUES) shown.push(`and ${issues.length - MAX_ISSUES} more issues`)
+  return Utf8.truncate(shown.join("; "), FAILURE_TEXT_MAX_BYTES)
+}
+
 
 const FENCE = /^```[a-zA-Z0-9_-]*\s*\n([\s\S]*?)\n?```$/
 
@@ -208,7 +218,7 @@ export const make = <A, I>(
  * @example
  * ```ts
  * import { StructuredOutput } from "@agentkit/agents"
- * import { Message } from "@agentkit/core"
+ * import { FAILURE_TEXT_MAX_BYTES, Message, Utf8 } from "@agentkit/core"
  * import { Schema } from "effect"
  *
  * const output = StructuredOutput.make(Schema.Struct({ status: Schema.String }))
