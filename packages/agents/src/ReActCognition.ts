@@ -122,13 +122,10 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       agent: loop.agent.name,
       cognition: "react",
       output: loop.output,
+      checkState: (state) => Either.getLeft(checkCognitionState(state.runId, state.cognitionState)).pipe(Option.getOrUndefined),
       fresh: (context) => first().toState(context, "react"),
       body: (start) =>
         Effect.contextWithEffect((env: Context.Context<RunContext | Invoker>) => {
-          if (start.state !== undefined) {
-            const checked = checkCognitionState(start.state.runId, start.state.cognitionState)
-            if (Either.isLeft(checked)) return Effect.fail(checked.left)
-          }
           const state = start.state === undefined ? first() : Run.fromState(start.state)
           const engine = inProcess(state, start.durable, env, "react")
           return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)

@@ -78,6 +78,8 @@ export interface Program<E, R> {
   readonly cognition: RunState.RunState["cognition"]
   /** The agent's structured output: a recorded result keeps `parsed` encoded, and decodes it back. */
   readonly output?: StructuredOutput<unknown> | undefined
+  /** Checks the cognition's own part of a saved state (`cognitionState`): a problem is `RunStateCorrupt`. */
+  readonly checkState?: ((state: RunState.RunState) => RunStateCorrupt | undefined) | undefined
   /** The first state of a new run (made only when there is a store). */
   readonly fresh: (context: RunContext.Service) => RunState.RunState
   readonly body: (start: Start) => Effect.Effect<AgentResult, E, R>
@@ -189,8 +191,15 @@ const allowance = (state: RunState.RunState): Budget.Snapshot => {
   }
 }
 
-/** Decodes a record's state, naming the record. */
-const stateOf = (record: CheckpointStore.RunRecord) => RunState.decode(record.runId, record.state)
+/**
+ * Decodes a record's state, naming the record, and checks the cognition's own part of it (before
+ * anything is written or runs, so a state that does not decode leaves the record as it is).
+ */
+const stateOf = (record: CheckpointStore.RunRecord, program: Program<unknown, unknown>) =>
+  Effect.flatMap(RunState.decode(record.runId, record.state), (state) => {
+    const problem = program.checkState?.(state)
+    return problem === undefined ? Effect.succeed(state) : Effect.fail(problem)
+  })
 
 /** The decisions recorded for a run tree, decoded (an entry that does not decode is left out: it rejects). */
 const recordedDecisions = (store: CheckpointStore.Service, rootRunId: string) =>
@@ -283,7 +292,7 @@ const root = <E, R>(
       case "cancelled":
         return yield* notResumable(record)
       case "suspended": {
-        const state = yield* stateOf(record)
+        const state = yield* stateOf(record, program)
         return yield* new RunSuspended({ runId, pending: state.pending })
       }
       case "running":
@@ -319,7 +328,7 @@ const takeOver = <E, R>(
   decisions: ReadonlyMap<string, Approval.Decision> | undefined
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
   Effect.gen(function* () {
-    const decoded = yield* Effect.either(stateOf(record))
+    const decoded = yield* Effect.either(stateOf(record, program))
     if (decoded._tag === "Left") {
       yield* Effect.ignore(store.release(holder.current))
       return yield* decoded.left
@@ -495,7 +504,7 @@ const child = <E, R>(
       const record = found.value
       if (record.status === "done") return yield* recordedResult(record, program.output)
       if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
-      const saved = yield* stateOf(record)
+      const saved = yield* stateOf(record, program)
       version = record.version
       // the parent is re-driving the call that started it: what was in flight counts as spent
       begin = { state: { ...saved, budget: allowance(saved) }, decisions: undefined, saveFirst: false }
@@ -584,7 +593,7 @@ export const resume = <E, R, V>(
       if (record.lease !== undefined && record.lease.expiresAt > now) {
         return yield* new RunInProgress({ runId, owner: record.lease.owner, expiresAt: record.lease.expiresAt })
       }
-      const peek = yield* stateOf(record)
+      const peek = yield* stateOf(record, program)
       if (peek.phase !== "suspended") return yield* new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume (it is running)` })
     }
     const claimed = yield* Effect.either(store.value.claim(runId, { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) }))
@@ -600,7 +609,7 @@ export const resume = <E, R, V>(
     const checked = yield* Effect.either(
       Effect.gen(function* () {
         if (current.status !== "suspended" && current.status !== "running") return yield* nothing
-        const state = yield* stateOf(current)
+        const state = yield* stateOf(current, program)
         if (state.phase !== "suspended") return yield* nothing
         const resolved = yield* validate(state, decisions)
         const recorded = yield* store.value.decisions(runId)
