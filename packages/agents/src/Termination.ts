@@ -50,7 +50,7 @@ export const TypeId: unique symbol = Symbol.for("@agentkit/agents/Termination")
  *
  * @example
  * ```ts
- * import type { Termination } from "@agentkit/agents"
+ * import { Termination } from "@agentkit/agents"
  *
  * const brand = (condition: Termination.Termination): Termination.TypeId => condition[Termination.TypeId]
  * ```
@@ -206,8 +206,9 @@ export const isTermination = (u: unknown): u is Termination => typeof u === "obj
  * ```ts
  * import { ReActCognition, Termination } from "@agentkit/agents"
  *
- * // the model ends the run by calling `submit_answer`; its arguments are in the transcript's last message
- * const cognition = ReActCognition.make({ tools: [lookupOrder, submitAnswer], termination: Termination.functionCall("submit_answer") })
+ * // the model ends the run by calling `cancel_order` (which never runs); its arguments are in the
+ * // transcript's last message, for the app to act on
+ * const cognition = ReActCognition.make({ tools: [lookupOrder, cancelOrder], termination: Termination.functionCall("cancel_order") })
  * ```
  *
  * @since 0.1.0
