@@ -57,6 +57,7 @@ describe("Agent.make({ output })", () => {
     // no output: parsed is never there
     const plain = Agent.make({ name: "plain", model: MODEL })
     expectTypeOf<Effect.Effect.Success<ReturnType<typeof plain.run>>["parsed"]>().toEqualTypeOf<undefined>()
+    expect([dated.output?.maxRepairs, plain.output]).toEqual([1, undefined])
   })
 
   it("definition errors name the problem: maxRepairs without output, negative or fractional, ≠ 1 on ReAct, a schema without JSON", () => {
