@@ -5,7 +5,7 @@
  * tool outside every tool rule, hostile answers (never valid, smuggled fields, huge), a recorded
  * result that keeps `parsed`.
  */
-import { Agent, AgentDefinitionError, AgentEvent, ReActCognition, StructuredOutput } from "@agentkit/agents"
+import { Agent, AgentDefinitionError, AgentEvent, Approval, ReActCognition, StructuredOutput } from "@agentkit/agents"
 import { Budget, CheckpointStore, FAILURE_TEXT_MAX_BYTES, Utf8 } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
@@ -216,6 +216,24 @@ describe("ReActCognition with output: the schema block and a parse", () => {
       const again = yield* agent.run(TASK).pipe(Effect.provide(layer(second)))
       expect(again.parsed).toEqual({ at: 42, status: "shipped" })
       expect(second.calls).toBe(0)
+    })
+  )
+
+  it.effect("the one repair is part of the run state: a resumed run that already repaired ends invalid_output at the next bad answer", () =>
+    Effect.gen(function* () {
+      const store = CheckpointStore.makeMemory()
+      const layer = (llm: FakeLLM.FakeLLM) => Layer.mergeAll(makeTestCtx({ llm, autonomy: "gated" }), CheckpointStore.layer(store))
+      const cancel = { id: "c2", name: "cancel_order", arguments: { order_id: "A-771" } }
+      const before = FakeLLM.script([Turn({ content: "not json" }), Turn({ toolCalls: [cancel] })])
+      const suspended = yield* reactAgent().run(TASK).pipe(Effect.provide(layer(before)))
+      expect(suspended.stopReason).toBe("awaiting_approval")
+      const record = yield* store.load("test-run")
+      if (record._tag === "None") throw new Error("no record")
+      expect(JSON.parse(record.value.state).cognitionState).toEqual({ output: { version: 1, repairs: 1 } })
+      const decisions = Object.fromEntries(suspended.suspended!.pending.map((entry) => [entry.id, Approval.approve(entry.digest)]))
+      const after = FakeLLM.script([Turn({ content: "still not json" })])
+      const result = yield* reactAgent().resume("test-run", decisions).pipe(Effect.provide(layer(after)))
+      expect([result.stopReason, result.partial, after.calls]).toEqual(["invalid_output", true, 1])
     })
   )
 

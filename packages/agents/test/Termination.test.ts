@@ -11,7 +11,7 @@ import type { Autonomy } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Layer, Option, Schema, Stream } from "effect"
+import { Chunk, Effect, Exit, FastCheck as fc, Layer, Option, Schema, Stream } from "effect"
 import { approveAll, call, recordOf } from "./fixtures.js"
 
 const { lookupCall, MODEL, PROMPT, TASK } = Seed
@@ -262,5 +262,72 @@ describe("Termination.evaluate", () => {
     const nested = Termination.or(Termination.or(Termination.functionCall("a"), Termination.maxTokens(9)), Termination.maxTurns(2))
     expect(Termination.describe(nested)).toBe('or(function_call("a"), max_tokens(9), max_turns(2))')
     expect(Termination.functionNames(nested)).toEqual(["a"])
+  })
+})
+
+describe("Termination.evaluate (property)", () => {
+  const arbitraryTurn = fc.record({
+    mention: fc.boolean(),
+    call: fc.boolean(),
+    tokens: fc.integer({ min: 0, max: 30 })
+  })
+  const asTurn = (t: { mention: boolean; call: boolean; tokens: number }): Termination.Turn => ({
+    content: t.mention ? "DONE" : "working",
+    toolCalls: t.call ? [{ id: "x", name: "submit", arguments: {} }] : [],
+    usage: Usage.make({ inputTokens: t.tokens })
+  })
+  const leaves = [
+    Termination.textMention("DONE"),
+    Termination.functionCall("submit"),
+    Termination.maxTurns(3),
+    Termination.maxTokens(40)
+  ]
+  /** The index of the first turn at which a condition stops, or undefined. */
+  const firstStop = (condition: Termination.Termination, turns: ReadonlyArray<Termination.Turn>) => {
+    let state = Termination.initial(condition)
+    for (let i = 0; i < turns.length; i++) {
+      const next = Termination.evaluate(condition, state, turns[i]!)
+      if (next.stop !== undefined) return i
+      state = next.state
+    }
+    return undefined
+  }
+
+  it("or stops at the earliest of its parts; and at the latest (once each has held)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbitraryTurn, { maxLength: 8 }).map((ts) => ts.map(asTurn)),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 3 }),
+        (turns, i, j) => {
+          const a = leaves[i]!
+          const b = leaves[j]!
+          const sa = firstStop(a, turns)
+          const sb = firstStop(b, turns)
+          const earliest = sa === undefined ? sb : sb === undefined ? sa : Math.min(sa, sb)
+          const latest = sa === undefined || sb === undefined ? undefined : Math.max(sa, sb)
+          expect(firstStop(Termination.or(a, b), turns)).toBe(earliest)
+          expect(firstStop(Termination.and(a, b), turns)).toBe(latest)
+        }
+      )
+    )
+  })
+
+  it("a run split anywhere (saved, encoded, decoded, resumed) stops where an unbroken run does", () => {
+    const decode = Schema.decodeUnknownSync(Termination.State)
+    fc.assert(
+      fc.property(fc.array(arbitraryTurn, { minLength: 1, maxLength: 8 }).map((ts) => ts.map(asTurn)), fc.nat(8), (turns, split) => {
+        const condition = Termination.or(Termination.and(leaves[0]!, leaves[1]!), Termination.maxTokens(60))
+        let state = Termination.initial(condition)
+        let stoppedAt: number | undefined
+        for (let i = 0; i < turns.length && stoppedAt === undefined; i++) {
+          if (i === split) state = decode(JSON.parse(JSON.stringify(state)))
+          const next = Termination.evaluate(condition, state, turns[i]!)
+          state = next.state
+          if (next.stop !== undefined) stoppedAt = i
+        }
+        expect(stoppedAt).toBe(firstStop(condition, turns))
+      })
+    )
   })
 })
