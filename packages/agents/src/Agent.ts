@@ -7,6 +7,7 @@ import { Message, RunContext, Tracing } from "@agentkit/core"
 import type { Invoker } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
+import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AgentEvent from "./AgentEvent.js"
 import { AgentDefinitionError, PolicyDenied, RunNotResumable } from "./Errors.js"
@@ -15,6 +16,7 @@ import type * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
 import * as RunPolicy from "./RunPolicy.js"
 import * as SingleCallCognition from "./SingleCallCognition.js"
+import * as StructuredOutput from "./StructuredOutput.js"
 
 /**
  * What a run takes: a task, or a whole conversation.
@@ -34,7 +36,8 @@ import * as SingleCallCognition from "./SingleCallCognition.js"
 export type Input = string | ReadonlyArray<Message.Message>
 
 /**
- * An agent value. `R` is what its tools need.
+ * An agent value. `R` is what its tools need; `A` is its structured output (`result.parsed`),
+ * `never` for an agent without `output`.
  *
  * @example
  * ```ts
@@ -42,41 +45,47 @@ export type Input = string | ReadonlyArray<Message.Message>
  * import { Effect } from "effect"
  *
  * const answer = <R>(agent: Agent.Agent<R>, task: string) => Effect.map(agent.run(task), (result) => result.output)
+ * const verdict = <R, A>(agent: Agent.Agent<R, A>, task: string) => Effect.map(agent.run(task), (result) => result.parsed)
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export interface Agent<R = never> extends AgentSettings, Pipeable {
+export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
   readonly cognition: Cognition<R>
+  /** The structured output, when the agent was made with `output`. */
+  readonly output: StructuredOutput.StructuredOutput<A> | undefined
   /** Runs the agent to its result. */
-  run(input: Input): Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
+  run(input: Input): Effect.Effect<AgentResult<A>, AgentError, RunContext | Invoker | R>
   /** Runs the agent as a stream of events, ending with `Final`. */
-  stream(input: Input): Stream.Stream<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>
+  stream(input: Input): Stream.Stream<AgentEvent.AgentEvent<A>, AgentError, RunContext | Invoker | R>
   /**
    * Continues a suspended run with a person's decisions, by pending id. Needs the
    * `CheckpointStore` the run was suspended with; works in any process that has it. Decisions
    * that are not acceptable (not a record, an unknown id, a stale digest, a verdict the entry does
    * not accept, an invalid edit) fail with a typed error, and nothing runs.
    */
-  resume(runId: string, decisions: Approval.Decisions): Effect.Effect<AgentResult, ResumeError, RunContext | Invoker | R>
+  resume(runId: string, decisions: Approval.Decisions): Effect.Effect<AgentResult<A>, ResumeError, RunContext | Invoker | R>
 }
 
 /**
- * The options of `Agent.make`.
+ * The options of `Agent.make`. `A` and `I` are the structured output's Type and encoded form.
  *
  * @example
  * ```ts
  * import { Agent } from "@agentkit/agents"
+ * import { Schema } from "effect"
  *
  * const options: Agent.Options<never> = { name: "summarizer", model: "claude-sonnet-4-6", prompt: "Summarize in one sentence.", maxTokens: 256 }
  * const summarizer = Agent.make(options)
+ * const Summary = Schema.Struct({ summary: Schema.String, keywords: Schema.Array(Schema.String) })
+ * const typed: Agent.Options<never, typeof Summary.Type, typeof Summary.Encoded> = { ...options, output: Summary, maxRepairs: 2 }
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options<R> {
+export interface Options<R, A = never, I = A> {
   readonly name: string
   /** The model sent on every call (a provider layer's model is only a default). */
   readonly model: string
@@ -88,6 +97,17 @@ export interface Options<R> {
   readonly temperature?: number | undefined
   /** The run policy (lethal trifecta). Default: `RunPolicy.defaultPolicy` (flag statically, gate dynamically). */
   readonly policy?: RunPolicy.RunPolicy | undefined
+  /**
+   * Structured output: the schema the answer decodes into (`result.parsed`). The model is told
+   * the shape (a forced output tool, or a schema block); an answer that does not decode is
+   * repaired, then the run ends `partial` with stop reason `invalid_output`.
+   */
+  readonly output?: Schema.Schema<A, I, never> | undefined
+  /**
+   * With `output`: how many times `SingleCallCognition` asks again after an answer that does not
+   * decode (default 1). `ReActCognition` repairs once; any other value throws.
+   */
+  readonly maxRepairs?: number | undefined
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
@@ -103,8 +123,9 @@ const Proto = {
 }
 
 /**
- * Makes an agent. A bad name, an empty model, or a bad `maxTokens`/`temperature` throws
- * `AgentDefinitionError` here.
+ * Makes an agent. A bad name, an empty model, a bad `maxTokens`/`temperature`, an `output` schema
+ * without a JSON representation, or a `maxRepairs` that is not a non-negative integer (or given
+ * without `output`, or other than 1 for a ReAct agent) throws `AgentDefinitionError` here.
  *
  * @example
  * ```ts
@@ -124,7 +145,7 @@ const Proto = {
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R = never>(options: Options<R>): Agent<R> => {
+export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Agent<R, A> => {
   if (typeof options !== "object" || options === null) definitionError("Agent.make: options must be an object")
   if (typeof options.name !== "string" || !NAME.test(options.name)) {
     definitionError(`Agent.make: name ${JSON.stringify(options.name)} must match ^[a-zA-Z0-9_-]{1,64}$`)
@@ -142,6 +163,7 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
     definitionError(`Agent '${options.name}': temperature must be a non-negative number; got ${String(options.temperature)}`)
   }
   const cognition = (options.cognition ?? SingleCallCognition.make()) as Cognition<R>
+  const output = outputOf(options, cognition)
   const settings: AgentSettings = {
     name: options.name,
     model: options.model,
@@ -175,7 +197,7 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
             [Tracing.Attribute.policyReason]: RunPolicy.trifectaReason
           })
 
-  const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult, E, RunContext | Invoker | R>) => {
+  const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) => {
     const driven = RunContext.cancellable(body)
     return Effect.flatMap(RunContext, (context) =>
       context.tracing
@@ -192,14 +214,15 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
     )
   }
 
-  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent) => void) | undefined) => {
+  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) => {
     const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
-    return observe(Effect.zipRight(staticCheck, cognition.drive({ agent: settings, messages, emit, policy })))
+    return observe(Effect.zipRight(staticCheck, cognition.drive({ agent: settings, messages, emit, policy, output })))
   }
 
-  const agent: Omit<Agent<R>, "pipe"> = {
+  const agent: Omit<Agent<R, unknown>, "pipe"> = {
     ...settings,
     cognition,
+    output,
     run: (input) => execute(input, undefined),
     resume: (runId, decisions) =>
       cognition.resume === undefined
@@ -209,9 +232,9 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
               message: `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
             })
           )
-        : observe(cognition.resume({ agent: settings, runId, decisions, emit: undefined, policy })),
+        : observe(cognition.resume({ agent: settings, runId, decisions, emit: undefined, policy, output })),
     stream: (input) =>
-      Stream.asyncPush<AgentEvent.AgentEvent, AgentError, RunContext | Invoker | R>(
+      Stream.asyncPush<AgentEvent.AgentEvent<unknown>, AgentError, RunContext | Invoker | R>(
         (emit) =>
           execute(input, (event) => void emit.single(event)).pipe(
             // matchCause, not match: a defect (or an interruption) must end the stream too, or
@@ -229,5 +252,24 @@ export const make = <R = never>(options: Options<R>): Agent<R> => {
         { bufferSize: "unbounded" }
       )
   }
-  return Object.freeze(Object.assign(Object.create(Proto), agent))
+  return Object.freeze(Object.assign(Object.create(Proto), agent)) as Agent<R, A>
+}
+
+/** The structured output of the options (the definition errors named after the agent). */
+const outputOf = <R, A, I>(options: Options<R, A, I>, cognition: Cognition<R>): StructuredOutput.StructuredOutput<unknown> | undefined => {
+  if (options.output === undefined) {
+    if (options.maxRepairs !== undefined) definitionError(`Agent '${options.name}': maxRepairs applies only with \`output\` (a structured output schema)`)
+    return undefined
+  }
+  if (options.maxRepairs !== undefined && options.maxRepairs !== 1 && cognition.name === "react") {
+    definitionError(
+      `Agent '${options.name}': ReActCognition repairs an answer that does not decode once; maxRepairs ${String(options.maxRepairs)} applies only to SingleCallCognition`
+    )
+  }
+  try {
+    return StructuredOutput.make(options.output, { maxRepairs: options.maxRepairs }) as StructuredOutput.StructuredOutput<unknown>
+  } catch (error) {
+    if (error instanceof AgentDefinitionError) return definitionError(`Agent '${options.name}': ${error.message}`)
+    throw error
+  }
 }

@@ -14,9 +14,11 @@ import type { PendingEntry } from "./Approval.js"
  * - `MessageDelta`: a piece of the model's text, as it arrives.
  * - `ToolCall`: the model asked for a tool call (emitted for every call of a turn before any runs).
  * - `ToolResult`: a tool call finished; `content` is what the model sees.
- * - `Step`: a tool round finished (`iteration` counts from 1).
+ * - `Step`: a tool round finished (`iteration` counts from 1), or, with `repair: true`, the model
+ *   is asked again because its structured answer did not decode.
  * - `Interrupt`: a call waits for a person (the pending entry: its id, kind, call and digest).
- * - `Final`: the run's result; always the last event.
+ * - `Final`: the run's result; always the last event. `A` is the agent's structured output (its
+ *   `parsed` type).
  *
  * @example
  * ```ts
@@ -29,16 +31,16 @@ import type { PendingEntry } from "./Approval.js"
  * @since 0.1.0
  * @category models
  */
-export type AgentEvent = Data.TaggedEnum<{
+export type AgentEvent<A = never> = Data.TaggedEnum<{
   MessageDelta: { readonly text: string }
   ToolCall: { readonly call: ToolCall.ToolCall }
   ToolResult: { readonly call: ToolCall.ToolCall; readonly content: string; readonly isError: boolean }
-  Step: { readonly iteration: number }
+  Step: { readonly iteration: number; readonly repair?: true | undefined }
   Interrupt: PendingEntry
-  Final: { readonly result: AgentResult }
+  Final: { readonly result: AgentResult<A> }
 }>
 
-const constructors = Data.taggedEnum<AgentEvent>()
+const constructors = Data.taggedEnum<AgentEvent<unknown>>()
 
 /**
  * Constructors and guards of the agent events.

@@ -5,11 +5,14 @@
  */
 import type { Chat, Message, Usage } from "@agentkit/core"
 import type { PendingEntry } from "./Approval.js"
+import type * as Termination from "./Termination.js"
 
 /**
  * Why a run stopped: the model's finish reason for a final answer (`end_turn`, `max_tokens`,
  * ...), `max_iterations` when the loop ran out, `awaiting_approval` when it suspended (waiting on
- * a person's decisions: approvals, or calls in doubt).
+ * a person's decisions: approvals, or calls in doubt), `invalid_output` when a structured answer
+ * still did not decode after its repairs, or the reason of the termination condition that stopped
+ * it (`function_call`, `text_mention`, `token_limit`, `max_turns`).
  *
  * @example
  * ```ts
@@ -21,7 +24,12 @@ import type { PendingEntry } from "./Approval.js"
  * @since 0.1.0
  * @category models
  */
-export type StopReason = Exclude<Chat.FinishReason, "tool_use"> | "max_iterations" | "awaiting_approval"
+export type StopReason =
+  | Exclude<Chat.FinishReason, "tool_use">
+  | "max_iterations"
+  | "awaiting_approval"
+  | "invalid_output"
+  | Termination.Reason
 
 /**
  * An entry a suspended run waits on (`Approval.PendingEntry`): its id (decisions are keyed by
@@ -61,7 +69,8 @@ export interface Suspended {
 }
 
 /**
- * What a run produced.
+ * What a run produced. `A` is the agent's structured output (`Agent.make({ output })`): `parsed`
+ * holds the decoded answer of a run that ended with one; an agent without `output` has none.
  *
  * @example
  * ```ts
@@ -69,12 +78,13 @@ export interface Suspended {
  *
  * const show = (result: AgentResult.AgentResult) =>
  *   `${result.output} (${result.stopReason}${result.partial ? ", partial" : ""}, $${result.usage.costUsd})`
+ * const status = (result: AgentResult.AgentResult<{ readonly status: string }>) => result.parsed?.status ?? `(${result.error})`
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export interface AgentResult {
+export interface AgentResult<out A = never> {
   /** The final answer, or the last assistant text of a partial run. */
   readonly output: string
   /** Usage summed over every model call of the run. */
@@ -86,4 +96,11 @@ export interface AgentResult {
   readonly transcript: ReadonlyArray<Message.Message>
   /** Present when the run suspended for approval. */
   readonly suspended?: Suspended | undefined
+  /**
+   * The decoded answer, with structured output, when the run ended with an answer that decodes
+   * (absent when it is partial, or a termination condition stopped it).
+   */
+  readonly parsed?: A | undefined
+  /** With structured output and stop reason `invalid_output`: why the last answer did not decode. */
+  readonly error?: string | undefined
 }

@@ -35,6 +35,7 @@ import type {
   UnknownPending
 } from "./Errors.js"
 import type { RunPolicy } from "./RunPolicy.js"
+import type { StructuredOutput } from "./StructuredOutput.js"
 
 /**
  * What a run under a checkpoint store can meet before or instead of running: a suspended run, a
@@ -142,8 +143,10 @@ export interface AgentSettings {
 export interface Drive {
   readonly agent: AgentSettings
   readonly messages: ReadonlyArray<Message.Message>
-  readonly emit: ((event: AgentEvent) => void) | undefined
+  readonly emit: ((event: AgentEvent<unknown>) => void) | undefined
   readonly policy: RunPolicy
+  /** The agent's structured output, when it has one: tell the model the shape, decode and repair its answer. */
+  readonly output?: StructuredOutput<unknown> | undefined
 }
 
 /**
@@ -163,8 +166,10 @@ export interface Resume {
   readonly agent: AgentSettings
   readonly runId: string
   readonly decisions: Decisions
-  readonly emit: ((event: AgentEvent) => void) | undefined
+  readonly emit: ((event: AgentEvent<unknown>) => void) | undefined
   readonly policy: RunPolicy
+  /** The agent's structured output, when it has one. */
+  readonly output?: StructuredOutput<unknown> | undefined
 }
 
 /**
@@ -188,7 +193,8 @@ export interface Cognition<out R = never> {
   readonly name: string
   /** The tools it advertises (empty for a single call). */
   readonly tools: ToolRegistry.ToolRegistry
-  readonly drive: (drive: Drive) => Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
+  /** Drives a run; with `drive.output`, a run that ends with an answer that decodes has `parsed`. */
+  readonly drive: (drive: Drive) => Effect.Effect<AgentResult<unknown>, AgentError, RunContext | Invoker | R>
   /** Continues a suspended run; absent when the cognition cannot suspend. */
-  readonly resume?: ((resume: Resume) => Effect.Effect<AgentResult, ResumeError, RunContext | Invoker | R>) | undefined
+  readonly resume?: ((resume: Resume) => Effect.Effect<AgentResult<unknown>, ResumeError, RunContext | Invoker | R>) | undefined
 }

@@ -13,14 +13,19 @@ import type { Invoker, Message } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type { AgentError, Cognition, Drive, Resume } from "./Cognition.js"
 import * as AgentEvent from "./AgentEvent.js"
 import { AgentDefinitionError } from "./Errors.js"
 import * as Lifecycle from "./internal/lifecycle.js"
+import { check as checkCognitionState } from "./internal/react/cognitionState.js"
 import { validate } from "./internal/react/decisions.js"
 import { inProcess } from "./internal/react/engine.js"
 import { Run } from "./internal/react/state.js"
 import * as Step from "./internal/react/step.js"
+import * as StructuredOutput from "./StructuredOutput.js"
+import * as Termination from "./Termination.js"
 
 /**
  * The options of `ReActCognition.make`.
@@ -42,6 +47,11 @@ export interface Options<T extends ToolRegistry.AnyTool> {
   readonly tools: ReadonlyArray<T> | ToolRegistry.ToolRegistry<T>
   /** How many model calls a run may make (default 8). */
   readonly maxIterations?: number | undefined
+  /**
+   * When the loop stops on its own, before a turn's tools run (`Termination`): on a call of a
+   * named tool, a text mention, a token ceiling, a number of turns, or a combination.
+   */
+  readonly termination?: Termination.Termination | undefined
 }
 
 /**
@@ -87,24 +97,43 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       message: `ReActCognition: maxIterations must be a positive integer; got ${String(options.maxIterations)}`
     })
   }
+  const termination = options.termination
+  if (termination !== undefined) {
+    if (!Termination.isTermination(termination)) {
+      throw new AgentDefinitionError({ message: "ReActCognition: termination must be a Termination condition (e.g. Termination.textMention(\"DONE\"))" })
+    }
+    for (const name of Termination.functionNames(termination)) {
+      if (Option.isNone(registry.getOption(name))) {
+        throw new AgentDefinitionError({
+          message: `ReActCognition: termination stops on a call of '${name}', which is not one of its tools (${registry.names().join(", ") || "none"})`
+        })
+      }
+    }
+  }
   const schemas = registry.schemas()
   const names = registry.names()
   const check = validate(registry)
 
   /** The lifecycle's view of one run of this cognition. */
-  const program = (loop: Step.Loop, messages: ReadonlyArray<Message.Message>): Lifecycle.Program<AgentError, RunContext | Invoker> => ({
-    agent: loop.agent.name,
-    cognition: "react",
-    fresh: (context) => new Run(loop.agent.name, [...messages]).toState(context, "react"),
-    body: (start) =>
-      Effect.contextWithEffect((env: Context.Context<RunContext | Invoker>) => {
-        const state = start.state === undefined ? new Run(loop.agent.name, [...messages]) : Run.fromState(start.state)
-        const engine = inProcess(state, start.durable, env, "react")
-        return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
-      })
-  })
+  const program = (loop: Step.Loop, messages: ReadonlyArray<Message.Message>): Lifecycle.Program<AgentError, RunContext | Invoker> => {
+    // with structured output, the model is told the shape by a schema block after the prompt
+    const first = () => new Run(loop.agent.name, loop.output === undefined ? [...messages] : StructuredOutput.withSchemaBlock(messages, loop.output))
+    return {
+      agent: loop.agent.name,
+      cognition: "react",
+      output: loop.output,
+      checkState: (state) => Either.getLeft(checkCognitionState(state.runId, state.cognitionState)).pipe(Option.getOrUndefined),
+      fresh: (context) => first().toState(context, "react"),
+      body: (start) =>
+        Effect.contextWithEffect((env: Context.Context<RunContext | Invoker>) => {
+          const state = start.state === undefined ? first() : Run.fromState(start.state)
+          const engine = inProcess(state, start.durable, env, "react")
+          return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
+        })
+    }
+  }
 
-  const loopOf = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"]): Step.Loop => ({
+  const loopOf = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"], output: Drive["output"]): Step.Loop => ({
     agent,
     registry,
     schemas,
@@ -112,13 +141,15 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     maxIterations,
     policy,
     emit,
-    onDelta: emit === undefined ? undefined : (delta) => emit(AgentEvent.MessageDelta(delta))
+    onDelta: emit === undefined ? undefined : (delta) => emit(AgentEvent.MessageDelta(delta)),
+    termination,
+    output
   })
 
-  const drive = ({ agent, emit, messages, policy }: Drive) => Lifecycle.drive(program(loopOf(agent, policy, emit), messages))
+  const drive = ({ agent, emit, messages, output, policy }: Drive) => Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages))
 
-  const resume = ({ agent, decisions, emit, policy, runId }: Resume) =>
-    Lifecycle.resume(program(loopOf(agent, policy, emit), []), runId, decisions, check)
+  const resume = ({ agent, decisions, emit, output, policy, runId }: Resume) =>
+    Lifecycle.resume(program(loopOf(agent, policy, emit, output), []), runId, decisions, check)
 
   return { name: "react", tools: registry, drive, resume } as Cognition<ToolRegistry.Requirements<T>>
 }

@@ -191,7 +191,11 @@ export const RunStateV1 = Schema.Struct({
   /** How many times the run was taken over after its process stopped. */
   recoveries: Count,
   context: ContextState,
-  /** Per cognition: coordinators, graphs and termination conditions keep their versioned parts here. */
+  /**
+   * Per cognition: coordinators, graphs and termination conditions keep their versioned parts
+   * here. ReAct's is an object of named parts: `termination` (`Termination.State`: the
+   * condition's counters) and `output` (`{ version: 1, repairs }`); unknown parts are kept.
+   */
   cognitionState: Schema.optional(Schema.Unknown)
 })
 
@@ -311,7 +315,10 @@ export const decode = (runId: string, text: string): Effect.Effect<RunState, Run
   })
 
 /**
- * A finished run's recorded result (what `agent.run` returns for a run that is done).
+ * A finished run's recorded result (what `agent.run` returns for a run that is done). With
+ * structured output, `parsed` holds the decoded answer in its encoded (JSON) form, decoded again
+ * with the agent's output schema when it is read, and `error` the decode error of an
+ * `invalid_output` run.
  *
  * @example
  * ```ts
@@ -329,7 +336,9 @@ export const RecordedResult = Schema.Struct({
   usage: UsageState,
   partial: Schema.Boolean,
   stopReason: Schema.String,
-  transcript: Schema.Array(Message.Message)
+  transcript: Schema.Array(Message.Message),
+  parsed: Schema.optional(Schema.Unknown),
+  error: Schema.optional(Schema.String)
 })
 
 /**

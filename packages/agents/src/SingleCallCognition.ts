@@ -1,14 +1,28 @@
 /**
  * The default cognition: one model call, no tools.
  *
+ * With structured output (`Agent.make({ output })`), the model is made to answer with the output
+ * tool where the provider honours a forced tool choice (`features.toolChoice`: Anthropic sends
+ * `tool_choice: { type: "tool", name: "structured_output" }`), and its input is decoded; elsewhere
+ * a schema block tells it the shape and its text is decoded. An answer that does not decode is
+ * repaired up to `maxRepairs` times (default 1): the model is told why (`Your previous response
+ * was invalid (<error>). Return ONLY output matching the required format.`) and asked again; then
+ * the run ends `partial` with stop reason `invalid_output` and the error. The output tool is the
+ * answer, not a tool call: it is never gated, never counted in `maxToolCalls`, never a `ToolCall`
+ * event, and the transcript holds its input as the assistant's text (no tool result).
+ *
  * @since 0.1.0
  */
 import { Cancellation, Invoker, Message, RunContext, Usage } from "@agentkit/core"
+import type { Chat } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as AgentEvent from "./AgentEvent.js"
-import type { Cognition, Drive } from "./Cognition.js"
+import type { AgentResult } from "./AgentResult.js"
+import type { AgentError, Cognition, Drive } from "./Cognition.js"
 import * as Lifecycle from "./internal/lifecycle.js"
+import * as StructuredOutput from "./StructuredOutput.js"
 
 /** Its state under a store: the model call of iteration 0 is next. */
 const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => (context: RunContext.Service) => {
@@ -32,38 +46,77 @@ const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => 
   }
 }
 
-const drive = ({ agent, emit, messages }: Drive) =>
+/** What one call of the model answered, read as structured output: the answer's text and its decoding. */
+const readAnswer = (
+  output: StructuredOutput.StructuredOutput<unknown>,
+  forced: boolean,
+  response: Chat.ChatResponse
+): { readonly text: string; readonly decoded: Either.Either<unknown, string> } => {
+  if (!forced) return { text: response.content, decoded: output.decodeText(response.content) }
+  const call = response.toolCalls.find((c) => c.name === output.tool.name)
+  if (call === undefined) {
+    return { text: response.content, decoded: Either.left(`expected a call of the output tool '${output.tool.name}'; the reply had none`) }
+  }
+  const { text, value } = output.fromToolInput(call.arguments)
+  return { text, decoded: output.decode(value) }
+}
+
+const drive = ({ agent, emit, messages, output }: Drive) =>
   Lifecycle.drive({
     agent: agent.name,
     cognition: "single_call",
+    output,
     fresh: freshState(agent.name, messages),
     // a taken-over single call asks again, from the saved conversation
     body: (start) => {
       const conversation = start.state === undefined ? messages : start.state.transcript
       return Effect.flatMap(RunContext, (context) =>
-        Effect.flatMap(Invoker, (invoker) =>
-          Cancellation.check(context.cancellation).pipe(
-            Effect.zipRight(
-              invoker.chat(
-                {
-                  model: agent.model,
-                  messages: conversation,
-                  tools: [],
-                  ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
-                  ...(agent.temperature === undefined ? {} : { temperature: agent.temperature })
-                },
-                emit === undefined ? undefined : { emit: (delta) => emit(AgentEvent.MessageDelta({ text: delta.text })) }
-              )
-            ),
-            Effect.map((response) => ({
-              output: response.content,
-              usage: response.usage,
-              partial: false,
-              stopReason: response.finishReason === "tool_use" ? ("end_turn" as const) : response.finishReason,
-              transcript: [...conversation, Message.assistant(response.content)]
-            }))
-          )
-        )
+        Effect.flatMap(Invoker, (invoker) => {
+          // structured output: a forced output tool where the provider honours one, else a schema block
+          const forced = output !== undefined && invoker.features?.toolChoice === true
+          const settings = {
+            model: agent.model,
+            tools: forced ? [output.tool] : [],
+            ...(forced ? { toolChoice: { type: "tool" as const, name: output.tool.name } } : {}),
+            ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
+            ...(agent.temperature === undefined ? {} : { temperature: agent.temperature })
+          }
+          const callOptions = emit === undefined ? undefined : { emit: (delta: Chat.ChatDelta) => emit(AgentEvent.MessageDelta({ text: delta.text })) }
+          const ask = (
+            transcript: ReadonlyArray<Message.Message>,
+            usage: Usage.Usage,
+            repairs: number
+          ): Effect.Effect<AgentResult<unknown>, AgentError, RunContext> =>
+            Cancellation.check(context.cancellation).pipe(
+              Effect.zipRight(invoker.chat({ ...settings, messages: transcript }, callOptions)),
+              Effect.flatMap((response) => {
+                const total = Usage.add(usage, response.usage)
+                const stopReason = response.finishReason === "tool_use" ? ("end_turn" as const) : response.finishReason
+                if (output === undefined) {
+                  return Effect.succeed({
+                    output: response.content,
+                    usage: total,
+                    partial: false,
+                    stopReason,
+                    transcript: [...transcript, Message.assistant(response.content)]
+                  })
+                }
+                // the forced call is the answer, never a tool call: the transcript holds its JSON as text
+                const { decoded, text } = readAnswer(output, forced, response)
+                const answered = [...transcript, Message.assistant(text)]
+                if (Either.isRight(decoded)) {
+                  return Effect.succeed({ output: text, usage: total, partial: false, stopReason, transcript: answered, parsed: decoded.right })
+                }
+                if (repairs >= output.maxRepairs) {
+                  return Effect.succeed({ output: text, usage: total, partial: true, stopReason: "invalid_output" as const, transcript: answered, error: decoded.left })
+                }
+                emit?.(AgentEvent.Step({ iteration: repairs + 1, repair: true }))
+                return ask([...answered, Message.user(StructuredOutput.repairText("single_call", decoded.left))], total, repairs + 1)
+              })
+            )
+          const first = output === undefined || forced ? conversation : StructuredOutput.withSchemaBlock(conversation, output)
+          return ask(first, Usage.zero, 0)
+        })
       )
     }
   })

@@ -1,5 +1,5 @@
 /**
- * @agentkit/agents: agents, cognitions (ReAct) and agent events.
+ * @agentkit/agents: agents, cognitions (ReAct), structured output, termination conditions and agent events.
  *
  * @since 0.1.0
  */
@@ -40,3 +40,7 @@ export * as RunRecovery from "./RunRecovery.js"
 export * as RunState from "./RunState.js"
 /** @since 0.1.0 */
 export * as SingleCallCognition from "./SingleCallCognition.js"
+/** @since 0.1.0 */
+export * as StructuredOutput from "./StructuredOutput.js"
+/** @since 0.1.0 */
+export * as Termination from "./Termination.js"

@@ -1,6 +1,7 @@
 /**
  * The ReAct loop: spec-runtime §7.3–§7.5 and the §9 `test_agent_loop` checklist (approvals,
- * checkpoints, resume, termination conditions and parse-repair are not built yet).
+ * checkpoints and resume have their own files, as do termination conditions, Termination.test.ts,
+ * and the parse-repair of structured output, StructuredOutput.test.ts).
  */
 import { Agent, AgentDefinitionError, ReActCognition } from "@agentkit/agents"
 import { Budget, BudgetExceeded, Cancelled, DepthExceeded, Message, ToolDefinitionError, ToolShapeError, Usage } from "@agentkit/core"

@@ -11,6 +11,10 @@
  *   orphan in a separate trace. The provider returns the response id, the request id and the
  *   `max_tokens` it sent as the response's `metadata`; the Invoker sets them on its span.
  * - **Interruption** aborts the HTTP request (the SDK gets the fiber's `AbortSignal`).
+ * - **Forced tool choice**: it declares `features.toolChoice`, and a request's `toolChoice` is sent
+ *   as `tool_choice: { type: "tool", name }` (a choice naming none of the request's tools fails
+ *   with an `invalid_request` error before anything is sent). `SingleCallCognition` uses it for
+ *   structured output.
  *
  * @since 0.1.0
  */
@@ -25,7 +29,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { makeClient } from "./internal/client.js"
 import { incompleteStream, toChatModelError } from "./internal/errors.js"
-import { resolveModel, toParams } from "./internal/request.js"
+import { requestProblem, resolveModel, toParams } from "./internal/request.js"
 import type { RequestSettings, StreamingParams } from "./internal/request.js"
 import { Assembler } from "./internal/stream.js"
 import type { Assembled } from "./internal/stream.js"
@@ -112,6 +116,9 @@ const finishReasons: ReadonlySet<string> = new Set<Chat.FinishReason>([
   "refusal",
   "model_context_window_exceeded"
 ])
+
+/** It honours a forced tool choice (`tool_choice: { type: "tool", name }`). */
+const features: ChatModel.Features = Object.freeze({ toolChoice: true })
 
 const toFinishReason = (stopReason: string | null): Chat.FinishReason =>
   stopReason !== null && finishReasons.has(stopReason) ? (stopReason as Chat.FinishReason) : "other"
@@ -248,6 +255,10 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
           })
         )
       }
+      const problem = requestProblem(request)
+      if (problem !== undefined) {
+        return Effect.fail(new ChatModelError({ reason: "invalid_request", retryable: false, message: problem }))
+      }
       const params = toParams(request, model, settings)
       return Effect.tryPromise({
         try: (signal) => stream(client, params, emit, signal),
@@ -291,7 +302,7 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
       )
     }
 
-    return ChatModel.of({ chat })
+    return ChatModel.of({ chat, features })
   })
 
 /**

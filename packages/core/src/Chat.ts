@@ -48,8 +48,43 @@ export const ToolSchema = Schema.Struct({
 export interface ToolSchema extends Schema.Schema.Type<typeof ToolSchema> {}
 
 /**
- * One model call: the model, the transcript, the advertised tools (in the registry's sorted order)
- * and sampling settings.
+ * A forced tool choice: the model must answer with a call of the named tool (one of the request's
+ * `tools`). Only providers whose `ChatModel` declares `features.toolChoice` honour it (Anthropic
+ * sends `tool_choice: { type: "tool", name }`); a structured-output cognition uses it for its
+ * output tool and falls back to a schema block elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { Chat } from "@agentkit/core"
+ * import { Schema } from "effect"
+ *
+ * const choice: Chat.ToolChoice = { type: "tool", name: "structured_output" }
+ * Schema.is(Chat.ToolChoice)(choice) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolChoice = Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String })
+
+/**
+ * A forced tool choice: the model must call the named tool.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const force = (name: string): Chat.ToolChoice => ({ type: "tool", name })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolChoice extends Schema.Schema.Type<typeof ToolChoice> {}
+
+/**
+ * One model call: the model, the transcript, the advertised tools (in the registry's sorted order),
+ * an optional forced tool choice and sampling settings.
  *
  * @example
  * ```ts
@@ -65,6 +100,8 @@ export const ChatRequest = Schema.Struct({
   model: Schema.String,
   messages: Schema.Array(Message),
   tools: Schema.Array(ToolSchema),
+  /** Forces a call of one of `tools` (honoured by providers with `features.toolChoice`). */
+  toolChoice: Schema.optional(ToolChoice),
   maxTokens: Schema.optional(Schema.Number),
   temperature: Schema.optional(Schema.Number)
 })

@@ -62,8 +62,9 @@ export class ChatModel extends Context.Tag("@agentkit/core/ChatModel")<ChatModel
 }
 
 /**
- * The chat model's types: `ChatModel.Service` (a model implementation) and `ChatModel.Options`
- * (where a call passes its text deltas).
+ * The chat model's types: `ChatModel.Service` (a model implementation), `ChatModel.Options`
+ * (where a call passes its text deltas) and `ChatModel.Features` (what it honours beyond the
+ * common request).
  *
  * @example
  * ```ts
@@ -91,6 +92,17 @@ export declare namespace ChatModel {
   }
 
   /**
+   * What a provider honours beyond the common request: `toolChoice`, a forced call of one of the
+   * request's tools (`ChatRequest.toolChoice`). Absent means no.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Features {
+    readonly toolChoice?: boolean | undefined
+  }
+
+  /**
    * A model implementation.
    *
    * @since 0.1.0
@@ -99,5 +111,7 @@ export declare namespace ChatModel {
   export interface Service {
     /** Runs one call; passes text deltas to `emit` as they arrive; succeeds with the whole response. */
     readonly chat: (request: ChatRequest, options: Options) => Effect.Effect<ChatResponse, ChatModelError>
+    /** What the provider honours beyond the common request (default: nothing). */
+    readonly features?: Features | undefined
   }
 }

@@ -35,6 +35,7 @@ import {
 import { RunContext } from "./RunContext.js"
 import type { ToolCall } from "./ToolCall.js"
 import * as Tracing from "./Tracing.js"
+import * as Usage from "./Usage.js"
 
 /**
  * The two middleware lists.
@@ -75,6 +76,11 @@ export interface Service {
     request: ChatRequest,
     options?: { readonly emit?: (delta: ChatDelta) => void; readonly meta?: CallMetadata }
   ) => Effect.Effect<ChatResponse, ChatError, RunContext>
+  /**
+   * What the model behind the pipeline honours beyond the common request (its `ChatModel`'s
+   * `features`): a cognition reads it to choose, say, a forced output tool over a schema block.
+   */
+  readonly features?: ChatModel.Features | undefined
   /** Runs one tool call through the tool pipeline, inside an `execute_tool {tool}` span. */
   readonly tool: <E, R>(
     call: ToolCall,
@@ -188,7 +194,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // before the provider request (each retry and fallback reserves) and charged when the model has
   // answered, so middleware on the way out (a quota meter) see a call that broke the budget fail,
   // as in the Python agentkit, and a call served from a cache never reaches the model, so it is
-  // never counted or charged.
+  // never counted or charged (and its response reaches the caller with zero usage).
   const chatPipeline = compose(options.chatMiddleware ?? [], (call) =>
     call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), usageOf)
   )
@@ -198,7 +204,10 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
     Effect.flatMap(RunContext, (context) => {
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
-      const run = chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context })
+      // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
+      const run = Effect.map(chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context }), (response) =>
+        meta.cacheHit === true ? { ...response, usage: Usage.zero } : response
+      )
       if (!context.tracing) return run
       return run.pipe(
         Effect.tap((response) => Tracing.annotate(responseAttributes(response))),
@@ -235,8 +244,10 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       )
     })
 
-  return { chat, tool }
+  return { chat, tool, features: model.features ?? noFeatures }
 }
+
+const noFeatures: ChatModel.Features = Object.freeze({})
 
 /**
  * The Invoker service. Build it with `Invoker.layer({ chatMiddleware, toolMiddleware })` over a

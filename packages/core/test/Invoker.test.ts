@@ -178,6 +178,37 @@ describe("Invoker chat pipeline", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("features: the Invoker passes on its model's (a forced tool choice), none by default; the toolChoice reaches the model", () =>
+    Effect.gen(function* () {
+      const plain = yield* Effect.provide(Invoker, setup({}).layer)
+      expect(plain.features).toEqual({})
+      const forced = FakeLLM.script([FakeLLM.Turn({ content: "ok" })], { features: { toolChoice: true } })
+      const layer = Layer.mergeAll(Layer.provide(Invoker.layer(), forced.layer), RunContext.layer({ correlationId: "run-1" }))
+      const tool: Chat.ToolSchema = { name: "structured_output", description: "d", parameters: { type: "object" } }
+      yield* Effect.gen(function* () {
+        const invoker = yield* Invoker
+        expect(invoker.features).toEqual({ toolChoice: true })
+        yield* invoker.chat({ ...request(), tools: [tool], toolChoice: { type: "tool", name: "structured_output" } })
+      }).pipe(Effect.provide(layer))
+      expect(forced.requests[0]!.toolChoice).toEqual({ type: "tool", name: "structured_output" })
+    })
+  )
+
+  it.effect("a call a middleware marks as served from a cache reaches the caller with zero usage", () => {
+    const cached: ChatMiddleware = () => (chatCall) =>
+      Effect.sync(() => {
+        chatCall.meta.cacheHit = true
+        return response({ usage: Usage.make({ inputTokens: 100, outputTokens: 20, costUsd: 0.5 }) })
+      })
+    const { layer, model } = setup({ chatMiddleware: [cached] })
+    return Effect.gen(function* () {
+      const answer = yield* (yield* Invoker).chat(request())
+      expect(answer.usage).toEqual(Usage.zero)
+      expect(model.calls).toBe(0)
+      expect((yield* RunContext).budget.modelCalls).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
   describe("per-call metadata", () => {
     it.effect("the meta record is fresh for every call", () => {
       const metas: Array<CallMetadata> = []

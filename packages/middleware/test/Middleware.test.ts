@@ -1,5 +1,5 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
-import { Invoker, Quota, RunContext } from "@agentkit/core"
+import { Invoker, Quota, RunContext, Usage } from "@agentkit/core"
 import { Audit, Memoize, Middleware } from "@agentkit/middleware"
 import { FakeLLM, Fixture, makeTestCtx, runWithClock, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
@@ -113,7 +113,8 @@ describe("Middleware.recommended", () => {
       expect(llm.requests.map((r) => r.model)).toEqual(["primary", "primary", "backup"])
       // the same call again: served from the cache, so the 1-rpm quota does not refuse it
       const again = yield* invoker.chat(request("primary"))
-      expect(again).toStrictEqual(first)
+      // the same answer; the caller (the run's usage) counts a hit as 0
+      expect(again).toStrictEqual({ ...first, usage: Usage.zero })
       expect(llm.calls).toBe(3)
       // every request that reached a provider reserved and counted (retries and the fallback too); the hit did not
       expect((yield* RunContext).budget.modelCalls).toBe(3)

@@ -161,14 +161,57 @@ const respondWith = (turn: Turn, request: Chat.ChatRequest, emit: (delta: Chat.C
   })
 }
 
-const make = (next: (request: Chat.ChatRequest, call: number) => Effect.Effect<Turn>, remaining: () => number): FakeLLM => {
+/**
+ * The options of a fake model: the `features` it declares (default none). With
+ * `features.toolChoice` it accepts requests that force a tool (`ChatRequest.toolChoice`), as the
+ * Anthropic provider does; the script decides what it answers.
+ *
+ * @example
+ * ```ts
+ * import { FakeLLM, Turn } from "@agentkit/testing"
+ *
+ * const options: FakeLLM.Options = { features: { toolChoice: true } }
+ * const llm = FakeLLM.script([Turn({ toolCalls: [{ id: "o1", name: "structured_output", arguments: { status: "shipped" } }] })], options)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly features?: ChatModel.Features | undefined
+}
+
+/**
+ * A request the fake cannot have been sent by a correct caller: a forced tool it does not declare
+ * it honours, or one that names none of the request's tools. A defect, so the test fails loudly.
+ */
+const misuse = (request: Chat.ChatRequest, features: ChatModel.Features | undefined): string | undefined => {
+  const choice = request.toolChoice
+  if (choice === undefined) return undefined
+  if (features?.toolChoice !== true) {
+    return `FakeLLM: the request forces tool '${choice.name}', but this model does not declare features.toolChoice`
+  }
+  return request.tools.some((tool) => tool.name === choice.name)
+    ? undefined
+    : `FakeLLM: the request forces tool '${choice.name}', which is not one of its tools`
+}
+
+const make = (
+  next: (request: Chat.ChatRequest, call: number) => Effect.Effect<Turn>,
+  remaining: () => number,
+  options: Options | undefined
+): FakeLLM => {
   const requests: Array<Chat.ChatRequest> = []
+  const features = options?.features
   const model = ChatModel.layer({
     chat: (request, { emit }) =>
       Effect.suspend(() => {
         requests.push(request)
+        const problem = misuse(request, features)
+        if (problem !== undefined) return Effect.dieMessage(problem)
         return Effect.flatMap(next(request, requests.length), (turn) => respondWith(turn, request, emit))
-      })
+      }),
+    ...(features === undefined ? {} : { features })
   })
   return {
     layer: model,
@@ -186,7 +229,8 @@ const make = (next: (request: Chat.ChatRequest, call: number) => Effect.Effect<T
 /**
  * A model that plays `turns` in order, one per call. A call past the end dies with
  * `FakeLLM: call N but the script has M turns` (stricter than the Python fake, which repeats the
- * last turn).
+ * last turn). A request forcing a tool (`toolChoice`) dies unless `options.features.toolChoice`
+ * is set and the tool is one of the request's.
  *
  * @example
  * ```ts
@@ -201,7 +245,7 @@ const make = (next: (request: Chat.ChatRequest, call: number) => Effect.Effect<T
  * @since 0.1.0
  * @category constructors
  */
-export const script = (turns: ReadonlyArray<Turn>): FakeLLM => {
+export const script = (turns: ReadonlyArray<Turn>, options?: Options): FakeLLM => {
   const played = { count: 0 }
   return make(
     (_request, call) => {
@@ -210,7 +254,8 @@ export const script = (turns: ReadonlyArray<Turn>): FakeLLM => {
       played.count = call
       return Effect.succeed(turn)
     },
-    () => turns.length - played.count
+    () => turns.length - played.count,
+    options
   )
 }
 
@@ -227,13 +272,17 @@ export const script = (turns: ReadonlyArray<Turn>): FakeLLM => {
  * @since 0.1.0
  * @category constructors
  */
-export const respond = (fn: (request: Chat.ChatRequest, call: number) => Turn | Effect.Effect<Turn>): FakeLLM =>
+export const respond = (
+  fn: (request: Chat.ChatRequest, call: number) => Turn | Effect.Effect<Turn>,
+  options?: Options
+): FakeLLM =>
   make(
     (request, call) => {
       const turn = fn(request, call)
       return Effect.isEffect(turn) ? turn : Effect.succeed(turn)
     },
-    () => 0
+    () => 0,
+    options
   )
 
 /**

@@ -217,3 +217,37 @@ describe("FakeLLM.respond", () => {
     })
   )
 })
+
+describe("FakeLLM features (a forced tool choice)", () => {
+  const forced = (tools: ReadonlyArray<Chat.ToolSchema>): Chat.ChatRequest => ({
+    ...request(),
+    tools,
+    toolChoice: { type: "tool", name: "structured_output" }
+  })
+  const output: Chat.ToolSchema = { name: "structured_output", description: "the answer", parameters: { type: "object" } }
+
+  it.effect("declared: the request is accepted and the model's features say so", () =>
+    Effect.gen(function* () {
+      const llm = FakeLLM.script([Turn({ toolCalls: [{ id: "o1", name: "structured_output", arguments: { n: 1 } }] })], {
+        features: { toolChoice: true }
+      })
+      const { exit } = yield* chat(llm, forced([output]))
+      expect(ok(exit).toolCalls).toEqual([{ id: "o1", name: "structured_output", arguments: { n: 1 } }])
+      const features = yield* Effect.map(ChatModel, (model) => model.features).pipe(Effect.provide(llm.layer))
+      expect(features).toEqual({ toolChoice: true })
+    })
+  )
+
+  it.effect("not declared, or naming none of the tools: the call dies, naming the misuse", () =>
+    Effect.gen(function* () {
+      const plain = yield* chat(FakeLLM.script([Turn()]), forced([output]))
+      expect(Exit.isFailure(plain.exit) && Cause.pretty(plain.exit.cause)).toContain(
+        "FakeLLM: the request forces tool 'structured_output', but this model does not declare features.toolChoice"
+      )
+      const missing = yield* chat(FakeLLM.script([Turn()], { features: { toolChoice: true } }), forced([]))
+      expect(Exit.isFailure(missing.exit) && Cause.pretty(missing.exit.cause)).toContain(
+        "FakeLLM: the request forces tool 'structured_output', which is not one of its tools"
+      )
+    })
+  )
+})

@@ -40,12 +40,13 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { AgentResult } from "../AgentResult.js"
+import type * as Results from "../AgentResult.js"
 import * as Approval from "../Approval.js"
 import { InvalidDecisions, RunInProgress, RunNotResumable, RunStateCorrupt, RunSuspended } from "../Errors.js"
 import type { RunStateVersionUnsupported } from "../Errors.js"
 import { RunLease } from "../RunLease.js"
 import * as RunState from "../RunState.js"
+import type { StructuredOutput } from "../StructuredOutput.js"
 import { type LeaseHolder, makeWriter, type Writer, type WriteError } from "./checkpointer.js"
 
 /** What the lifecycle adds to a run's own errors. */
@@ -75,10 +76,17 @@ export interface Start {
 export interface Program<E, R> {
   readonly agent: string
   readonly cognition: RunState.RunState["cognition"]
+  /** The agent's structured output: a recorded result keeps `parsed` encoded, and decodes it back. */
+  readonly output?: StructuredOutput<unknown> | undefined
+  /** Checks the cognition's own part of a saved state (`cognitionState`): a problem is `RunStateCorrupt`. */
+  readonly checkState?: ((state: RunState.RunState) => RunStateCorrupt | undefined) | undefined
   /** The first state of a new run (made only when there is a store). */
   readonly fresh: (context: RunContext.Service) => RunState.RunState
   readonly body: (start: Start) => Effect.Effect<AgentResult, E, R>
 }
+
+/** A run's result; `parsed` is the structured output's, when the agent has one. */
+type AgentResult = Results.AgentResult<unknown>
 
 /** What the root gives its sub-runs: the store and its lease. */
 class RunTree extends Context.Tag("@agentkit/agents/internal/RunTree")<
@@ -124,25 +132,32 @@ export const usageOf = (state: RunState.RunState["usage"]): Usage.Usage =>
     costUsd: Usage.usdOf(state.costNanos)
   })
 
-const encodeResult = (result: AgentResult): string =>
+const encodeResult = (result: AgentResult, output: StructuredOutput<unknown> | undefined): string =>
   CanonicalJson.stringify({
     output: result.output,
     usage: usageState(result.usage),
     partial: result.partial,
     stopReason: result.stopReason,
-    transcript: result.transcript
+    transcript: result.transcript,
+    ...(output === undefined || result.parsed === undefined ? {} : { parsed: output.encode(result.parsed) }),
+    ...(result.error === undefined ? {} : { error: result.error })
   })
 
 const decodeRecordedResult = Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult))
 const decodeRecordedReason = Schema.decodeUnknownOption(Schema.parseJson(RunState.RecordedReason))
 
-const recordedResult = (record: CheckpointStore.RunRecord): Effect.Effect<AgentResult, RunStateCorrupt> => {
+const recordedResult = (record: CheckpointStore.RunRecord, structured: StructuredOutput<unknown> | undefined): Effect.Effect<AgentResult, RunStateCorrupt> => {
   const decoded = decodeRecordedResult(record.result ?? "")
   if (decoded._tag === "Left") {
     return Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }" }))
   }
-  const { output, partial, stopReason, transcript, usage } = decoded.right
-  return Effect.succeed({ output, partial, stopReason: stopReason as AgentResult["stopReason"], transcript, usage: usageOf(usage) })
+  const { error, output, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
+  const result: AgentResult = { output, partial, stopReason: stopReason as AgentResult["stopReason"], transcript, usage: usageOf(usage), ...(error === undefined ? {} : { error }) }
+  if (encoded === undefined || structured === undefined) return Effect.succeed(result)
+  const parsed = structured.decode(encoded)
+  return parsed._tag === "Left"
+    ? Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: `its recorded structured output does not decode with the agent's output schema: ${parsed.left}` }))
+    : Effect.succeed({ ...result, parsed: parsed.right })
 }
 
 const otherTenant = (runId: string): RunNotResumable =>
@@ -176,8 +191,15 @@ const allowance = (state: RunState.RunState): Budget.Snapshot => {
   }
 }
 
-/** Decodes a record's state, naming the record. */
-const stateOf = (record: CheckpointStore.RunRecord) => RunState.decode(record.runId, record.state)
+/**
+ * Decodes a record's state, naming the record, and checks the cognition's own part of it (before
+ * anything is written or runs, so a state that does not decode leaves the record as it is).
+ */
+const stateOf = (record: CheckpointStore.RunRecord, program: Program<unknown, unknown>) =>
+  Effect.flatMap(RunState.decode(record.runId, record.state), (state) => {
+    const problem = program.checkState?.(state)
+    return problem === undefined ? Effect.succeed(state) : Effect.fail(problem)
+  })
 
 /** The decisions recorded for a run tree, decoded (an entry that does not decode is left out: it rejects). */
 const recordedDecisions = (store: CheckpointStore.Service, rootRunId: string) =>
@@ -265,12 +287,12 @@ const root = <E, R>(
     if (record.tenant !== context.scope.storeKey) return yield* otherTenant(runId)
     switch (record.status) {
       case "done":
-        return yield* recordedResult(record)
+        return yield* recordedResult(record, program.output)
       case "failed":
       case "cancelled":
         return yield* notResumable(record)
       case "suspended": {
-        const state = yield* stateOf(record)
+        const state = yield* stateOf(record, program)
         return yield* new RunSuspended({ runId, pending: state.pending })
       }
       case "running":
@@ -306,7 +328,7 @@ const takeOver = <E, R>(
   decisions: ReadonlyMap<string, Approval.Decision> | undefined
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
   Effect.gen(function* () {
-    const decoded = yield* Effect.either(stateOf(record))
+    const decoded = yield* Effect.either(stateOf(record, program))
     if (decoded._tag === "Left") {
       yield* Effect.ignore(store.release(holder.current))
       return yield* decoded.left
@@ -365,7 +387,7 @@ const supervise = <E, R>(
         const awaited = yield* Effect.exit(restore(Fiber.await(fiber)))
         const exit = Exit.isSuccess(awaited) ? awaited.value : yield* Fiber.interrupt(fiber)
         yield* Fiber.interrupt(beat)
-        const ended = yield* Effect.exit(end(store, holder, writer, context, exit, lost.value))
+        const ended = yield* Effect.exit(end(store, holder, writer, context, exit, lost.value, program.output))
         if (Exit.isFailure(ended)) return yield* ended
         if (Exit.isFailure(awaited)) return yield* awaited // the caller was interrupted: stay interrupted
         if (lost.value && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
@@ -418,12 +440,13 @@ const end = (
   writer: Writer,
   context: RunContext.Service,
   exit: Exit.Exit<AgentResult, unknown>,
-  lost: boolean
+  lost: boolean,
+  output: StructuredOutput<unknown> | undefined
 ): Effect.Effect<void, WriteError> => {
   if (lost) return Effect.void // another process has the run
   if (Exit.isSuccess(exit)) {
     // a suspension saved its state as it stopped; the lease ends so a resume can claim it at once
-    return exit.value.suspended !== undefined ? store.release(holder.current) : writer.finish("done", encodeResult(exit.value))
+    return exit.value.suspended !== undefined ? store.release(holder.current) : writer.finish("done", encodeResult(exit.value, output))
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) {
@@ -435,7 +458,9 @@ const end = (
         return Effect.void
       case "StoreError":
       case "CorruptEntry":
-        return Effect.ignore(store.release(holder.current)) // the run stays recoverable
+      case "RunStateCorrupt":
+      case "RunStateVersionUnsupported":
+        return Effect.ignore(store.release(holder.current)) // the run stays recoverable, its record as it was
       default:
         return writer.finish("failed", CanonicalJson.stringify({ reason: reasonOf(error) }))
     }
@@ -477,9 +502,9 @@ const child = <E, R>(
       if (created._tag === "Left") return yield* Effect.fail(created.left._tag === "RunExists" || created.left._tag === "RunNotFound" ? lostRun(holder) : created.left)
     } else {
       const record = found.value
-      if (record.status === "done") return yield* recordedResult(record)
+      if (record.status === "done") return yield* recordedResult(record, program.output)
       if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
-      const saved = yield* stateOf(record)
+      const saved = yield* stateOf(record, program)
       version = record.version
       // the parent is re-driving the call that started it: what was in flight counts as spent
       begin = { state: { ...saved, budget: allowance(saved) }, decisions: undefined, saveFirst: false }
@@ -487,14 +512,19 @@ const child = <E, R>(
     if (begin.state !== undefined) context.budget.restore(begin.state.budget)
     const writer = makeWriter(store, holder, runId, version)
     const exit = yield* Effect.exit(program.body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } }))
-    yield* childEnd(writer, context, exit)
+    yield* childEnd(writer, context, exit, program.output)
     return yield* exit
   })
 
 const lostRun = (holder: LeaseHolder): WriteError => new StaleLease({ runId: holder.current.rootRunId, token: holder.current.token })
 
-const childEnd = (writer: Writer, context: RunContext.Service, exit: Exit.Exit<AgentResult, unknown>): Effect.Effect<void, WriteError> => {
-  if (Exit.isSuccess(exit)) return exit.value.suspended !== undefined ? Effect.void : writer.finish("done", encodeResult(exit.value))
+const childEnd = (
+  writer: Writer,
+  context: RunContext.Service,
+  exit: Exit.Exit<AgentResult, unknown>,
+  output: StructuredOutput<unknown> | undefined
+): Effect.Effect<void, WriteError> => {
+  if (Exit.isSuccess(exit)) return exit.value.suspended !== undefined ? Effect.void : writer.finish("done", encodeResult(exit.value, output))
   const failure = Cause.failureOption(exit.cause)
   if (Option.isNone(failure)) {
     return Cause.isInterruptedOnly(exit.cause) && context.cancellation.isCancelled
@@ -502,7 +532,9 @@ const childEnd = (writer: Writer, context: RunContext.Service, exit: Exit.Exit<A
       : Effect.void
   }
   const tag = (failure.value as { readonly _tag?: unknown })._tag
-  if (tag === "StaleLease" || tag === "StoreError" || tag === "CorruptEntry") return Effect.void
+  if (tag === "StaleLease" || tag === "StoreError" || tag === "CorruptEntry" || tag === "RunStateCorrupt" || tag === "RunStateVersionUnsupported") {
+    return Effect.void
+  }
   return writer.finish(tag === "Cancelled" ? "cancelled" : "failed", CanonicalJson.stringify({ reason: reasonOf(failure.value) }))
 }
 
@@ -561,7 +593,7 @@ export const resume = <E, R, V>(
       if (record.lease !== undefined && record.lease.expiresAt > now) {
         return yield* new RunInProgress({ runId, owner: record.lease.owner, expiresAt: record.lease.expiresAt })
       }
-      const peek = yield* stateOf(record)
+      const peek = yield* stateOf(record, program)
       if (peek.phase !== "suspended") return yield* new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume (it is running)` })
     }
     const claimed = yield* Effect.either(store.value.claim(runId, { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) }))
@@ -577,7 +609,7 @@ export const resume = <E, R, V>(
     const checked = yield* Effect.either(
       Effect.gen(function* () {
         if (current.status !== "suspended" && current.status !== "running") return yield* nothing
-        const state = yield* stateOf(current)
+        const state = yield* stateOf(current, program)
         if (state.phase !== "suspended") return yield* nothing
         const resolved = yield* validate(state, decisions)
         const recorded = yield* store.value.decisions(runId)

@@ -2,7 +2,8 @@
  * Request mapping: an agentkit `ChatRequest` to the body of `POST /v1/messages`.
  *
  * - System messages (wherever they are) go to `system`, one text block each, in order.
- * - Tools go to `tools` as `{ name, description, input_schema }`, in the registry's order.
+ * - Tools go to `tools` as `{ name, description, input_schema }`, in the registry's order; a
+ *   forced tool choice goes to `tool_choice` as `{ type: "tool", name }`, right after them.
  * - Consecutive messages of one Anthropic role merge into one message. A run of tool results
  *   (and any user text after them) becomes ONE user message, `tool_result` blocks first (as the
  *   API requires), each with `is_error`.
@@ -147,8 +148,8 @@ export const messageParams = (
 
 /**
  * The whole streaming request body, keys in a fixed order (`model`, `max_tokens`, `system`,
- * `tools`, `messages`, `stream`), so equal requests serialize to equal bytes. `temperature` is not
- * sent: API version 2026-10-21 (SDK 1.x) has no sampling parameters.
+ * `tools`, `tool_choice`, `messages`, `stream`), so equal requests serialize to equal bytes.
+ * `temperature` is not sent: API version 2026-10-21 (SDK 1.x) has no sampling parameters.
  */
 export const toParams = (request: Chat.ChatRequest, model: string, settings: RequestSettings): StreamingParams => {
   const system = systemBlocks(request.messages, settings.cache)
@@ -157,7 +158,16 @@ export const toParams = (request: Chat.ChatRequest, model: string, settings: Req
     max_tokens: request.maxTokens ?? settings.maxTokens,
     ...(system.length > 0 ? { system } : {}),
     ...(request.tools.length > 0 ? { tools: toolParams(request.tools, settings.cache) } : {}),
+    ...(request.toolChoice === undefined ? {} : { tool_choice: { type: "tool" as const, name: request.toolChoice.name } }),
     messages: messageParams(request.messages, settings.cache),
     stream: true
   }
+}
+
+/** Why a request cannot be sent as it is (checked before anything goes out), if it cannot. */
+export const requestProblem = (request: Chat.ChatRequest): string | undefined => {
+  const choice = request.toolChoice
+  if (choice === undefined || request.tools.some((tool) => tool.name === choice.name)) return undefined
+  const names = request.tools.map((tool) => tool.name)
+  return `AnthropicChatModel: toolChoice names '${choice.name}', which is not one of the request's tools (${names.length === 0 ? "none" : names.join(", ")})`
 }

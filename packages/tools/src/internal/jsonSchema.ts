@@ -71,6 +71,14 @@ export const fromParameters = (schema: SchemaOrAST): JsonSchemaObject => {
   return shape.rest === undefined ? out : { ...out, additionalProperties: true }
 }
 
+/**
+ * The JSON Schema of any value schema (a struct, an array, a union, a scalar), by the same rules
+ * as a tool's parameters, except that a rest record is described (`additionalProperties: <value
+ * schema>`) and the schema's own `description` annotation is kept. Throws `Unsupported` on kinds
+ * without a JSON representation.
+ */
+export const fromSchema = (schema: SchemaOrAST): JsonSchemaObject => field(toAST(schema), ROOT, new Set())
+
 /** The declared parameter names (encoded keys) in declaration order. */
 export const parameterNames = (schema: SchemaOrAST): Array<string> =>
   objectShape(toAST(schema), ROOT).properties.map((p) => p.name)
@@ -81,11 +89,21 @@ export const isStringParameter = (schema: SchemaOrAST, name: string): boolean =>
   return property !== undefined && go(property.type, name, new Set()).type === "string"
 }
 
+/** A schema the walker cannot describe: where (a path from the root) and why. */
+export class Unsupported extends Error {
+  constructor(
+    readonly path: string,
+    readonly detail: string
+  ) {
+    super(`cannot derive a JSON Schema for parameter '${path}': ${detail}`)
+  }
+}
+
 function fail(path: string, ast: AST.AST, why: string): never {
   const name = Option.getOrUndefined(AST.getIdentifierAnnotation(ast)) ??
     Option.getOrUndefined(AST.getTitleAnnotation(ast))
   const kind = name === undefined ? ast._tag : `${ast._tag} (${name})`
-  throw new Error(`cannot derive a JSON Schema for parameter '${path}': unsupported schema kind ${kind}: ${why}`)
+  throw new Unsupported(path, `unsupported schema kind ${kind}: ${why}`)
 }
 
 const join = (path: string, key: string): string => (path === ROOT ? key : `${path}.${key}`)

@@ -36,15 +36,21 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AgentEvent from "../../AgentEvent.js"
-import type { AgentResult } from "../../AgentResult.js"
+import type * as Result from "../../AgentResult.js"
 import * as Approval from "../../Approval.js"
 import type { AgentError, AgentSettings } from "../../Cognition.js"
 import { trifectaReason } from "../../Errors.js"
 import type { RunPolicy } from "../../RunPolicy.js"
+import * as StructuredOutput from "../../StructuredOutput.js"
+import type * as Termination from "../../Termination.js"
+import { countRepair, repairsOf, terminate } from "./cognitionState.js"
 import type { Engine } from "./engine.js"
 import { completesTrifecta, gateReasons, kindOf } from "./gate.js"
 import type { CallResult, Run } from "./state.js"
 
+
+/** A run's result; `parsed` is the structured output's, when the agent has one. */
+type AgentResult = Result.AgentResult<unknown>
 
 /** What one ReAct cognition fixes for all its runs. */
 export interface Loop {
@@ -54,9 +60,13 @@ export interface Loop {
   readonly names: ReadonlyArray<string>
   readonly maxIterations: number
   readonly policy: RunPolicy
-  readonly emit: ((event: AgentEvent.AgentEvent) => void) | undefined
+  readonly emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined
   /** The delta sink passed to the model (made once per drive, from `emit`). */
   readonly onDelta: ((delta: { readonly text: string }) => void) | undefined
+  /** Evaluated on every model turn before its tools run; its counters live in the run's state. */
+  readonly termination: Termination.Termination | undefined
+  /** The agent's structured output: an answer is decoded, and repaired once. */
+  readonly output: StructuredOutput.StructuredOutput<unknown> | undefined
 }
 
 /** A call the ledger found in doubt. */
@@ -122,6 +132,30 @@ class Steps {
 
   finish(output: string, stopReason: AgentResult["stopReason"], partial: boolean): AgentResult {
     return { output, usage: this.state.usage, partial, stopReason, transcript: this.state.transcript }
+  }
+
+  /**
+   * A turn without tool calls is the answer. With structured output it is decoded: an answer that
+   * does not decode is repaired once (the model is told why and asked again, which takes an
+   * iteration), then the run ends `partial` with `invalid_output`. A tool-call turn never comes
+   * here, so it is never parsed.
+   */
+  answer(response: Chat.ChatResponse): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const { loop, state } = this
+    state.transcript.push(Message.assistant(response.content))
+    const stopReason = response.finishReason === "tool_use" ? "end_turn" : response.finishReason
+    const output = loop.output
+    if (output === undefined) return Effect.succeed(this.finish(response.content, stopReason, false))
+    const decoded = output.decodeText(response.content)
+    if (Either.isRight(decoded)) return Effect.succeed({ ...this.finish(response.content, stopReason, false), parsed: decoded.right })
+    if (repairsOf(state) >= 1) return Effect.succeed({ ...this.finish(response.content, "invalid_output", true), error: decoded.left })
+    countRepair(state)
+    state.transcript.push(Message.user(StructuredOutput.repairText("react", decoded.left)))
+    state.iteration += 1
+    return this.save("running").pipe(
+      Effect.tap(() => loop.emit?.(AgentEvent.Step({ iteration: state.iteration, repair: true }))),
+      Effect.zipRight(Effect.suspend(() => this.modelStep()))
+    )
   }
 
   /** The dynamic check's decision on an egress call, as a `policy.check` span with the legs seen. */
@@ -390,10 +424,13 @@ class Steps {
       Effect.zipRight(this.engine.callModel(`turn-${state.iteration}`, request, loop.onDelta)),
       Effect.flatMap((response) => {
         state.usage = Usage.add(state.usage, response.usage)
-        if (response.toolCalls.length === 0) {
-          state.transcript.push(Message.assistant(response.content))
-          return Effect.succeed(this.finish(response.content, response.finishReason === "tool_use" ? "end_turn" : response.finishReason, false))
+        // the termination condition sees the turn before any of its tools runs
+        const stop = loop.termination === undefined ? undefined : terminate(loop.termination, state, response)
+        if (stop !== undefined) {
+          state.transcript.push(Message.assistant(response.content, response.toolCalls))
+          return Effect.succeed(this.finish(response.content, stop, false))
         }
+        if (response.toolCalls.length === 0) return this.answer(response)
         state.transcript.push(Message.assistant(response.content, response.toolCalls))
         if (emit !== undefined) for (const call of response.toolCalls) emit(AgentEvent.ToolCall({ call }))
         state.phase = "tools"
