@@ -27,12 +27,17 @@ import * as SingleRunner from "@effect/cluster/SingleRunner"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { SocketServerError } from "@effect/platform/SocketServer"
+import * as Snowflake from "@effect/cluster/Snowflake"
+import { SqlClient as SqlClientTag } from "@effect/sql/SqlClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import type { ConfigError } from "effect/ConfigError"
-import type * as Duration from "effect/Duration"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { DurableRuns } from "./DurableRuns.js"
@@ -134,6 +139,58 @@ export const layerCluster = (options: ClusterOptions): Layer.Layer<Engine, Confi
       })
     )
   )
+
+/**
+ * The gauge `unconsumedMessages` sets: cluster messages not processed, due, and older than the
+ * threshold (monitor this, not only process health: Effect-TS/effect#6248 saw runners look
+ * healthy while messages went unconsumed).
+ *
+ * @example
+ * ```ts
+ * import { DurableRunner } from "@agentkit/durable"
+ * import { Metric } from "effect"
+ *
+ * const value = Metric.value(DurableRunner.unconsumedGauge)
+ * ```
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const unconsumedGauge = Metric.gauge("agentkit_durable_unconsumed_messages", { description: "cluster messages due, unprocessed, older than the threshold" })
+
+/**
+ * Counts the cluster messages that are due (no `deliver_at` in the future), not processed, and
+ * older than `olderThan` (by their snowflake id's timestamp; the oldest 10,000 are looked at), and
+ * sets `unconsumedGauge`. `prefix` is the cluster tables' prefix (default `cluster`).
+ *
+ * @example
+ * ```ts
+ * import { DurableRunner } from "@agentkit/durable"
+ *
+ * const stale = DurableRunner.unconsumedMessages({ olderThan: "5 minutes" })
+ * ```
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const unconsumedMessages = (
+  options: { readonly olderThan?: Duration.DurationInput | undefined; readonly prefix?: string | undefined } = {}
+): Effect.Effect<number, SqlError, SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClientTag
+    const now = yield* Clock.currentTimeMillis
+    const before = now - Duration.toMillis(Duration.decode(options.olderThan ?? "5 minutes"))
+    const table = sql(`${options.prefix ?? "cluster"}_messages`)
+    const rows = yield* sql<{ readonly id: string | bigint | number; readonly deliver_at: string | bigint | number | null }>`
+      SELECT id, deliver_at FROM ${table} WHERE NOT processed ORDER BY id LIMIT 10000`
+    let count = 0
+    for (const row of rows) {
+      const due = row.deliver_at === null || Number(row.deliver_at) <= now
+      if (due && Snowflake.timestamp(Snowflake.Snowflake(BigInt(row.id))) < before) count += 1
+    }
+    yield* Metric.set(unconsumedGauge, count)
+    return count
+  })
 
 /**
  * A fiber that sweeps every `every` (default 5 seconds) while the layer lives: wakes suspended

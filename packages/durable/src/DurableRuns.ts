@@ -3,8 +3,9 @@
  * record a decision (checked against the run's pending entry, then written to the checkpoint
  * store: the source of truth), and sweep: wake every suspended run whose entries are all decided
  * (its `DurableDeferred` completed, then `Workflow.resume`, the mitigation for the v3 lost-wake
- * bug Effect-TS/effect#6318), and report what is waiting, what was woken, and the runs no
- * registered version knows (left alone).
+ * bug Effect-TS/effect#6318), and report what is waiting, what was woken, the runs no registered
+ * version knows (left alone), the stuck ones (decided long ago, still suspended) and the running
+ * ones whose lease expired. The figures are also set on gauges (`metrics`).
  *
  * Decisions are recorded here through the store ports, a thin seam: the agents `Operator`
  * service records them the same way once it lands, and this module then defers to it.
@@ -18,9 +19,12 @@ import { Approval, DigestMismatch, InvalidDecision, RunState, UnknownPending } f
 import type { RunStateCorrupt, RunStateVersionUnsupported } from "@agentkit/agents"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as DurableAgent from "./DurableAgent.js"
@@ -41,9 +45,16 @@ import { UnknownWorkflowVersion } from "./DurableErrors.js"
  * @category models
  */
 export interface SweepReport {
+  /** Suspended runs whose entries were all decided: their deferred completed, `Workflow.resume` called. */
   readonly woken: ReadonlyArray<string>
+  /** Suspended runs with an entry not decided yet. */
   readonly waiting: ReadonlyArray<string>
+  /** Suspended runs of a registered agent that no registered version knows (never touched). */
   readonly unknownVersion: ReadonlyArray<string>
+  /** Of `woken`: runs decided longer than `stuckAfter` ago and still suspended (a lost wake, or no runner applied it). */
+  readonly stuck: ReadonlyArray<string>
+  /** Running records of these agents whose lease expired: their runner stopped and none took them over yet. */
+  readonly expiredLeases: ReadonlyArray<string>
 }
 
 /**
@@ -136,6 +147,45 @@ const registered = (agents: ReadonlyArray<DurableAgent.DurableAgent<never>>) => 
 }
 
 /**
+ * The gauges a sweep sets: suspended runs decided but not applied (woken by this sweep), the
+ * stuck ones among them, and running records whose lease expired.
+ *
+ * @example
+ * ```ts
+ * import { DurableRuns } from "@agentkit/durable"
+ * import { Metric } from "effect"
+ *
+ * const stuck = Metric.value(DurableRuns.metrics.stuck)
+ * ```
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const metrics = {
+  decidedNotApplied: Metric.gauge("agentkit_durable_decided_not_applied", { description: "suspended runs whose entries are all decided, not yet applied" }),
+  stuck: Metric.gauge("agentkit_durable_stuck_runs", { description: "suspended runs decided longer than stuckAfter ago" }),
+  expiredLeases: Metric.gauge("agentkit_durable_expired_leases", { description: "running runs whose lease expired, not taken over" })
+} as const
+
+/**
+ * The options of `layer`.
+ *
+ * @example
+ * ```ts
+ * import type { DurableRuns } from "@agentkit/durable"
+ *
+ * const options: DurableRuns.Options = { stuckAfter: "2 minutes" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** How long after its last decision a still-suspended run counts as stuck (default 1 minute). */
+  readonly stuckAfter?: Duration.DurationInput | undefined
+}
+
+/**
  * The service over the given durable agents (every version a runner can drive), the checkpoint
  * store and the workflow engine.
  *
@@ -152,7 +202,8 @@ const registered = (agents: ReadonlyArray<DurableAgent.DurableAgent<never>>) => 
  * @category layers
  */
 export const layer = <R>(
-  agents: ReadonlyArray<DurableAgent.DurableAgent<R>>
+  agents: ReadonlyArray<DurableAgent.DurableAgent<R>>,
+  options: Options = {}
 ): Layer.Layer<DurableRuns, never, CheckpointStore | WorkflowEngine> =>
   Layer.effect(
     DurableRuns,
@@ -160,6 +211,7 @@ export const layer = <R>(
       const store = yield* CheckpointStore
       const engine = yield* Effect.context<WorkflowEngine>()
       const byName = registered(agents as unknown as ReadonlyArray<DurableAgent.DurableAgent<never>>)
+      const stuckAfter = Duration.toMillis(Duration.decode(options.stuckAfter ?? "1 minute"))
 
       const start: Service["start"] = (agent, version, payload) => {
         const versions = byName.get(agent) ?? []
@@ -212,6 +264,9 @@ export const layer = <R>(
         const woken: Array<string> = []
         const waiting: Array<string> = []
         const unknownVersion: Array<string> = []
+        const stuck: Array<string> = []
+        const expiredLeases: Array<string> = []
+        const now = yield* Clock.currentTimeMillis
         for (const [name, durables] of byName) {
           let cursor: string | undefined
           do {
@@ -219,19 +274,34 @@ export const layer = <R>(
             for (const record of page.records) {
               const state = yield* Effect.option(RunState.decode(record.runId, record.state))
               if (Option.isNone(state)) continue
-              const decided = new Set((yield* store.decisions(record.runId)).map((d) => d.pendingId))
+              const recorded = yield* store.decisions(record.runId)
+              const decided = new Set(recorded.map((d) => d.pendingId))
               const pending = state.value.pending
               if (!pending.every((entry) => decided.has(entry.id))) {
                 waiting.push(record.runId)
                 continue
               }
-              if (yield* wake(durables, record.runId, pending)) woken.push(record.runId)
-              else unknownVersion.push(record.runId)
+              if (!(yield* wake(durables, record.runId, pending))) {
+                unknownVersion.push(record.runId)
+                continue
+              }
+              woken.push(record.runId)
+              const last = recorded.reduce((at, d) => Math.max(at, d.at), 0)
+              if (now - last > stuckAfter) stuck.push(record.runId)
             }
             cursor = page.cursor
           } while (cursor !== undefined)
+          let expired: string | undefined
+          do {
+            const page = yield* store.list({ status: "running", agent: name, rootOnly: true, leaseExpiredAt: now, limit: 200, ...(expired === undefined ? {} : { cursor: expired }) })
+            for (const record of page.records) expiredLeases.push(record.runId)
+            expired = page.cursor
+          } while (expired !== undefined)
         }
-        return { woken, waiting, unknownVersion }
+        yield* Metric.set(metrics.decidedNotApplied, woken.length)
+        yield* Metric.set(metrics.stuck, stuck.length)
+        yield* Metric.set(metrics.expiredLeases, expiredLeases.length)
+        return { woken, waiting, unknownVersion, stuck, expiredLeases }
       })
 
       return { start, decide, sweep }

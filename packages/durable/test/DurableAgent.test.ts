@@ -13,7 +13,7 @@ import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
-import { Effect, Exit, Layer, Schema, TestClock } from "effect"
+import { Effect, Exit, Layer, Metric, Schema, TestClock } from "effect"
 
 const counted = () => {
   const runs = { lookups: 0, charges: 0 }
@@ -51,17 +51,23 @@ const crashingStore = (when: (state: { phase: string; completed: number }) => bo
   return { store: service, crashed: () => crashed }
 }
 
-const setup = (options: { readonly llm: FakeLLM.FakeLLM; readonly store?: CheckpointStore.Service; readonly ledger?: ExecutionLedger.Service }) => {
+const setup = (options: {
+  readonly llm: FakeLLM.FakeLLM
+  readonly store?: CheckpointStore.Service
+  readonly ledger?: ExecutionLedger.Service
+  readonly versions?: ReadonlyArray<number>
+}) => {
   const { charge, lookup, runs } = counted()
   const agent = Agent.make({ name: "billing", model: Seed.MODEL, prompt: "Bill the order.", cognition: ReActCognition.make({ tools: [lookup, charge] }) })
-  const durable = DurableAgent.make(agent, { version: 1, approvalTimeout: "1 hour" })
+  const durables = (options.versions ?? [1]).map((version) => DurableAgent.make(agent, { version, approvalTimeout: "1 hour" }))
+  const durable = durables[0]!
   const store = options.store ?? CheckpointStore.makeMemory()
   const ledger = options.ledger ?? ExecutionLedger.makeMemory()
   const services = Layer.mergeAll(makeTestCtx({ llm: options.llm }), CheckpointStore.layer(store), ExecutionLedger.layer(ledger))
-  const layer = Layer.mergeAll(durable.layer, DurableRuns.layer([durable])).pipe(
+  const layer = Layer.mergeAll(DurableRuns.layer(durables), ...durables.map((d) => d.layer)).pipe(
     Layer.provideMerge(Layer.merge(WorkflowEngine.layerMemory, services))
   )
-  return { durable, runs, store, ledger, layer }
+  return { durable, durables, runs, store, ledger, layer }
 }
 
 /** Lets the engine run until the run stops (suspended, complete, or died); gives the poll's exit. */
@@ -140,7 +146,7 @@ describe("suspension, decisions and the sweep", () => {
       const state = JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }
       const entry = state.pending[0]!
       expect(entry.kind).toBe("Approval")
-      expect(yield* service.sweep).toEqual({ woken: [], waiting: ["r-3"], unknownVersion: [] })
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: ["r-3"], unknownVersion: [], stuck: [], expiredLeases: [] })
 
       const refused = yield* Effect.all(
         [
@@ -160,13 +166,13 @@ describe("suspension, decisions and the sweep", () => {
       const still = yield* settle(durable, "r-3")
       expect(Exit.isSuccess(still) && still.value?._tag).toBe("Suspended")
       expect(runs.charges).toBe(0)
-      expect(yield* service.sweep).toEqual({ woken: ["r-3"], waiting: [], unknownVersion: [] })
+      expect(yield* service.sweep).toEqual({ woken: ["r-3"], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
       const done = yield* settle(durable, "r-3")
       expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
       expect(runs.charges).toBe(1)
       expect(llm.calls).toBe(2)
       // a second sweep finds nothing to do
-      expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [] })
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
     }).pipe(Effect.provide(layer))
   })
 
@@ -225,5 +231,94 @@ describe("suspension, decisions and the sweep", () => {
       expect(unknownAgent.message).toBe("agent 'nobody' has no workflow version 1 on this runner; registered: none")
       expect(llm.calls).toBe(0)
     }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a stuck run (decided long ago, still suspended: the lost-wake state, constructed directly) is reported and woken by the sweep", () => {
+    const llm = chargeThenAnswer()
+    const { durable, layer, runs, store } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "r-7", input: "Charge 12", autonomy: "gated" })
+      yield* settle(durable, "r-7")
+      const record = yield* store.load("r-7")
+      const entry = (JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      // the decision is in the store, written straight through the port; no runner applied it
+      yield* store.decide("r-7", entry.id, { decision: JSON.stringify(Approval.approve(entry.digest)), by: "ops" })
+      yield* TestClock.adjust("2 minutes")
+      const stuck = yield* settle(durable, "r-7")
+      expect(Exit.isSuccess(stuck) && stuck.value?._tag).toBe("Suspended")
+      const report = yield* service.sweep
+      expect(report.stuck).toEqual(["r-7"])
+      expect(report.woken).toEqual(["r-7"])
+      expect((yield* Metric.value(DurableRuns.metrics.stuck)).value).toBe(1)
+      const done = yield* settle(durable, "r-7")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a running record whose lease expired (its runner died, not taken over yet) is reported", () => {
+    const llm = lookupThenAnswer()
+    const { layer, store } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* store.create({ runId: "r-8", rootRunId: "r-8", agent: "billing", tenant: "", state: "{}" }, { owner: "a dead runner", ttlMs: 1000 })
+      expect((yield* service.sweep).expiredLeases).toEqual([])
+      yield* TestClock.adjust("2 seconds")
+      expect((yield* service.sweep).expiredLeases).toEqual(["r-8"])
+      expect((yield* Metric.value(DurableRuns.metrics.expiredLeases)).value).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("versioning", () => {
+  const chargeThenAnswer = () =>
+    FakeLLM.script([Turn({ toolCalls: [{ id: "c9", name: "charge_card", arguments: { amount: 12 } }] }), Turn({ content: "Charged." })])
+
+  it.effect("a run started on v1 finishes on v1 while v2 is registered beside it", () => {
+    const llm = chargeThenAnswer()
+    const { durables, layer, runs, store } = setup({ llm, versions: [1, 2] })
+    const [v1, v2] = [durables[0]!, durables[1]!]
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* service.start("billing", 1, { runId: "r-9", input: "Charge 12", autonomy: "gated" })
+      yield* settle(v1, "r-9")
+      expect(yield* v2.poll("r-9")).toBeUndefined()
+      const record = yield* store.load("r-9")
+      const entry = (JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      yield* service.decide("r-9", entry.id, Approval.approve(entry.digest), "ops")
+      expect((yield* service.sweep).woken).toEqual(["r-9"])
+      const done = yield* settle(v1, "r-9")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(yield* v2.poll("r-9")).toBeUndefined()
+      expect(runs.charges).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a runner lacking a run's version leaves it alone and reports it", () => {
+    const store = CheckpointStore.makeMemory()
+    const first = setup({ llm: chargeThenAnswer(), store, versions: [1] })
+    const later = setup({ llm: chargeThenAnswer(), store, versions: [2] })
+    return Effect.gen(function* () {
+      // v1's runner suspends the run and goes away
+      yield* Effect.provide(
+        Effect.gen(function* () {
+          yield* first.durable.start({ runId: "r-10", input: "Charge 12", autonomy: "gated" })
+          yield* settle(first.durable, "r-10")
+        }),
+        first.layer
+      )
+      const record = yield* store.load("r-10")
+      const before = record._tag === "Some" ? record.value : undefined
+      const entry = (JSON.parse(before?.state ?? "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      yield* store.decide("r-10", entry.id, { decision: JSON.stringify(Approval.approve(entry.digest)), by: "ops" })
+      // a runner with only v2: the decided run is reported, not touched
+      const report = yield* Effect.provide(Effect.flatMap(DurableRuns.DurableRuns, (runs) => runs.sweep), later.layer)
+      expect(report.unknownVersion).toEqual(["r-10"])
+      expect(report.woken).toEqual([])
+      const after = yield* store.load("r-10")
+      expect(after._tag === "Some" ? after.value : undefined).toEqual(before)
+      expect(later.runs.charges).toBe(0)
+    })
   })
 })

@@ -17,6 +17,7 @@
 import { CanonicalJson, CheckpointStore } from "@agentkit/core"
 import { Approval } from "@agentkit/agents"
 import type { RunState } from "@agentkit/agents"
+import { DurableRunner } from "@agentkit/durable"
 import { SqlStores } from "@agentkit/sql"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
@@ -124,7 +125,9 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
       }
     }
   }
-  return { records, decideInDoubt, dispose: () => runtime.dispose() }
+  /** Cluster messages due and not processed (any age). */
+  const unconsumed = () => runtime.runPromise(DurableRunner.unconsumedMessages({ olderThan: 0 }))
+  return { records, decideInDoubt, unconsumed, dispose: () => runtime.dispose() }
 }
 
 /** Drives the operator until every run is done (or the time is up); gives the figures. */
@@ -151,6 +154,7 @@ const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, 
     doubleExecutions: [...charges.values()].filter((n) => n > 1).length,
     charged: charges.size,
     inDoubtDecided: decided.size,
+    unconsumed: await operator.unconsumed(),
     statuses: records.reduce<Record<string, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {})
   }
 }
@@ -182,11 +186,12 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
       const taken = takeover(effects, "A", kill.at)
       console.log(
         `durable crash (sqlite): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-          `charged ${figures.charged}, in-doubt decided ${figures.inDoubtDecided}, takeover ${taken ?? "none"} ms (restart included), statuses ${JSON.stringify(figures.statuses)}`
+          `charged ${figures.charged}, in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, takeover ${taken ?? "none"} ms (restart included), statuses ${JSON.stringify(figures.statuses)}`
       )
       expect(figures.completions).toBe(runs)
       expect(figures.doubleExecutions).toBe(0)
       expect(figures.charged).toBe(runs)
+      expect(figures.unconsumed).toBe(0)
       expect(taken).toBeDefined()
     } finally {
       stop(first)
@@ -222,12 +227,13 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
       const byRunner = readLog(effects).reduce<Record<string, number>>((acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc), {})
       console.log(
         `durable crash (postgres, 2 runners): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-          `charged ${figures.charged} (by runner ${JSON.stringify(byRunner)}), in-doubt decided ${figures.inDoubtDecided}, in flight at the kill ${kill.inFlight.length}, ` +
+          `charged ${figures.charged} (by runner ${JSON.stringify(byRunner)}), in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, in flight at the kill ${kill.inFlight.length}, ` +
           `takeover ${taken ?? "none"} ms, statuses ${JSON.stringify(figures.statuses)}`
       )
       expect(figures.completions).toBe(runs)
       expect(figures.doubleExecutions).toBe(0)
       expect(figures.charged).toBe(runs)
+      expect(figures.unconsumed).toBe(0)
       expect(taken).toBeDefined()
     } finally {
       stop(a)
