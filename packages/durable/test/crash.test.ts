@@ -5,7 +5,9 @@
  * and decides the calls a takeover found in doubt from the side-effect log (done there:
  * `markDone`; never finished: `retry`), through the store ports; only runners apply decisions.
  *
- * - SQLite (always): one runner, killed mid-charge and restarted on the same file.
+ * - SQLite (always): one runner, killed mid-charge and restarted on the same file; and one
+ *   SIGTERMed mid-charge: it drains (stops by itself, exit code 0, no live run lease left behind)
+ *   and a restarted runner finishes every run.
  * - Postgres (DATABASE_URL): two `NodeClusterSocket` runners, 50 runs, one SIGKILLed mid-run; the
  *   other finishes every run.
  *
@@ -75,17 +77,19 @@ const stop = (child: ChildProcess | undefined) => {
   if (child !== undefined && child.exitCode === null && child.pid !== undefined) child.kill("SIGKILL")
 }
 
-/** Waits until a charge of `runner` is in flight (started, not done), then SIGKILLs it. */
-const killMidCharge = async (child: ChildProcess, runner: string, effects: string, timeoutMs = 30_000) => {
+/** Waits until a charge of `runner` is in flight (started, not done), then sends it `signal` (SIGKILL: waits for the exit). */
+const killMidCharge = async (child: ChildProcess, runner: string, effects: string, timeoutMs = 30_000, signal: NodeJS.Signals = "SIGKILL") => {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     const lines = readLog(effects).filter((l) => l.runner === runner)
     const done = new Set(lines.filter((l) => l.event === "charge-done").map((l) => l.runId))
     const inFlight = lines.filter((l) => l.event === "charge-start" && !done.has(l.runId))
     if (inFlight.length > 0 && done.size >= 2) {
-      child.kill("SIGKILL")
-      await new Promise((resolve) => child.once("exit", resolve))
-      return { at: Date.now(), inFlight: inFlight.map((l) => l.runId) }
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      child.kill(signal)
+      const at = Date.now()
+      const code = await exited
+      return { at, exitedAfter: Date.now() - at, code, inFlight: inFlight.map((l) => l.runId) }
     }
     await sleep(10)
   }
@@ -193,6 +197,41 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
       expect(figures.charged).toBe(runs)
       expect(figures.unconsumed).toBe(0)
       expect(taken).toBeDefined()
+    } finally {
+      stop(first)
+      stop(second)
+      await operator.dispose()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("SQLite: SIGTERM drains a runner (it stops by itself, its runs' leases released); a restarted runner finishes every run once", async () => {
+    buildRunner()
+    const dir = mkdtempSync(join(tmpdir(), "agentkit-durable-"))
+    const effects = join(dir, "effects.log")
+    writeFileSync(effects, "")
+    const db = join(dir, "runs.db")
+    // a run lease far longer than the test: a takeover can only be prompt if the drain released it
+    const base = { DURABLE_DB: `sqlite:${db}`, DURABLE_EFFECTS: effects, DURABLE_LOCK_MS: "4000", DURABLE_LEASE_MS: "600000", DURABLE_DRAIN_MS: "3000" }
+    const runs = 10
+    let first: ChildProcess | undefined
+    let second: ChildProcess | undefined
+    const operator = operatorOf(SqlStores.layerSqlite({ filename: db }))
+    try {
+      first = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_SUBMIT: String(runs) })
+      const term = await killMidCharge(first, "A", effects, 30_000, "SIGTERM")
+      const released = (await operator.records()).filter((r) => r.status === "running" && r.lease !== undefined && r.lease.expiresAt > Date.now())
+      second = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_SUBMIT: "0" })
+      const figures = await finish(operator, effects, runs, 60_000)
+      console.log(
+        `durable drain (sqlite): runs ${runs}, SIGTERM 1 (exit code ${term.code}, stopped after ${term.exitedAfter} ms), live leases left ${released.length}, ` +
+          `completions ${figures.completions}, double executions ${figures.doubleExecutions}, in-doubt decided ${figures.inDoubtDecided}, takeover ${takeover(effects, "A", term.at) ?? "none"} ms (restart included)`
+      )
+      expect(term.code).toBe(0)
+      expect(released).toEqual([])
+      expect(figures.completions).toBe(runs)
+      expect(figures.doubleExecutions).toBe(0)
+      expect(figures.charged).toBe(runs)
     } finally {
       stop(first)
       stop(second)

@@ -7,7 +7,8 @@
  *
  * Environment: DURABLE_DB (`sqlite:<file>` or `pg:<url>`), DURABLE_RUNNER (its name),
  * DURABLE_PORT (cluster mode), DURABLE_EFFECTS (the log), DURABLE_SUBMIT (runs to start, `r-0`…),
- * DURABLE_LOCK_MS (shard lock expiry), DURABLE_LEASE_MS (run lease ttl).
+ * DURABLE_LOCK_MS (shard lock expiry), DURABLE_LEASE_MS (run lease ttl), DURABLE_DRAIN_MS (how long
+ * a SIGTERMed runner lets its entities finish).
  */
 import { Agent, ReActCognition, RunLease } from "@agentkit/agents"
 import { SqlStores } from "@agentkit/sql"
@@ -28,6 +29,7 @@ const effects = env("DURABLE_EFFECTS")
 const submit = Number(process.env["DURABLE_SUBMIT"] ?? "0")
 const lockMs = Number(process.env["DURABLE_LOCK_MS"] ?? "4000")
 const leaseMs = Number(process.env["DURABLE_LEASE_MS"] ?? "4000")
+const drainMs = Number(process.env["DURABLE_DRAIN_MS"] ?? "15000")
 
 const log = (event: string, runId: string) => appendFileSync(effects, `${event} ${runner} ${runId} ${Date.now()}\n`)
 
@@ -65,13 +67,20 @@ const stores = db.startsWith("sqlite:")
   : SqlStores.layerPg({ url: Redacted.make(db.slice("pg:".length)) })
 
 const engine = db.startsWith("sqlite:")
-  ? DurableRunner.layerSingle({ shardingConfig: { shardLockExpiration: Duration.millis(lockMs), shardLockRefreshInterval: Duration.millis(lockMs / 4) } })
+  ? DurableRunner.layerSingle({
+      shardingConfig: {
+        shardLockExpiration: Duration.millis(lockMs),
+        shardLockRefreshInterval: Duration.millis(lockMs / 4),
+        entityTerminationTimeout: Duration.millis(drainMs)
+      }
+    })
   : DurableRunner.layerCluster({
       host: "127.0.0.1",
       port: Number(env("DURABLE_PORT")),
       lockExpiration: Duration.millis(lockMs),
       lockRefresh: Duration.millis(lockMs / 4),
-      shardsPerGroup: 30
+      shardsPerGroup: 30,
+      shardingConfig: { entityTerminationTimeout: Duration.millis(drainMs) }
     })
 
 const services = Layer.mergeAll(
