@@ -141,6 +141,36 @@ export const layerCluster = (options: ClusterOptions): Layer.Layer<Engine, Confi
   )
 
 /**
+ * A process that starts runs and records decisions but runs none (an HTTP front, a console): a
+ * client of the Postgres cluster (`NodeClusterSocket` client only, SQL storage). Register no
+ * workflow layer in it; `DurableRuns.layer` works over it.
+ *
+ * @example
+ * ```ts
+ * import { DurableRunner } from "@agentkit/durable"
+ * import { SqlStores } from "@agentkit/sql"
+ * import { Layer, Redacted } from "effect"
+ *
+ * const Front = DurableRunner.layerClient().pipe(Layer.provideMerge(SqlStores.layerPg({ url: Redacted.make(process.env.DATABASE_URL!) })))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerClient = (
+  options: { readonly shardsPerGroup?: number | undefined; readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined } = {}
+): Layer.Layer<Engine, ConfigError, SqlClient> =>
+  ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(
+      NodeClusterSocket.layer({
+        clientOnly: true,
+        storage: "sql",
+        shardingConfig: { ...options.shardingConfig, ...(options.shardsPerGroup === undefined ? {} : { shardsPerGroup: options.shardsPerGroup }) }
+      })
+    )
+  )
+
+/**
  * The gauge `unconsumedMessages` sets: cluster messages not processed, due, and older than the
  * threshold (monitor this, not only process health: Effect-TS/effect#6248 saw runners look
  * healthy while messages went unconsumed).
