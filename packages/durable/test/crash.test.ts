@@ -134,6 +134,20 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
   return { records, decideInDoubt, unconsumed, dispose: () => runtime.dispose() }
 }
 
+/**
+ * The cluster messages still due and unprocessed, once they had a moment to drain: a workflow's
+ * final reply is written just after its body finished the record, so the count may lag the
+ * records briefly; a message left behind for good stays counted.
+ */
+const drained = async (operator: ReturnType<typeof operatorOf>) => {
+  let left = await operator.unconsumed()
+  for (let i = 0; i < 50 && left > 0; i++) {
+    await sleep(200)
+    left = await operator.unconsumed()
+  }
+  return left
+}
+
 /** Drives the operator until every run is done (or the time is up); gives the figures. */
 const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, runs: number, timeoutMs: number) => {
   const decided = new Set<string>()
@@ -158,7 +172,7 @@ const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, 
     doubleExecutions: [...charges.values()].filter((n) => n > 1).length,
     charged: charges.size,
     inDoubtDecided: decided.size,
-    unconsumed: await operator.unconsumed(),
+    unconsumed: await drained(operator),
     statuses: records.reduce<Record<string, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {})
   }
 }
