@@ -96,6 +96,26 @@ const killMidCharge = async (child: ChildProcess, runner: string, effects: strin
   throw new Error(`runner ${runner} never had a charge in flight`)
 }
 
+/** Waits until either runner has a charge in flight, then SIGKILLs that one (shards are assigned by the cluster). */
+const killWhicheverMidCharge = async (runners: Record<string, ChildProcess>, effects: string, timeoutMs = 60_000) => {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    const lines = readLog(effects)
+    const done = new Set(lines.filter((l) => l.event === "charge-done").map((l) => l.runId))
+    const inFlight = lines.find((l) => l.event === "charge-start" && !done.has(l.runId) && l.runner in runners)
+    if (inFlight !== undefined && done.size >= 2) {
+      const child = runners[inFlight.runner]!
+      const exited = new Promise((resolve) => child.once("exit", resolve))
+      child.kill("SIGKILL")
+      const at = Date.now()
+      await exited
+      return { killed: inFlight.runner, at, inFlight: lines.filter((l) => l.runner === inFlight.runner && l.event === "charge-start" && !done.has(l.runId)).length }
+    }
+    await sleep(10)
+  }
+  throw new Error("no runner ever had a charge in flight")
+}
+
 /** The operator's seat: the checkpoint store on the same database. */
 const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
   const runtime = ManagedRuntime.make(stores)
@@ -274,13 +294,13 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
       // B first, so that the submitted runs spread over both runners' shards
       b = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_PORT: String(34600 + (process.pid % 200) * 2), DURABLE_SUBMIT: "0" })
       a = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_PORT: String(34601 + (process.pid % 200) * 2), DURABLE_SUBMIT: String(runs) })
-      const kill = await killMidCharge(a, "A", effects)
+      const kill = await killWhicheverMidCharge({ A: a, B: b }, effects)
       const figures = await finish(operator, effects, runs, 90_000)
-      const taken = takeover(effects, "A", kill.at)
+      const taken = takeover(effects, kill.killed, kill.at)
       const byRunner = readLog(effects).reduce<Record<string, number>>((acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc), {})
       console.log(
         `durable crash (postgres, 2 runners): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-          `charged ${figures.charged} (by runner ${JSON.stringify(byRunner)}), in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, in flight at the kill ${kill.inFlight.length}, ` +
+          `charged ${figures.charged} (by runner ${JSON.stringify(byRunner)}), in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, killed ${kill.killed} with ${kill.inFlight} charge(s) in flight, ` +
           `takeover ${taken ?? "none"} ms, statuses ${JSON.stringify(figures.statuses)}`
       )
       expect(figures.completions).toBe(runs)
