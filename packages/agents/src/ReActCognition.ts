@@ -21,9 +21,10 @@ import { AgentDefinitionError } from "./Errors.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import { check as checkCognitionState } from "./internal/react/cognitionState.js"
 import { validate } from "./internal/react/decisions.js"
-import { inProcess } from "./internal/react/engine.js"
+import { inProcess, withCalls } from "./internal/react/engine.js"
 import { Run } from "./internal/react/state.js"
 import * as Step from "./internal/react/step.js"
+import { RunEngine } from "./RunEngine.js"
 import * as StructuredOutput from "./StructuredOutput.js"
 import * as Termination from "./Termination.js"
 
@@ -127,7 +128,9 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       body: (start) =>
         Effect.contextWithEffect((env: Context.Context<RunContext | Invoker>) => {
           const state = start.state === undefined ? first() : Run.fromState(start.state)
-          const engine = inProcess(state, start.durable, env, "react")
+          const local = inProcess(state, start.durable, env, "react")
+          const hook = Context.getOption(env as Context.Context<never>, RunEngine)
+          const engine = hook._tag === "None" ? local : withCalls(local, hook.value.wrap)
           return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
         })
     }

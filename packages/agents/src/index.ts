@@ -30,6 +30,8 @@ export * as Approval from "./Approval.js"
 export type { AgentError, AgentSettings, Cognition, Drive, LifecycleError, Resume, ResumeError } from "./Cognition.js"
 /** @since 0.1.0 */
 export * as ReActCognition from "./ReActCognition.js"
+/** @since 0.2.0 */
+export * as RunEngine from "./RunEngine.js"
 /** @since 0.1.0 */
 export { RunLease } from "./RunLease.js"
 /** @since 0.1.0 */

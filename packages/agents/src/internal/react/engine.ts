@@ -16,6 +16,7 @@ import * as Approval from "../../Approval.js"
 import type { Durable } from "../lifecycle.js"
 import type { WriteError } from "../checkpointer.js"
 import type { Run } from "./state.js"
+import type { Calls } from "../../RunEngine.js"
 
 export interface Engine {
   readonly callModel: (
@@ -67,3 +68,17 @@ export const inProcess = (
   env: Context.Context<Invoker | RunContext>,
   cognition: "react"
 ): Engine => new InProcess(run, durable, env, cognition)
+
+/** The engine whose model and tool calls are the hook's wrapping of `engine`'s (deltas are not passed on). */
+export const withCalls = (engine: Engine, wrap: (calls: Calls) => Calls): Engine => {
+  const calls = wrap({
+    callModel: (name, request) => engine.callModel(name, request, undefined),
+    runTool: (name, call, tool, key) => engine.runTool(name, call, tool, key)
+  })
+  return {
+    callModel: (name, request) => calls.callModel(name, request),
+    runTool: calls.runTool,
+    checkpoint: engine.checkpoint,
+    awaitDecision: engine.awaitDecision
+  }
+}

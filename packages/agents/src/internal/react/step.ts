@@ -186,7 +186,7 @@ class Steps {
   }
 
   /** Runs one call through the engine; what the model may fix comes back as a result. */
-  runCall(call: ToolCall.ToolCall, index: number): Effect.Effect<Ran, AgentError, RunContext> {
+  runCall(call: ToolCall.ToolCall, index: number, name = `tool-${call.id}`): Effect.Effect<Ran, AgentError, RunContext> {
     const { loop, state } = this
     const found = loop.registry.getOption(call.name)
     if (Option.isNone(found)) {
@@ -203,7 +203,7 @@ class Steps {
     const key = tool.sideEffecting && !tool.idempotent ? `${this.context.runId}/t${state.iteration}/c${index}` : undefined
     return Effect.zipRight(
       check,
-      Effect.matchEffect(this.engine.runTool(`tool-${call.id}`, call, tool, key), {
+      Effect.matchEffect(this.engine.runTool(name, call, tool, key), {
         onSuccess: (outcome): Effect.Effect<Ran> => {
           const privateData = tool.caps.includes("private_data")
           if (!privateData && !untrusted) return Effect.succeed({ callId: call.id, name: call.name, content: outcome.text, isError: false })
@@ -343,7 +343,8 @@ class Steps {
             break
           case "retry":
             yield* settle({ _tag: "Retry" })
-            ran = yield* this.runCall(call, index)
+            // a step name of its own: the first attempt's name is taken by the call found in doubt
+            ran = yield* this.runCall(call, index, `tool-${call.id}/retry-${entry.createdAt}`)
             break
           case "edit": {
             const tool = Option.getOrUndefined(this.loop.registry.getOption(call.name))

@@ -1,0 +1,274 @@
+/**
+ * An agent run as a durable workflow (experimental, Effect 3 `@effect/workflow`). The workflow
+ * drives the same ReAct step function as `agent.run`, through the agents engine hook: every model
+ * call (`turn-<i>`) and tool call (`tool-<callId>`) is an activity whose result is journaled, so a
+ * run re-driven on another runner after a crash replays them instead of calling again. The
+ * checkpoint store stays the source of truth for the run's status, pending entries and decisions:
+ * the run's lifecycle (create, take over, suspend, resume, finish) is the in-process one.
+ *
+ * A suspended run waits on a `DurableDeferred` raced against a `DurableClock` (the approval
+ * timeout); the deferred is completed by a runner once every pending entry has a recorded
+ * decision (`DurableRuns.sweep`). Whichever comes first, the run is resumed with the decisions
+ * recorded in the store, and an entry without one is rejected, as in-process. The in-flight
+ * activity of a crashed runner is run again by the engine; the execution ledger (provide one)
+ * makes a side-effecting, non-idempotent tool run at most once even then: the re-run finds the
+ * claim and the run suspends with an `InDoubt` entry.
+ *
+ * @since 0.2.0
+ * @experimental
+ */
+import { CanonicalJson, CheckpointStore, RunContext, Usage } from "@agentkit/core"
+import type { Invoker } from "@agentkit/core"
+import { Approval, RunEngine } from "@agentkit/agents"
+import type { Agent, AgentResult } from "@agentkit/agents"
+import * as DurableClock from "@effect/workflow/DurableClock"
+import * as DurableDeferred from "@effect/workflow/DurableDeferred"
+import * as Workflow from "@effect/workflow/Workflow"
+import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import { DurableRunFailed } from "./DurableErrors.js"
+import { wrap } from "./internal/activities.js"
+import { digest } from "./internal/hash.js"
+
+/**
+ * What starts a durable run: its run id (the workflow's idempotency key: starting it again gives
+ * the same execution), the user's input and, optionally, its autonomy.
+ *
+ * @example
+ * ```ts
+ * import { DurableAgent } from "@agentkit/durable"
+ *
+ * const payload: DurableAgent.Payload = { runId: "order-771", input: "Cancel order A-771", autonomy: "gated" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Payload = Schema.Struct({
+  runId: Schema.String,
+  input: Schema.String,
+  autonomy: Schema.optional(Schema.Literal("auto", "gated", "manual"))
+})
+
+/**
+ * What starts a durable run.
+ *
+ * @example
+ * ```ts
+ * import type { DurableAgent } from "@agentkit/durable"
+ *
+ * const payload: DurableAgent.Payload = { runId: "order-771", input: "Where is order A-771?" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Payload extends Schema.Schema.Type<typeof Payload> {}
+
+/**
+ * A finished durable run, as its workflow journals it.
+ *
+ * @example
+ * ```ts
+ * import type { DurableAgent } from "@agentkit/durable"
+ *
+ * const done = (result: DurableAgent.Result) => `${result.stopReason}: ${result.output}`
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Result = Schema.Struct({
+  output: Schema.String,
+  stopReason: Schema.String,
+  partial: Schema.Boolean,
+  usage: Usage.Usage
+})
+
+/**
+ * A finished durable run.
+ *
+ * @example
+ * ```ts
+ * import type { DurableAgent } from "@agentkit/durable"
+ *
+ * const answer = (result: DurableAgent.Result): string => result.output
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Result extends Schema.Schema.Type<typeof Result> {}
+
+/**
+ * The options of `DurableAgent.make`.
+ *
+ * @example
+ * ```ts
+ * import type { DurableAgent } from "@agentkit/durable"
+ *
+ * const options: DurableAgent.Options = { version: 1, approvalTimeout: "2 days", context: { scope: { orgId: "acme" } } }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** The workflow version (a positive integer): the workflow is named `agentkit/<agent>/v<version>`. */
+  readonly version: number
+  /** How long a suspended run waits for its decisions before its entries are rejected (default 24 hours). */
+  readonly approvalTimeout?: Duration.DurationInput | undefined
+  /** The run context of every run (its run id is the payload's). */
+  readonly context?: Omit<RunContext.Options, "runId"> | undefined
+  /** How often a run held by a dead runner's lease is tried again until the lease expires (default 1 second). */
+  readonly leaseRetry?: Duration.DurationInput | undefined
+}
+
+/**
+ * A durable agent: its workflow, the layer that registers it with the engine, and how to start
+ * and watch its runs.
+ *
+ * @example
+ * ```ts
+ * import type { DurableAgent } from "@agentkit/durable"
+ *
+ * const describe = (durable: DurableAgent.DurableAgent<never>) => `${durable.workflow.name} (v${durable.version})`
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DurableAgent<R> {
+  readonly agent: Agent.Agent<R>
+  readonly version: number
+  readonly workflow: Workflow.Workflow<string, typeof Payload, typeof Result, typeof DurableRunFailed>
+  /** Registers the workflow with the engine; its runs need the agent's services and a checkpoint store. */
+  readonly layer: Layer.Layer<never, never, WorkflowEngine | Invoker | CheckpointStore | Exclude<R, RunContext>>
+  /** Starts a run (at once; the engine drives it) and gives its execution id. Starting it again changes nothing. */
+  readonly start: (payload: Payload) => Effect.Effect<string, never, WorkflowEngine>
+  /** The execution id of a run. */
+  readonly executionId: (runId: string) => Effect.Effect<string>
+  /** Where a run is: `undefined` (unknown here), `Suspended`, or `Complete` with its exit. */
+  readonly poll: (runId: string) => Effect.Effect<Workflow.Result<Result, DurableRunFailed> | undefined, never, WorkflowEngine>
+  /** The deferred a run suspended on `pending` waits for. */
+  readonly decided: (pending: ReadonlyArray<Approval.PendingEntry>) => DurableDeferred.DurableDeferred<typeof Schema.Void>
+}
+
+/** A suspension's key: its entries' ids, kinds and creation times (an entry found in doubt after an approval keeps its id). */
+const suspensionKey = (pending: ReadonlyArray<Approval.PendingEntry>): string =>
+  digest(CanonicalJson.stringify(pending.map((entry) => [entry.id, entry.kind, entry.createdAt])))
+
+/** Why a run failed, as the lifecycle records it: the error's tag and message. */
+const reasonOf = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "_tag" in error) {
+    const message = "message" in error && typeof error.message === "string" ? error.message : ""
+    return `${String(error._tag)}: ${message}`
+  }
+  return String(error)
+}
+
+const decodeDecision = Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision))
+
+/** The decisions recorded for a run (one that does not decode is left out: it rejects). */
+const recorded = (store: CheckpointStore.Service, runId: string) =>
+  Effect.map(store.decisions(runId), (entries) => {
+    const decisions: Record<string, Approval.Decision> = {}
+    for (const entry of entries) {
+      const decoded = decodeDecision(entry.decision)
+      if (Option.isSome(decoded)) decisions[entry.pendingId] = decoded.value
+    }
+    return decisions
+  })
+
+type Segment = { readonly _tag: "Done"; readonly result: AgentResult.AgentResult } | { readonly _tag: "Suspended"; readonly pending: ReadonlyArray<Approval.PendingEntry> }
+
+/**
+ * Makes a durable agent of a (ReAct) agent. A version that is not a positive integer throws.
+ *
+ * @example
+ * ```ts
+ * import { Agent, ReActCognition } from "@agentkit/agents"
+ * import { DurableAgent } from "@agentkit/durable"
+ *
+ * const support = Agent.make({ name: "support", model: "claude-sonnet-4-6", cognition: ReActCognition.make({ tools: [] }) })
+ * const durable = DurableAgent.make(support, { version: 1 })
+ * durable.workflow.name // "agentkit/support/v1"
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = <R>(agent: Agent.Agent<R>, options: Options): DurableAgent<R> => {
+  if (!Number.isInteger(options.version) || options.version < 1) {
+    throw new TypeError(`DurableAgent.make: version must be a positive integer; got ${String(options.version)}`)
+  }
+  const approvalTimeout = Duration.decode(options.approvalTimeout ?? "24 hours")
+  const leaseRetry = Schedule.spaced(options.leaseRetry ?? "1 second")
+  const workflow = Workflow.make({
+    name: `agentkit/${agent.name}/v${options.version}`,
+    payload: Payload,
+    success: Result,
+    error: DurableRunFailed,
+    idempotencyKey: ({ runId }) => runId
+  })
+  const decided = (pending: ReadonlyArray<Approval.PendingEntry>) =>
+    DurableDeferred.make(`decided-${suspensionKey(pending)}`)
+
+  const body = (payload: Payload) =>
+    Effect.gen(function* () {
+      const store = yield* CheckpointStore
+      const engine = yield* WorkflowEngine
+      const instance = yield* WorkflowInstance
+      const context = yield* Effect.orDie(
+        RunContext.make({ ...options.context, runId: payload.runId, ...(payload.autonomy === undefined ? {} : { autonomy: payload.autonomy }) })
+      )
+      const hook = { wrap: wrap({ engine, instance }) }
+      const segment = (drive: Effect.Effect<AgentResult.AgentResult, unknown, unknown>): Effect.Effect<Segment, DurableRunFailed> =>
+        (drive as Effect.Effect<AgentResult.AgentResult, { readonly _tag?: string; readonly pending?: ReadonlyArray<Approval.PendingEntry> }>).pipe(
+          Effect.map((result): Segment => (result.suspended === undefined ? { _tag: "Done", result } : { _tag: "Suspended", pending: result.suspended.pending })),
+          // a run the store already holds suspended (the body re-driven after a crash or a wake)
+          Effect.catchIf(
+            (error) => error._tag === "RunSuspended",
+            (error) => Effect.succeed<Segment>({ _tag: "Suspended", pending: error.pending ?? [] })
+          ),
+          // a dead runner's lease: wait until it expires, then the lifecycle takes the run over
+          Effect.retry({ schedule: leaseRetry, while: (error) => error._tag === "RunInProgress", times: 600 }),
+          Effect.mapError((error) => new DurableRunFailed({ runId: payload.runId, reason: reasonOf(error) })),
+          Effect.provideService(RunContext, context),
+          Effect.provideService(RunEngine.RunEngine, hook)
+        )
+      let step = yield* segment(agent.run(payload.input) as Effect.Effect<AgentResult.AgentResult, unknown, unknown>)
+      while (step._tag === "Suspended") {
+        const pending = step.pending
+        const key = suspensionKey(pending)
+        const wake: Effect.Effect<"decided" | "timeout", never, WorkflowEngine | WorkflowInstance> = Effect.as(DurableDeferred.await(decided(pending)), "decided")
+        const timeout: Effect.Effect<"decided" | "timeout", never, WorkflowEngine | WorkflowInstance> = Effect.as(
+          DurableClock.sleep({ name: `approval-timeout-${key}`, duration: approvalTimeout }),
+          "timeout"
+        )
+        yield* DurableDeferred.raceAll({ name: `approval-${key}`, success: Schema.Literal("decided", "timeout"), error: Schema.Never, effects: [wake, timeout] })
+        // the decisions recorded in the store, whichever came first: an entry without one is rejected
+        const decisions = yield* Effect.mapError(recorded(store, payload.runId), (error) => new DurableRunFailed({ runId: payload.runId, reason: reasonOf(error) }))
+        step = yield* segment(agent.resume(payload.runId, decisions) as Effect.Effect<AgentResult.AgentResult, unknown, unknown>)
+      }
+      const { output, partial, stopReason, usage } = step.result
+      return { output, partial, stopReason, usage }
+    })
+
+  const executionId = (runId: string) => workflow.executionId({ runId, input: "" })
+  return {
+    agent,
+    version: options.version,
+    workflow,
+    layer: workflow.toLayer(body as never) as never,
+    start: (payload) => workflow.execute(payload, { discard: true }),
+    executionId,
+    poll: (runId) => Effect.flatMap(executionId(runId), workflow.poll),
+    decided
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The durable engine on `WorkflowEngine.layerMemory`: the step function's calls are activities
+ * named after the step, replayed (not called again) when the body is re-driven after a crash; a
+ * suspended run waits on a durable deferred that only a sweep over recorded decisions completes;
+ * the approval timeout rejects as in-process; bad input is refused with typed errors and runs
+ * nothing. A crash is an interruption in the checkpoint store's `save` (the body stops, the workflow is
+ * not complete, `Workflow.resume` re-drives it, as the cluster does on another runner).
+ */
+import { Agent, Approval, ReActCognition } from "@agentkit/agents"
+import { CheckpointStore, ExecutionLedger } from "@agentkit/core"
+import { DurableAgent, DurableRuns } from "@agentkit/durable"
+import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
+import { Tool } from "@agentkit/tools"
+import { describe, expect, it } from "@effect/vitest"
+import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import { Effect, Exit, Layer, Metric, Schema, TestClock } from "effect"
+
+const counted = () => {
+  const runs = { lookups: 0, charges: 0 }
+  const lookup = Tool.make("lookup_order", {
+    description: "Look up an order by its id and return its status line.",
+    parameters: { order_id: Schema.String },
+    sideEffecting: false,
+    idempotent: true,
+    handler: ({ order_id }) => Effect.sync(() => (runs.lookups += 1, `order ${order_id}: shipped`))
+  })
+  const charge = Tool.make("charge_card", {
+    description: "Charge the customer card; this is not idempotent.",
+    parameters: { amount: Schema.Number },
+    sideEffecting: true,
+    handler: ({ amount }) => Effect.sync(() => (runs.charges += 1, `charged ${amount}`))
+  })
+  return { runs, lookup, charge }
+}
+
+/** A memory store whose `save` is interrupted once, the first time `when` holds: the body's process "crashes". */
+const crashingStore = (when: (state: { phase: string; completed: number }) => boolean) => {
+  const store = CheckpointStore.makeMemory()
+  let crashed = false
+  const service: CheckpointStore.Service = {
+    ...store,
+    save: (lease, request) => {
+      const state = JSON.parse(request.state) as { phase: string; turn: { completed: ReadonlyArray<unknown> } }
+      if (!crashed && when({ phase: state.phase, completed: state.turn.completed.length })) {
+        crashed = true
+        return Effect.interrupt // the runner stopped: no result, nothing completed
+      }
+      return store.save(lease, request)
+    }
+  }
+  return { store: service, crashed: () => crashed }
+}
+
+const setup = (options: {
+  readonly llm: FakeLLM.FakeLLM
+  readonly store?: CheckpointStore.Service
+  readonly ledger?: ExecutionLedger.Service
+  readonly versions?: ReadonlyArray<number>
+}) => {
+  const { charge, lookup, runs } = counted()
+  const agent = Agent.make({ name: "billing", model: Seed.MODEL, prompt: "Bill the order.", cognition: ReActCognition.make({ tools: [lookup, charge] }) })
+  const durables = (options.versions ?? [1]).map((version) => DurableAgent.make(agent, { version, approvalTimeout: "1 hour" }))
+  const durable = durables[0]!
+  const store = options.store ?? CheckpointStore.makeMemory()
+  const ledger = options.ledger ?? ExecutionLedger.makeMemory()
+  const services = Layer.mergeAll(makeTestCtx({ llm: options.llm }), CheckpointStore.layer(store), ExecutionLedger.layer(ledger))
+  const layer = Layer.mergeAll(DurableRuns.layer(durables), ...durables.map((d) => d.layer)).pipe(
+    Layer.provideMerge(Layer.merge(WorkflowEngine.layerMemory, services))
+  )
+  return { durable, durables, runs, store, ledger, layer }
+}
+
+/** Lets the engine run until the run stops (suspended, complete, or died); gives the poll's exit. */
+const settle = (durable: DurableAgent.DurableAgent<never>, runId: string) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 2000; i++) {
+      const polled = yield* Effect.exit(durable.poll(runId))
+      if (Exit.isFailure(polled) || polled.value !== undefined) return polled
+      yield* Effect.yieldNow()
+    }
+    return yield* Effect.die("the run did not stop")
+  })
+
+const lookupThenAnswer = () =>
+  FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall("c1")] }), Turn({ content: "Order A-771 shipped." })])
+
+describe("DurableAgent on WorkflowEngine.layerMemory", () => {
+  it.effect("drives the step function to its answer, the record finished done", () => {
+    const llm = lookupThenAnswer()
+    const { durable, layer, runs, store } = setup({ llm })
+    return Effect.gen(function* () {
+      yield* durable.start({ runId: "r-1", input: "Where is A-771?" })
+      const polled = yield* settle(durable, "r-1")
+      expect(Exit.isSuccess(polled) && polled.value?._tag === "Complete" && Exit.isSuccess(polled.value.exit) ? polled.value.exit.value.output : undefined).toBe(
+        "Order A-771 shipped."
+      )
+      expect(llm.calls).toBe(2)
+      expect(runs.lookups).toBe(1)
+      const record = yield* store.load("r-1")
+      expect(record._tag === "Some" ? record.value.status : undefined).toBe("done")
+      // starting it again is idempotent: the same execution, nothing runs
+      yield* durable.start({ runId: "r-1", input: "Where is A-771?" })
+      yield* settle(durable, "r-1")
+      expect(llm.calls).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+
+  for (const [label, when, expected] of [
+    ["after turn-0 returned, before its checkpoint", (s: { phase: string; completed: number }) => s.phase === "tools" && s.completed === 0, "turn-0"],
+    ["after tool-c1 returned, before its checkpoint", (s: { phase: string; completed: number }) => s.phase === "tools" && s.completed === 1, "tool-c1"]
+  ] as const) {
+    it.effect(`a body re-driven after a crash ${label} replays ${expected} from the journal`, () => {
+      const llm = lookupThenAnswer()
+      const crashing = crashingStore(when)
+      const { durable, layer, runs } = setup({ llm, store: crashing.store })
+      return Effect.gen(function* () {
+        yield* durable.start({ runId: "r-2", input: "Where is A-771?" })
+        const first = yield* settle(durable, "r-2")
+        expect(crashing.crashed()).toBe(true)
+        expect(Exit.isFailure(first)).toBe(true) // the body stopped: not complete
+        yield* durable.workflow.resume(yield* durable.executionId("r-2"))
+        const second = yield* settle(durable, "r-2")
+        expect(Exit.isSuccess(second) && second.value?._tag === "Complete").toBe(true)
+        // the model was asked twice in all (turn-0 once, turn-1 once), the lookup ran once
+        expect(llm.calls).toBe(2)
+        expect(runs.lookups).toBe(1)
+      }).pipe(Effect.provide(layer))
+    })
+  }
+})
+
+describe("suspension, decisions and the sweep", () => {
+  const chargeThenAnswer = () =>
+    FakeLLM.script([Turn({ toolCalls: [{ id: "c9", name: "charge_card", arguments: { amount: 12 } }] }), Turn({ content: "Charged." })])
+
+  it.effect("a suspended run is woken only by a sweep once its entry is decided; bad decisions are refused and record nothing", () => {
+    const llm = chargeThenAnswer()
+    const { durable, layer, runs, store } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "r-3", input: "Charge 12", autonomy: "gated" })
+      const suspended = yield* settle(durable, "r-3")
+      expect(Exit.isSuccess(suspended) && suspended.value?._tag).toBe("Suspended")
+      const record = yield* store.load("r-3")
+      expect(record._tag === "Some" ? record.value.status : undefined).toBe("suspended")
+      const state = JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }
+      const entry = state.pending[0]!
+      expect(entry.kind).toBe("Approval")
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: ["r-3"], unknownVersion: [], stuck: [], expiredLeases: [] })
+
+      const refused = yield* Effect.all(
+        [
+          Effect.flip(service.decide("nope", entry.id, Approval.approve(entry.digest), "ops")),
+          Effect.flip(service.decide("r-3", "p-0000000000000000", Approval.approve(entry.digest), "ops")),
+          Effect.flip(service.decide("r-3", entry.id, Approval.approve("0".repeat(64)), "ops")),
+          Effect.flip(service.decide("r-3", entry.id, { verdict: "markDone", digest: entry.digest, outcome: "x" }, "ops"))
+        ],
+        { concurrency: 1 }
+      )
+      expect(refused.map((e) => e._tag)).toEqual(["RunNotFound", "UnknownPending", "DigestMismatch", "InvalidDecision"])
+      expect(yield* store.decisions("r-3")).toEqual([])
+      expect(runs.charges).toBe(0)
+
+      yield* service.decide("r-3", entry.id, Approval.approve(entry.digest), "ops")
+      // recorded, not applied: the run waits until a runner's sweep wakes it
+      const still = yield* settle(durable, "r-3")
+      expect(Exit.isSuccess(still) && still.value?._tag).toBe("Suspended")
+      expect(runs.charges).toBe(0)
+      expect(yield* service.sweep).toEqual({ woken: ["r-3"], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
+      const done = yield* settle(durable, "r-3")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(1)
+      expect(llm.calls).toBe(2)
+      // a second sweep finds nothing to do
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the approval timeout (a durable timer) rejects the entry as in-process: no decision was given", () => {
+    const llm = chargeThenAnswer()
+    const { durable, layer, runs } = setup({ llm })
+    return Effect.gen(function* () {
+      yield* durable.start({ runId: "r-4", input: "Charge 12", autonomy: "gated" })
+      yield* settle(durable, "r-4")
+      yield* TestClock.adjust("59 minutes")
+      const before = yield* settle(durable, "r-4")
+      expect(Exit.isSuccess(before) && before.value?._tag).toBe("Suspended")
+      yield* TestClock.adjust("2 minutes")
+      const done = yield* settle(durable, "r-4")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(0)
+      const toolTurn = llm.requests[1]!.messages.at(-1)!
+      expect(toolTurn.role === "tool" ? toolTurn.content : "").toContain("no decision was given")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a call the ledger finds claimed (an activity re-run after a crash) is not run again: the run suspends in doubt", () => {
+    const llm = chargeThenAnswer()
+    const ledger = ExecutionLedger.makeMemory()
+    const { durable, layer, runs, store } = setup({ llm, ledger })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      // the claim a runner made just before it died mid-call
+      yield* ledger.claim("r-5/t0/c0", "digest-of-the-first-attempt")
+      yield* durable.start({ runId: "r-5", input: "Charge 12" })
+      yield* settle(durable, "r-5")
+      const record = yield* store.load("r-5")
+      const state = JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }
+      const entry = state.pending[0]!
+      expect(entry.kind).toBe("InDoubt")
+      expect(runs.charges).toBe(0)
+      yield* service.decide("r-5", entry.id, Approval.markDone(entry.digest, "charged 12 (checked by hand)"), "ops")
+      yield* service.sweep
+      const done = yield* settle(durable, "r-5")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(0)
+      const toolTurn = llm.requests[1]!.messages.at(-1)!
+      expect(toolTurn.role === "tool" ? toolTurn.content : "").toBe("charged 12 (checked by hand)")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a start on a workflow version this runner does not register is refused and runs nothing", () => {
+    const llm = lookupThenAnswer()
+    const { layer } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      const error = yield* Effect.flip(service.start("billing", 2, { runId: "r-6", input: "x" }))
+      expect(error._tag).toBe("UnknownWorkflowVersion")
+      expect(error.message).toBe("agent 'billing' has no workflow version 2 on this runner; registered: 1")
+      const unknownAgent = yield* Effect.flip(service.start("nobody", 1, { runId: "r-6", input: "x" }))
+      expect(unknownAgent.message).toBe("agent 'nobody' has no workflow version 1 on this runner; registered: none")
+      expect(llm.calls).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a stuck run (decided long ago, still suspended: the lost-wake state, constructed directly) is reported and woken by the sweep", () => {
+    const llm = chargeThenAnswer()
+    const { durable, layer, runs, store } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "r-7", input: "Charge 12", autonomy: "gated" })
+      yield* settle(durable, "r-7")
+      const record = yield* store.load("r-7")
+      const entry = (JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      // the decision is in the store, written straight through the port; no runner applied it
+      yield* store.decide("r-7", entry.id, { decision: JSON.stringify(Approval.approve(entry.digest)), by: "ops" })
+      yield* TestClock.adjust("2 minutes")
+      const stuck = yield* settle(durable, "r-7")
+      expect(Exit.isSuccess(stuck) && stuck.value?._tag).toBe("Suspended")
+      const report = yield* service.sweep
+      expect(report.stuck).toEqual(["r-7"])
+      expect(report.woken).toEqual(["r-7"])
+      expect((yield* Metric.value(DurableRuns.metrics.stuck)).value).toBe(1)
+      const done = yield* settle(durable, "r-7")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a running record whose lease expired (its runner died, not taken over yet) is reported", () => {
+    const llm = lookupThenAnswer()
+    const { layer, store } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* store.create({ runId: "r-8", rootRunId: "r-8", agent: "billing", tenant: "", state: "{}" }, { owner: "a dead runner", ttlMs: 1000 })
+      expect((yield* service.sweep).expiredLeases).toEqual([])
+      yield* TestClock.adjust("2 seconds")
+      expect((yield* service.sweep).expiredLeases).toEqual(["r-8"])
+      expect((yield* Metric.value(DurableRuns.metrics.expiredLeases)).value).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("versioning", () => {
+  const chargeThenAnswer = () =>
+    FakeLLM.script([Turn({ toolCalls: [{ id: "c9", name: "charge_card", arguments: { amount: 12 } }] }), Turn({ content: "Charged." })])
+
+  it.effect("a run started on v1 finishes on v1 while v2 is registered beside it", () => {
+    const llm = chargeThenAnswer()
+    const { durables, layer, runs, store } = setup({ llm, versions: [1, 2] })
+    const [v1, v2] = [durables[0]!, durables[1]!]
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* service.start("billing", 1, { runId: "r-9", input: "Charge 12", autonomy: "gated" })
+      yield* settle(v1, "r-9")
+      expect(yield* v2.poll("r-9")).toBeUndefined()
+      const record = yield* store.load("r-9")
+      const entry = (JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      yield* service.decide("r-9", entry.id, Approval.approve(entry.digest), "ops")
+      expect((yield* service.sweep).woken).toEqual(["r-9"])
+      const done = yield* settle(v1, "r-9")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(yield* v2.poll("r-9")).toBeUndefined()
+      expect(runs.charges).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a runner lacking a run's version leaves it alone and reports it", () => {
+    const store = CheckpointStore.makeMemory()
+    const first = setup({ llm: chargeThenAnswer(), store, versions: [1] })
+    const later = setup({ llm: chargeThenAnswer(), store, versions: [2] })
+    return Effect.gen(function* () {
+      // v1's runner suspends the run and goes away
+      yield* Effect.provide(
+        Effect.gen(function* () {
+          yield* first.durable.start({ runId: "r-10", input: "Charge 12", autonomy: "gated" })
+          yield* settle(first.durable, "r-10")
+        }),
+        first.layer
+      )
+      const record = yield* store.load("r-10")
+      const before = record._tag === "Some" ? record.value : undefined
+      const entry = (JSON.parse(before?.state ?? "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      yield* store.decide("r-10", entry.id, { decision: JSON.stringify(Approval.approve(entry.digest)), by: "ops" })
+      // a runner with only v2: the decided run is reported, not touched
+      const report = yield* Effect.provide(Effect.flatMap(DurableRuns.DurableRuns, (runs) => runs.sweep), later.layer)
+      expect(report.unknownVersion).toEqual(["r-10"])
+      expect(report.woken).toEqual([])
+      const after = yield* store.load("r-10")
+      expect(after._tag === "Some" ? after.value : undefined).toEqual(before)
+      expect(later.runs.charges).toBe(0)
+    })
+  })
+})
