@@ -25,7 +25,7 @@ const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => 
     treeUsage: usage,
     turn: { completed: [] },
     pending: [],
-    legs: { privateData: false, untrustedContent: false, egress: false },
+    legs: { privateData: context.legs.privateData, untrustedContent: context.legs.untrustedContent, egress: context.legs.egress },
     budget: context.budget.snapshot(),
     recoveries: 0,
     context: Lifecycle.contextState(context)
@@ -57,7 +57,8 @@ const drive = ({ agent, emit, messages }: Drive) =>
             ),
             Effect.map((response) => ({
               output: response.content,
-              usage: response.usage,
+              usage: context.tally.usage,
+              ownUsage: response.usage,
               partial: false,
               stopReason: response.finishReason === "tool_use" ? ("end_turn" as const) : response.finishReason,
               transcript: [...conversation, Message.assistant(response.content)]

@@ -128,6 +128,7 @@ const encodeResult = (result: AgentResult): string =>
   CanonicalJson.stringify({
     output: result.output,
     usage: usageState(result.usage),
+    ownUsage: usageState(result.ownUsage),
     partial: result.partial,
     stopReason: result.stopReason,
     transcript: result.transcript
@@ -141,8 +142,15 @@ const recordedResult = (record: CheckpointStore.RunRecord): Effect.Effect<AgentR
   if (decoded._tag === "Left") {
     return Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }" }))
   }
-  const { output, partial, stopReason, transcript, usage } = decoded.right
-  return Effect.succeed({ output, partial, stopReason: stopReason as AgentResult["stopReason"], transcript, usage: usageOf(usage) })
+  const { output, ownUsage, partial, stopReason, transcript, usage } = decoded.right
+  return Effect.succeed({
+    output,
+    partial,
+    stopReason: stopReason as AgentResult["stopReason"],
+    transcript,
+    usage: usageOf(usage),
+    ownUsage: usageOf(ownUsage ?? usage)
+  })
 }
 
 const otherTenant = (runId: string): RunNotResumable =>
