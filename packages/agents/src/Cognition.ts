@@ -8,6 +8,7 @@ import type {
   AlreadyDecided,
   BudgetExceeded,
   Cancelled,
+  Capability,
   ChatError,
   CorruptEntry,
   Invoker,
@@ -188,6 +189,11 @@ export interface Cognition<out R = never> {
   readonly name: string
   /** The tools it advertises (empty for a single call). */
   readonly tools: ToolRegistry.ToolRegistry
+  /**
+   * The trifecta capabilities of everything it can reach, when that is more than its tools (a
+   * coordinator's children, a graph's nodes). Default: the union of its tools' caps.
+   */
+  readonly caps?: ReadonlyArray<Capability> | undefined
   readonly drive: (drive: Drive) => Effect.Effect<AgentResult, AgentError, RunContext | Invoker | R>
   /** Continues a suspended run; absent when the cognition cannot suspend. */
   readonly resume?: ((resume: Resume) => Effect.Effect<AgentResult, ResumeError, RunContext | Invoker | R>) | undefined

@@ -106,7 +106,8 @@ export const renderRunResult = (result: unknown): string =>
  *
  * The tool's `caps` are the runnable's (`runnable.caps`: an agent's are the union of its tools'),
  * so the run policy sees what the sub-run can reach; a runnable that does not say counts as all
- * three legs (fail closed). A sub-run that suspends (a gated call and no approver, a call in
+ * three legs (fail closed), both to the static check and, once it has run, as legs its sub-run
+ * touched. A sub-run that suspends (a gated call and no approver, a call in
  * doubt) fails the call with its `RunSuspended`, passed through untouched: the calling loop
  * suspends the whole tree on it.
  *
@@ -144,7 +145,8 @@ export const asTool = <A, E, R>(
     caps: runnable.caps ?? capabilities,
     handler: ({ task }, { callId, context }) =>
       Effect.flatMap(context.child(`${options.name}#${callId ?? "direct"}`), (child) =>
-        runnable.run(task).pipe(
+        // a runnable whose tools cannot be seen may read anything: its run counts as all three legs
+        (runnable.caps === undefined ? Effect.zipRight(Effect.sync(() => child.touch(capabilities)), runnable.run(task)) : runnable.run(task)).pipe(
           Effect.provideService(RunContext, child),
           Effect.map(render),
           Effect.mapError((error: unknown) =>

@@ -4,7 +4,7 @@
  * `AuditStore` is provided. What runs is audited by the `audit` middleware. A broken store is
  * logged; it never changes the run. @internal
  */
-import { AuditStore, CanonicalJson, tenantKey } from "@agentkit/core"
+import { AuditStore, CanonicalJson } from "@agentkit/core"
 import type { RunContext, ToolCall } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -26,7 +26,7 @@ export const record = (context: RunContext.Service, call: ToolCall.ToolCall, ent
       : Effect.flatMap(Clock.currentTimeMillis, (at) => {
           const audited: AuditStore.AuditRecord = {
             runId: context.runId,
-            tenant: tenantKey(context.scope),
+            tenant: context.scope.storeKey,
             tool: call.name,
             callId: call.id,
             decision: entry.decision,
