@@ -646,9 +646,17 @@ const no = Effect.succeed(false)
  * ```ts
  * import { Approval } from "@agentkit/agents"
  * import { RunContext } from "@agentkit/core"
- * import { Effect } from "effect"
+ * import { Tool } from "@agentkit/tools"
+ * import { Effect, Schema } from "effect"
  *
- * const needsPerson = Effect.flatMap(RunContext, (context) => Approval.required(refund, { amount: 5000 }, context))
+ * const refund = Tool.make("refund", {
+ *   description: "Refund an order; refunds over 1000 need a person's approval.",
+ *   parameters: { amount: Schema.Number },
+ *   sideEffecting: true,
+ *   requiresApproval: ({ amount }) => amount > 1000,
+ *   handler: ({ amount }) => `refunded ${amount}`
+ * })
+ * const needsPerson = Effect.flatMap(RunContext, (context) => Approval.required(refund, { amount: 5000 }, context)) // true
  * ```
  *
  * @since 0.1.0

@@ -65,28 +65,52 @@ const immediate: Scheduler.Scheduler = {
  * Touching a leg or charging usage reaches every node above, up to the root, whose legs are the
  * tree's.
  */
-class RunNode implements RunContext.Tally {
-  privateData = false
-  untrustedContent = false
-  egress = false
-  usage: Usage.Usage = Usage.zero
+class RunNode implements RunContext.Tally, RunContext.Legs {
+  // private, with getters only: nothing holding the context (a tool's handler) can clear a leg
+  #privateData = false
+  #untrustedContent = false
+  #egress = false
+  #usage: Usage.Usage = Usage.zero
 
-  constructor(readonly parent: RunNode | undefined) {}
+  constructor(readonly parent: RunNode | undefined) {
+    Object.freeze(this) // no own property can shadow a getter; the private fields stay writable here
+  }
+
+  get privateData(): boolean {
+    return this.#privateData
+  }
+
+  get untrustedContent(): boolean {
+    return this.#untrustedContent
+  }
+
+  get egress(): boolean {
+    return this.#egress
+  }
+
+  get usage(): Usage.Usage {
+    return this.#usage
+  }
 
   get legs(): RunContext.Legs {
     return this
   }
 
   touch(privateData: boolean, untrustedContent: boolean, egress: boolean): void {
-    for (let node: RunNode | undefined = this; node !== undefined; node = node.parent) {
-      if (privateData) node.privateData = true
-      if (untrustedContent) node.untrustedContent = true
-      if (egress) node.egress = true
-    }
+    if (privateData) this.#privateData = true
+    if (untrustedContent) this.#untrustedContent = true
+    if (egress) this.#egress = true
+    this.parent?.touch(privateData, untrustedContent, egress) // up to the root (a tree is a few levels deep)
   }
 
   charge(usage: Usage.Usage): void {
-    for (let node: RunNode | undefined = this; node !== undefined; node = node.parent) node.usage = Usage.add(node.usage, usage)
+    this.#usage = Usage.add(this.#usage, usage)
+    this.parent?.charge(usage)
+  }
+
+  /** Adds usage to this node only (a resumed run's saved usage: the runs above counted it when it was spent). */
+  restoreUsage(usage: Usage.Usage): void {
+    this.#usage = Usage.add(this.#usage, usage)
   }
 }
 
@@ -161,8 +185,7 @@ class RunContextValue implements RunContext.Service {
 
   restore(saved: { readonly legs: RunContext.LegsInput; readonly usage: Usage.Usage }): void {
     this.touch(saved.legs)
-    const node = this.own()
-    node.usage = Usage.add(node.usage, saved.usage)
+    this.own().restoreUsage(saved.usage)
   }
 
   branch(): RunContext.Service {

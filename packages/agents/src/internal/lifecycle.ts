@@ -369,8 +369,6 @@ const supervise = <E, R>(
     const settings = yield* leaseSettings
     const writer = makeWriter(store, holder, context.runId, version)
     if (begin.state !== undefined) restoreInto(context, begin.state)
-    // the decisions reach the tree's sub-runs through its decisions channel (a sub-run reads those for its own entries)
-    if (begin.decisions !== undefined) for (const [id, decision] of begin.decisions) context.decisions.set(id, decision)
     if (begin.saveFirst && begin.state !== undefined) {
       const state = begin.state
       const first = yield* Effect.either(writer.save("running", () => state))
@@ -510,7 +508,7 @@ const child = <E, R>(
       // suspended sub-run goes on with the decisions its root was resumed with, for its own entries
       begin = {
         state: { ...saved, budget: allowance(saved) },
-        decisions: saved.phase === "suspended" ? decisionsFor(saved, context) : undefined,
+        decisions: saved.phase === "suspended" ? decisionsFor(saved, yield* recordedDecisions(store, context.rootRunId)) : undefined,
         saveFirst: saved.phase === "suspended"
       }
     }
@@ -535,14 +533,18 @@ const restoreInto = (context: RunContext.Service, state: RunState.RunState): voi
 }
 
 /**
- * The decisions for a suspended sub-run's own entries, from the tree's decisions channel (its
- * root's resume put them there); `undefined` when none was given (it stays suspended).
+ * The decisions for a suspended sub-run's own entries: those recorded for its root (a resume
+ * records every entry of the tree, checked, before anything runs; nothing running in the tree can
+ * add one); `undefined` when none was recorded (it stays suspended).
  */
-const decisionsFor = (state: RunState.RunState, context: RunContext.Service): ReadonlyMap<string, Approval.Decision> | undefined => {
+const decisionsFor = (
+  state: RunState.RunState,
+  recorded: ReadonlyMap<string, Approval.Decision>
+): ReadonlyMap<string, Approval.Decision> | undefined => {
   let found: Map<string, Approval.Decision> | undefined
   for (const entry of state.pending) {
-    const decision = context.decisions.get(entry.id)
-    if (decision !== undefined) (found ??= new Map()).set(entry.id, decision as Approval.Decision)
+    const decision = recorded.get(entry.id)
+    if (decision !== undefined) (found ??= new Map()).set(entry.id, decision)
   }
   return found
 }

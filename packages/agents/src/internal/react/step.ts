@@ -142,7 +142,7 @@ class Steps {
         const decisions = this.decisions
         return decisions === undefined
           ? this.suspend(this.state.pending, false)
-          : this.apply(this.state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"), "resume")
+          : this.apply(this.state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"))
       }
     }
   }
@@ -335,11 +335,12 @@ class Steps {
    * to what was decided: the entry's digest is recomputed with the tool as it is now and must be
    * the one the decision names (else the call is rejected); an edit is validated and gets a new
    * digest; an approved or edited call that would now complete the trifecta, when the person was
-   * not asked about it, waits again at the gate with its own entry. From an in-process approver
-   * (`approver` mode) a bad decision rejects that call and the model is told why. A call that
+   * not asked about it, waits again at the gate with its own entry. A bad decision (from an
+   * in-process approver: on resume they were checked before anything ran) rejects that call and
+   * the model is told why. A call that
    * already has a result (applied before a crash) is not run again.
    */
-  apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide, mode: "resume" | "approver"): Effect.Effect<AgentResult, AgentError, RunContext> {
+  apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide): Effect.Effect<AgentResult, AgentError, RunContext> {
     const { context, loop, state } = this
     return Effect.gen(this, function* () {
       const calls = state.calls
@@ -452,7 +453,7 @@ class Steps {
         yield* this.engine.awaitDecision!({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
       )
       const record = typeof answers === "object" && answers !== null && !Array.isArray(answers) ? (answers as Approval.Decisions) : {}
-      return yield* this.apply(entries, (entry) => Approval.resolve(entry, record), "approver")
+      return yield* this.apply(entries, (entry) => Approval.resolve(entry, record))
     })
   }
 
