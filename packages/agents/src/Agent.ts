@@ -4,16 +4,17 @@
  * @since 0.1.0
  */
 import { Message, RunContext, Tracing } from "@agentkit/core"
-import type { Invoker } from "@agentkit/core"
+import type { Capability, Invoker } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AgentEvent from "./AgentEvent.js"
-import { AgentDefinitionError, PolicyDenied, RunNotResumable } from "./Errors.js"
+import { AgentDefinitionError, RunNotResumable } from "./Errors.js"
 import type { AgentResult } from "./AgentResult.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
+import * as Trifecta from "./internal/trifecta.js"
 import * as RunPolicy from "./RunPolicy.js"
 import * as SingleCallCognition from "./SingleCallCognition.js"
 import * as StructuredOutput from "./StructuredOutput.js"
@@ -55,6 +56,11 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
   readonly cognition: Cognition<R>
   /** The structured output, when the agent was made with `output`. */
   readonly output: StructuredOutput.StructuredOutput<A> | undefined
+  /**
+   * The trifecta capabilities of everything the agent can reach (its cognition's `caps`, else the
+   * union of its tools' caps), sorted: what `asTool(agent)` advertises to a parent's run policy.
+   */
+  readonly caps: ReadonlyArray<Capability>
   /** Runs the agent to its result. */
   run(input: Input): Effect.Effect<AgentResult<A>, AgentError, RunContext | Invoker | R>
   /** Runs the agent as a stream of events, ending with `Final`. */
@@ -184,18 +190,9 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   }
 
   const policy = options.policy ?? RunPolicy.defaultPolicy
-  const trifecta = RunPolicy.capabilities(cognition.tools.tools())
-  // The static check, over the advertised tools, before the first model call.
-  const staticCheck: Effect.Effect<void, PolicyDenied> =
-    policy.static === "off" || trifecta.length < RunPolicy.trifecta.length
-      ? Effect.void
-      : policy.static === "deny"
-        ? Effect.fail(new PolicyDenied({ capabilities: trifecta }))
-        : Tracing.addEvent(Tracing.EventName.policyFlagged, {
-            [Tracing.Attribute.policyMode]: policy.static,
-            [Tracing.Attribute.policyCapabilities]: trifecta.join(","),
-            [Tracing.Attribute.policyReason]: RunPolicy.trifectaReason
-          })
+  const caps = Trifecta.reach(cognition)
+  // The static check, over the caps of everything the agent can reach, before the first model call.
+  const staticCheck = Trifecta.staticCheck(policy, caps)
 
   const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) => {
     const driven = RunContext.cancellable(body)
@@ -216,13 +213,19 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
 
   const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) => {
     const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
-    return observe(Effect.zipRight(staticCheck, cognition.drive({ agent: settings, messages, emit, policy, output })))
+    const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
+    if (typeof input === "string") return observe(Effect.zipRight(staticCheck, drive))
+    // a conversation passed in counts for the tool results it holds (a caller may add legs, never remove them)
+    const history = Trifecta.historyLegs(input, cognition.tools)
+    const touched = history.length === 0 ? staticCheck : Effect.zipRight(Effect.flatMap(RunContext, (context) => Effect.sync(() => context.touch(history))), staticCheck)
+    return observe(Effect.zipRight(touched, drive))
   }
 
   const agent: Omit<Agent<R, unknown>, "pipe"> = {
     ...settings,
     cognition,
     output,
+    caps,
     run: (input) => execute(input, undefined),
     resume: (runId, decisions) =>
       cognition.resume === undefined

@@ -77,7 +77,7 @@ export interface Suspended {
  * import type { AgentResult } from "@agentkit/agents"
  *
  * const show = (result: AgentResult.AgentResult) =>
- *   `${result.output} (${result.stopReason}${result.partial ? ", partial" : ""}, $${result.usage.costUsd})`
+ *   `${result.output} (${result.stopReason}${result.partial ? ", partial" : ""}, $${result.usage.costUsd} with sub-agents, $${result.ownUsage.costUsd} own)`
  * const status = (result: AgentResult.AgentResult<{ readonly status: string }>) => result.parsed?.status ?? `(${result.error})`
  * ```
  *
@@ -87,8 +87,10 @@ export interface Suspended {
 export interface AgentResult<out A = never> {
   /** The final answer, or the last assistant text of a partial run. */
   readonly output: string
-  /** Usage summed over every model call of the run. */
+  /** Usage of the whole run tree: this run's model calls and its sub-runs' (what the budget spent on it). */
   readonly usage: Usage.Usage
+  /** Usage of this run's own model calls. */
+  readonly ownUsage: Usage.Usage
   /** True when the run did not reach a final answer (iterations exhausted, awaiting approval). */
   readonly partial: boolean
   readonly stopReason: StopReason

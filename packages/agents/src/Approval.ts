@@ -12,9 +12,9 @@
  * @since 0.1.0
  */
 import { CanonicalJson, ToolCall } from "@agentkit/core"
-import type { Capability } from "@agentkit/core"
+import type { ApprovalCondition, Capability, RunContext } from "@agentkit/core"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
 /**
@@ -257,6 +257,52 @@ export type Decision = Schema.Schema.Type<typeof Decision>
 export type Decisions = Readonly<Record<string, unknown>>
 
 /**
+ * A deep copy of decisions, deep-frozen, taken when they are handed over (to `agent.resume`, or
+ * returned by an approver): changing the object afterwards changes nothing that runs. A value
+ * that is not plain data (a function, a class instance that cannot be cloned) becomes a decision
+ * no verdict accepts, so it rejects (fail closed).
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ *
+ * const given = { [pending.id]: Approval.edit(pending.digest, { order_id: "A-771" }) }
+ * const kept = Approval.snapshot(given)
+ * ;(given[pending.id] as { arguments: Record<string, unknown> }).arguments.order_id = "B-1" // kept still says A-771
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const snapshot = (decisions: unknown): unknown => {
+  if (typeof decisions !== "object" || decisions === null) return decisions
+  try {
+    return freezeDeep(structuredClone(decisions))
+  } catch {
+    if (Array.isArray(decisions)) return Object.freeze([])
+    const copy: Record<string, unknown> = {}
+    for (const key of Object.keys(decisions)) {
+      let value: unknown
+      try {
+        value = freezeDeep(structuredClone((decisions as Record<string, unknown>)[key]))
+      } catch {
+        value = "not plain data"
+      }
+      copy[key] = value
+    }
+    return Object.freeze(copy)
+  }
+}
+
+const freezeDeep = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key])
+  }
+  return value
+}
+
+/**
  * Approve a pending call with the arguments the model gave.
  *
  * @example
@@ -405,7 +451,8 @@ interface Fingerprinted {
   readonly schema: { readonly parameters: unknown }
   readonly sideEffecting: boolean
   readonly idempotent: boolean
-  readonly requiresApproval: boolean
+  /** A condition (a function) fingerprints as `"conditional"`. */
+  readonly requiresApproval: boolean | ((...args: never) => unknown)
   readonly caps: ReadonlyArray<Capability>
 }
 
@@ -413,7 +460,8 @@ const fingerprints = new WeakMap<object, string>()
 
 /**
  * A tool's fingerprint: SHA-256 over its advertised JSON Schema bytes, its flags and its caps
- * (computed once per tool value). A change to any of them changes every digest made for it.
+ * (computed once per tool value; a conditional `requiresApproval` counts as `"conditional"`). A
+ * change to any of them changes every digest made for it.
  *
  * @example
  * ```ts
@@ -432,7 +480,7 @@ export const fingerprint = (tool: Fingerprinted): string => {
       schema: JSON.stringify(tool.schema.parameters),
       sideEffecting: tool.sideEffecting,
       idempotent: tool.idempotent,
-      requiresApproval: tool.requiresApproval,
+      requiresApproval: typeof tool.requiresApproval === "function" ? "conditional" : tool.requiresApproval,
       caps: [...tool.caps]
     })
     fingerprints.set(tool, found)
@@ -479,7 +527,8 @@ export const toolFacts = (tool: Fingerprinted & { readonly name: string }): Tool
   name: tool.name,
   sideEffecting: tool.sideEffecting,
   idempotent: tool.idempotent,
-  requiresApproval: tool.requiresApproval,
+  // a conditional approval is recorded as `true`: the tool may require it (the entry's reasons say whether it did)
+  requiresApproval: tool.requiresApproval !== false,
   caps: [...tool.caps],
   fingerprint: fingerprint(tool),
   parameters: tool.schema.parameters
@@ -582,6 +631,65 @@ export class Approver extends Context.Tag("@agentkit/agents/Approver")<
 >() {}
 
 const decodeDecision = Schema.decodeUnknownOption(Decision)
+
+const yes = Effect.succeed(true)
+const no = Effect.succeed(false)
+
+/**
+ * Whether a call of a tool requires a person's approval by the tool's own `requiresApproval`: a
+ * boolean as it is; a condition is evaluated on the call's validated arguments and the run
+ * context. Arguments that do not validate never run (the model is told), so they need none; a
+ * condition that throws, fails or dies holds, and so does any answer but `false` (fail closed).
+ * The agent loop and the MCP server both decide with it.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ * import { RunContext } from "@agentkit/core"
+ * import { Tool } from "@agentkit/tools"
+ * import { Effect, Schema } from "effect"
+ *
+ * const refund = Tool.make("refund", {
+ *   description: "Refund an order; refunds over 1000 need a person's approval.",
+ *   parameters: { amount: Schema.Number },
+ *   sideEffecting: true,
+ *   requiresApproval: ({ amount }) => amount > 1000,
+ *   handler: ({ amount }) => `refunded ${amount}`
+ * })
+ * const needsPerson = Effect.flatMap(RunContext, (context) => Approval.required(refund, { amount: 5000 }, context)) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const required = (
+  tool: {
+    readonly requiresApproval: boolean | ApprovalCondition
+    readonly validate: (args: unknown) => Effect.Effect<unknown, unknown>
+  },
+  args: unknown,
+  context: RunContext.Service
+): Effect.Effect<boolean> => {
+  const condition = tool.requiresApproval
+  if (typeof condition !== "function") return condition ? yes : no
+  return Effect.matchEffect(tool.validate(args), {
+    onFailure: () => no,
+    onSuccess: (valid) => {
+      let answer: boolean | Effect.Effect<boolean, unknown>
+      try {
+        answer = condition(valid, context)
+      } catch {
+        return yes
+      }
+      return Effect.isEffect(answer)
+        ? Effect.catchAllCause(
+            Effect.map(answer, (value) => value !== false),
+            () => yes
+          )
+        : Effect.succeed(answer !== false)
+    }
+  })
+}
 
 /**
  * Reads an approver's decision for a pending entry, failing closed: a missing decision, an

@@ -8,6 +8,7 @@ import type {
   AlreadyDecided,
   BudgetExceeded,
   Cancelled,
+  Capability,
   ChatError,
   CorruptEntry,
   Invoker,
@@ -193,6 +194,11 @@ export interface Cognition<out R = never> {
   readonly name: string
   /** The tools it advertises (empty for a single call). */
   readonly tools: ToolRegistry.ToolRegistry
+  /**
+   * The trifecta capabilities of everything it can reach, when that is more than its tools (a
+   * coordinator's children, a graph's nodes). Default: the union of its tools' caps.
+   */
+  readonly caps?: ReadonlyArray<Capability> | undefined
   /** Drives a run; with `drive.output`, a run that ends with an answer that decodes has `parsed`. */
   readonly drive: (drive: Drive) => Effect.Effect<AgentResult<unknown>, AgentError, RunContext | Invoker | R>
   /** Continues a suspended run; absent when the cognition cannot suspend. */

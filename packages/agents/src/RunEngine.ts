@@ -9,15 +9,15 @@
  * @since 0.2.0
  * @experimental
  */
-import type { Chat, ChatError, RunContext, ToolCall, ToolOutcome } from "@agentkit/core"
+import type { CallMetadata, Chat, ChatError, RunContext, ToolCall, ToolOutcome } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 
 /**
  * The calls an engine may wrap: a model call and a tool call, each with its stable step name.
- * `executionKey` is the execution ledger's key for a side-effecting, non-idempotent tool (absent
- * otherwise). Text deltas are not passed to a wrapped model call.
+ * `meta` carries the execution ledger's key for a side-effecting, non-idempotent tool and who
+ * approved the call (absent when neither applies). Text deltas are not passed to a wrapped model call.
  *
  * @example
  * ```ts
@@ -25,7 +25,7 @@ import type * as Effect from "effect/Effect"
  *
  * const traced = (calls: RunEngine.Calls): RunEngine.Calls => ({
  *   callModel: (name, request) => calls.callModel(name, request),
- *   runTool: (name, call, tool, key) => calls.runTool(name, call, tool, key)
+ *   runTool: (name, call, tool, meta) => calls.runTool(name, call, tool, meta)
  * })
  * ```
  *
@@ -38,7 +38,7 @@ export interface Calls {
     name: string,
     call: ToolCall.ToolCall,
     tool: ToolRegistry.AnyTool,
-    executionKey: string | undefined
+    meta: CallMetadata | undefined
   ) => Effect.Effect<ToolOutcome, unknown, RunContext>
 }
 

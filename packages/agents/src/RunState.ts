@@ -182,10 +182,11 @@ export const RunStateV1 = Schema.Struct({
   transcript: Schema.Array(Message.Message),
   /** The run's own usage. */
   usage: UsageState,
-  /** The whole tree's usage (its own in version 1). */
+  /** The run's tally: its own usage and its sub-runs' (what the budget spent on it). */
   treeUsage: UsageState,
   turn: Schema.Struct({ completed: Schema.Array(CallResult) }),
   pending: Schema.Array(PendingEntry),
+  /** The trifecta legs the run tree had touched when the state was saved (restored on resume). */
   legs: Schema.Struct({ privateData: Schema.Boolean, untrustedContent: Schema.Boolean, egress: Schema.Boolean }),
   budget: BudgetState,
   /** How many times the run was taken over after its process stopped. */
@@ -333,7 +334,10 @@ export const decode = (runId: string, text: string): Effect.Effect<RunState, Run
  */
 export const RecordedResult = Schema.Struct({
   output: Schema.String,
+  /** The whole tree's usage. */
   usage: UsageState,
+  /** The run's own usage (absent in a record written before it was kept: then the same as `usage`). */
+  ownUsage: Schema.optional(UsageState),
   partial: Schema.Boolean,
   stopReason: Schema.String,
   transcript: Schema.Array(Message.Message),

@@ -39,7 +39,7 @@ const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => 
     treeUsage: usage,
     turn: { completed: [] },
     pending: [],
-    legs: { privateData: false, untrustedContent: false, egress: false },
+    legs: { privateData: context.legs.privateData, untrustedContent: context.legs.untrustedContent, egress: context.legs.egress },
     budget: context.budget.snapshot(),
     recoveries: 0,
     context: Lifecycle.contextState(context)
@@ -90,12 +90,13 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
             Cancellation.check(context.cancellation).pipe(
               Effect.zipRight(invoker.chat({ ...settings, messages: transcript }, callOptions)),
               Effect.flatMap((response) => {
-                const total = Usage.add(usage, response.usage)
+                const own = Usage.add(usage, response.usage)
                 const stopReason = response.finishReason === "tool_use" ? ("end_turn" as const) : response.finishReason
                 if (output === undefined) {
                   return Effect.succeed({
                     output: response.content,
-                    usage: total,
+                    usage: context.tally.usage,
+                    ownUsage: own,
                     partial: false,
                     stopReason,
                     transcript: [...transcript, Message.assistant(response.content)]
@@ -105,13 +106,21 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
                 const { decoded, text } = readAnswer(output, forced, response)
                 const answered = [...transcript, Message.assistant(text)]
                 if (Either.isRight(decoded)) {
-                  return Effect.succeed({ output: text, usage: total, partial: false, stopReason, transcript: answered, parsed: decoded.right })
+                  return Effect.succeed({ output: text, usage: context.tally.usage, ownUsage: own, partial: false, stopReason, transcript: answered, parsed: decoded.right })
                 }
                 if (repairs >= output.maxRepairs) {
-                  return Effect.succeed({ output: text, usage: total, partial: true, stopReason: "invalid_output" as const, transcript: answered, error: decoded.left })
+                  return Effect.succeed({
+                    output: text,
+                    usage: context.tally.usage,
+                    ownUsage: own,
+                    partial: true,
+                    stopReason: "invalid_output" as const,
+                    transcript: answered,
+                    error: decoded.left
+                  })
                 }
                 emit?.(AgentEvent.Step({ iteration: repairs + 1, repair: true }))
-                return ask([...answered, Message.user(StructuredOutput.repairText("single_call", decoded.left))], total, repairs + 1)
+                return ask([...answered, Message.user(StructuredOutput.repairText("single_call", decoded.left))], own, repairs + 1)
               })
             )
           const first = output === undefined || forced ? conversation : StructuredOutput.withSchemaBlock(conversation, output)

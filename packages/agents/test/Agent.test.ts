@@ -83,6 +83,7 @@ describe("SingleCallCognition", () => {
       expect(result).toEqual({
         output: "A one-sentence summary.",
         usage: Usage.make({ inputTokens: 10, outputTokens: 5, costUsd: 0.0001 }),
+        ownUsage: Usage.make({ inputTokens: 10, outputTokens: 5, costUsd: 0.0001 }),
         partial: false,
         stopReason: "end_turn",
         transcript: [

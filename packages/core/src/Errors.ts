@@ -984,6 +984,45 @@ export const isCancelled: (u: unknown) => u is Cancelled = isTagged("Cancelled")
 export const isChatModelError: (u: unknown) => u is ChatModelError = isTagged("ChatModelError")
 
 /**
+ * What a sub-run that stopped to wait for decisions fails with, as core sees it (the agents
+ * package's `RunSuspended`: the sub-run's id and the pending entries it waits on, each with the
+ * path of the run it waits in).
+ *
+ * @example
+ * ```ts
+ * import type { SubRunSuspension } from "@agentkit/core"
+ *
+ * const waitsIn = (suspension: SubRunSuspension) => suspension.runId
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubRunSuspension extends AgentkitError {
+  readonly _tag: "RunSuspended"
+  readonly runId: string
+  readonly pending: ReadonlyArray<{ readonly id: string; readonly path: string }>
+}
+
+/**
+ * Whether a failure is a sub-run that suspended (a gated call with no approver, a call in doubt):
+ * it is never shown to the model. `asTool` passes it through untouched, and the agent loop that
+ * made the call suspends the whole run tree on it, listing the sub-run's pending entries; `resume`
+ * on the top-level run continues the sub-run, then its parents.
+ *
+ * @example
+ * ```ts
+ * import { Cancelled, isSubRunSuspension } from "@agentkit/core"
+ *
+ * isSubRunSuspension(new Cancelled()) // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isSubRunSuspension: (u: unknown) => u is SubRunSuspension = isTagged("RunSuspended")
+
+/**
  * Whether a tool failure ends the whole run instead of going back to the model: cancellation,
  * every budget ceiling and a broken store (a sub-agent's `DepthExceeded` goes back to the model).
  *

@@ -60,6 +60,22 @@ export interface ExecuteOptions {
 }
 
 /**
+ * A conditional approval: whether one call (its validated arguments, the run context) waits for
+ * a person. A condition that fails or throws counts as `true` (fail closed).
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalCondition } from "@agentkit/core"
+ *
+ * const large: ApprovalCondition = (args) => Number((args as { readonly amount: number }).amount) > 1000
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ApprovalCondition = (args: unknown, context: RunContext.Service) => boolean | Effect.Effect<boolean, unknown>
+
+/**
  * What the Invoker needs of a tool. `Tool.make` (in `@agentkit/tools`) builds these.
  *
  * @example
@@ -78,7 +94,11 @@ export interface InvokableTool<E = unknown, R = never> {
   readonly schema: ToolSchema
   readonly sideEffecting: boolean
   readonly idempotent: boolean
-  readonly requiresApproval: boolean
+  /**
+   * Whether a call waits for a person whatever the autonomy tier: always (`true`), never
+   * (`false`), or when the condition holds for the call's validated arguments and run context.
+   */
+  readonly requiresApproval: boolean | ApprovalCondition
   readonly caps: ReadonlyArray<Capability>
   readonly urlArg: string | undefined
   /**

@@ -195,8 +195,15 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // answered, so middleware on the way out (a quota meter) see a call that broke the budget fail,
   // as in the Python agentkit, and a call served from a cache never reaches the model, so it is
   // never counted or charged (and its response reaches the caller with zero usage).
+  // The run's tally is charged at the same point (so a run tree's usage is what its budget spent).
   const chatPipeline = compose(options.chatMiddleware ?? [], (call) =>
-    call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), usageOf)
+    call.context.budget.modelCall(
+      Effect.map(model.chat(call.request, { emit: call.emit }), (response) => {
+        call.context.charge(response.usage)
+        return response
+      }),
+      usageOf
+    )
   )
   const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
 

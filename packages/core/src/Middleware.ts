@@ -51,6 +51,8 @@ export interface CallMetadata {
    * A call without one is keyed `<runId>/<callId>`.
    */
   executionKey?: string
+  /** Set by the agent loop on a call a person approved (or edited): who decided, when known (the audit records it). */
+  decidedBy?: string
   [key: string]: unknown
 }
 

@@ -13,10 +13,13 @@ import * as FiberRef from "effect/FiberRef"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
 import * as Budget from "./Budget.js"
+import type { Capability } from "./InvokableTool.js"
+import { capabilities } from "./InvokableTool.js"
 import * as Cancellation from "./Cancellation.js"
 import { Cancelled, ConfigurationError, DepthExceeded, errorMessage } from "./Errors.js"
 import * as PythonText from "./PythonText.js"
 import * as Scope from "./Scope.js"
+import * as Usage from "./Usage.js"
 
 /**
  * How much a run may do without a person: `auto` gates only tools that require approval, `gated`
@@ -56,11 +59,75 @@ const immediate: Scheduler.Scheduler = {
   shouldYield: () => false
 }
 
-/** What a whole run tree shares by reference: the trifecta legs and the decisions channel. */
-class RunTree {
-  readonly legs: RunContext.Legs = { privateData: false, untrustedContent: false, egress: false }
-  readonly decisions = new Map<string, unknown>()
+/**
+ * One node of a run tree's tally: the legs touched and the usage spent at or under it. A run has
+ * one; so has each delegating call (`branch()`), so its sub-runs' tally can be read on its own.
+ * Touching a leg or charging usage reaches every node above, up to the root, whose legs are the
+ * tree's.
+ */
+class RunNode implements RunContext.Tally, RunContext.Legs {
+  // private, with getters only: nothing holding the context (a tool's handler) can clear a leg
+  #privateData = false
+  #untrustedContent = false
+  #egress = false
+  #usage: Usage.Usage = Usage.zero
+
+  constructor(readonly parent: RunNode | undefined) {
+    Object.freeze(this) // no own property can shadow a getter; the private fields stay writable here
+  }
+
+  get privateData(): boolean {
+    return this.#privateData
+  }
+
+  get untrustedContent(): boolean {
+    return this.#untrustedContent
+  }
+
+  get egress(): boolean {
+    return this.#egress
+  }
+
+  get usage(): Usage.Usage {
+    return this.#usage
+  }
+
+  get legs(): RunContext.Legs {
+    return this
+  }
+
+  touch(privateData: boolean, untrustedContent: boolean, egress: boolean): void {
+    if (privateData) this.#privateData = true
+    if (untrustedContent) this.#untrustedContent = true
+    if (egress) this.#egress = true
+    this.parent?.touch(privateData, untrustedContent, egress) // up to the root (a tree is a few levels deep)
+  }
+
+  charge(usage: Usage.Usage): void {
+    this.#usage = Usage.add(this.#usage, usage)
+    this.parent?.charge(usage)
+  }
+
+  /** Adds usage to this node only (a resumed run's saved usage: the runs above counted it when it was spent). */
+  restoreUsage(usage: Usage.Usage): void {
+    this.#usage = Usage.add(this.#usage, usage)
+  }
 }
+
+/** What a whole run tree shares by reference: its root tally (the tree's legs) and the decisions channel. */
+class RunTree {
+  readonly decisions = new Map<string, unknown>()
+  constructor(readonly root: RunNode) {}
+}
+
+const legsOf = (legs: RunContext.LegsInput): readonly [boolean, boolean, boolean] =>
+  Array.isArray(legs)
+    ? [legs.includes("private_data"), legs.includes("untrusted_content"), legs.includes("egress")]
+    : [
+        (legs as Partial<RunContext.Legs>).privateData === true,
+        (legs as Partial<RunContext.Legs>).untrustedContent === true,
+        (legs as Partial<RunContext.Legs>).egress === true
+      ]
 
 class RunContextValue implements RunContext.Service {
   constructor(
@@ -76,19 +143,68 @@ class RunContextValue implements RunContext.Service {
     readonly cancellation: Cancellation.CancellationToken,
     readonly tracing: boolean,
     /** Made on first use (a run that never reads them allocates nothing), then shared by the tree. */
-    private tree: RunTree | undefined
+    private tree: RunTree | undefined,
+    /** This run's node of the tally, made on first use; its parent is the node it was made under. */
+    private node: RunNode | undefined,
+    private readonly parentNode: RunNode | undefined
   ) {}
 
   private shared(): RunTree {
-    return (this.tree ??= new RunTree())
+    if (this.tree === undefined) this.own() // only a top-level run has no tree yet: it is made with its node
+    return this.tree!
+  }
+
+  private own(): RunNode {
+    if (this.node === undefined) {
+      this.node = new RunNode(this.parentNode)
+      this.tree ??= new RunTree(this.node)
+    }
+    return this.node
   }
 
   get legs(): RunContext.Legs {
-    return this.shared().legs
+    return this.shared().root
+  }
+
+  get tally(): RunContext.Tally {
+    return this.own()
   }
 
   get decisions(): Map<string, unknown> {
     return this.shared().decisions
+  }
+
+  touch(legs: RunContext.LegsInput): void {
+    const [privateData, untrustedContent, egress] = legsOf(legs)
+    if (privateData || untrustedContent || egress) this.own().touch(privateData, untrustedContent, egress)
+  }
+
+  charge(usage: Usage.Usage): void {
+    this.own().charge(usage)
+  }
+
+  restore(saved: { readonly legs: RunContext.LegsInput; readonly usage: Usage.Usage }): void {
+    this.touch(saved.legs)
+    this.own().restoreUsage(saved.usage)
+  }
+
+  branch(): RunContext.Service {
+    return new RunContextValue(
+      this.runId,
+      this.parentRunId,
+      this.rootRunId,
+      this.threadId,
+      this.correlationId,
+      this.scope,
+      this.budget,
+      this.autonomy,
+      this.depth,
+      this.cancellation,
+      this.tracing,
+      this.shared(),
+      undefined,
+      this.own()
+    )
   }
 
   child(segment: string = "sub"): Effect.Effect<RunContext.Service, DepthExceeded> {
@@ -107,11 +223,21 @@ class RunContextValue implements RunContext.Service {
         depth,
         this.cancellation,
         this.tracing,
-        this.shared()
+        this.shared(),
+        undefined,
+        this.own()
       )
     )
   }
 }
+
+const checkLegs = (legs: unknown): ConfigurationError | undefined =>
+  legs === undefined || (Array.isArray(legs) && legs.every((leg) => capabilities.includes(leg)))
+    ? undefined
+    : new ConfigurationError({
+        field: "legs",
+        message: `legs must be a list of 'private_data', 'untrusted_content', 'egress'; got ${Array.isArray(legs) ? JSON.stringify(legs) : String(legs)}`
+      })
 
 const checkId = (field: "runId" | "threadId", value: unknown): ConfigurationError | undefined =>
   value === undefined || (typeof value === "string" && value.length > 0)
@@ -159,7 +285,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           })
         )
       }
-      const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId)
+      const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId) ?? checkLegs(options.legs)
       if (idError !== undefined) return Effect.fail(idError)
       const budget = options.budget instanceof Budget.Budget ? Effect.succeed(options.budget) : Budget.make(options.budget)
       let scope: Scope.Scope
@@ -182,7 +308,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
       }
       return Effect.map(budget, (budget) => {
         const runId = options.runId ?? crypto.randomUUID()
-        return new RunContextValue(
+        const context = new RunContextValue(
           runId,
           undefined,
           runId,
@@ -194,8 +320,12 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           0,
           options.cancellation ?? Cancellation.make(),
           options.tracing ?? true,
+          undefined,
+          undefined,
           undefined
         )
+        if (options.legs !== undefined) context.touch(options.legs)
+        return context
       })
     })
   }
@@ -303,8 +433,33 @@ export declare namespace RunContext {
     readonly cancellation: Cancellation.CancellationToken
     /** Whether the run opens spans (`false` makes tracing cost nothing). */
     readonly tracing: boolean
-    /** The trifecta legs the run tree has touched: one cell per tree, shared by reference. */
+    /**
+     * The trifecta legs the whole run tree has touched: one cell per tree, shared by reference (a
+     * leg touched anywhere in the tree is seen everywhere in it). Legs are only ever added.
+     */
     readonly legs: Legs
+    /** What this run and everything under it touched and spent: its node of the tree's tally. */
+    readonly tally: Tally
+    /**
+     * Adds legs (never removes one): to this run's tally, every run above it and the tree. The
+     * agent loop touches the legs of each tool result; a caller declares legs with the `legs` option.
+     */
+    touch(legs: LegsInput): void
+    /** Adds a model call's usage to this run's tally and every run above it (the Invoker does, for every model call). */
+    charge(usage: Usage.Usage): void
+    /**
+     * Starts a run resumed from its saved state: its saved legs are touched again (they reach the
+     * tree) and its saved usage becomes part of its own tally only (the runs above counted it
+     * when it was spent).
+     */
+    restore(saved: { readonly legs: LegsInput; readonly usage: Usage.Usage }): void
+    /**
+     * The same run with a tally node of its own, under this run's: for one piece of work that
+     * starts sub-runs (the agent loop runs each delegating tool call on one), so what they
+     * touched and spent can be read on its own (`branch.tally`), while it still counts for this
+     * run and the tree.
+     */
+    branch(): Service
     /** Decisions by pending id, shared by the run tree (how a decision reaches a sub-run). */
     readonly decisions: Map<string, unknown>
     /**
@@ -316,15 +471,34 @@ export declare namespace RunContext {
   }
 
   /**
-   * The trifecta legs a run tree has touched (mutable, shared by the tree).
+   * The trifecta legs touched (read-only: legs are added with `touch`, never removed).
    *
    * @since 0.1.0
    * @category models
    */
   export interface Legs {
-    privateData: boolean
-    untrustedContent: boolean
-    egress: boolean
+    readonly privateData: boolean
+    readonly untrustedContent: boolean
+    readonly egress: boolean
+  }
+
+  /**
+   * Legs to add: a list of capabilities, or some of the flags.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type LegsInput = ReadonlyArray<Capability> | Partial<Legs>
+
+  /**
+   * One run's (or one delegating call's) tally: the legs touched and the usage spent at or under it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Tally {
+    readonly legs: Legs
+    readonly usage: Usage.Usage
   }
 
   /**
@@ -344,5 +518,10 @@ export declare namespace RunContext {
     readonly autonomy?: Autonomy | undefined
     readonly cancellation?: Cancellation.CancellationToken | undefined
     readonly tracing?: boolean | undefined
+    /**
+     * Legs the run starts with, declared by the caller (e.g. `["untrusted_content"]` for input
+     * from the web): added to the tree's legs, never removed.
+     */
+    readonly legs?: ReadonlyArray<Capability> | undefined
   }
 }

@@ -52,6 +52,7 @@ export {
   isCancelled,
   isChatModelError,
   isDepthExceeded,
+  isSubRunSuspension,
   LeaseHeld,
   LedgerConflict,
   markedFailedText,
@@ -75,11 +76,11 @@ export {
   VersionConflict
 } from "./Errors.js"
 /** @since 0.1.0 */
-export type { AgentkitError } from "./Errors.js"
+export type { AgentkitError, SubRunSuspension } from "./Errors.js"
 /** @since 0.1.0 */
 export { capabilities } from "./InvokableTool.js"
 /** @since 0.1.0 */
-export type { Capability, ExecuteOptions, InvokableTool } from "./InvokableTool.js"
+export type { ApprovalCondition, Capability, ExecuteOptions, InvokableTool } from "./InvokableTool.js"
 /** @since 0.1.0 */
 export { Invoker } from "./Invoker.js"
 /** @since 0.1.0 */

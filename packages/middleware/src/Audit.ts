@@ -190,6 +190,8 @@ export const audit = (options: Options = {}): ToolMiddleware => {
               decision,
               at,
               resultHash,
+              // the person who approved (or edited) the call, set by the agent loop
+              ...(typeof meta.decidedBy === "string" ? { by: meta.decidedBy } : {}),
               ...(denial === undefined ? {} : { denial }),
               ...(error === undefined ? {} : { error })
             }

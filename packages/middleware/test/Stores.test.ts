@@ -4,7 +4,7 @@
  * run ends), `memoize` the `MemoStore`. And the audit vocabulary's `in_doubt`, written for a call
  * the execution ledger found claimed and never completed.
  */
-import { Agent, ReActCognition } from "@agentkit/agents"
+import { Agent, Approval, ReActCognition } from "@agentkit/agents"
 import { AuditStore, ExecutionLedger, IdempotencyStore, Invoker, MemoStore } from "@agentkit/core"
 import { Audit, Idempotency, Memoize } from "@agentkit/middleware"
 import { FakeLLM, Fixture, makeTestCtx, Turn } from "@agentkit/testing"
@@ -28,6 +28,23 @@ describe("stores from the context", () => {
       expect([provided.records.length, passed.records.length]).toEqual([1, 1])
       const listed = yield* provided.list({ runId: "run-1" })
       expect(listed.records).toHaveLength(1)
+    })
+  })
+
+  it.effect("a call a person approved is audited executed with the decider (the agent loop sets it on the call)", () => {
+    const charge = countingTool("charge", { sideEffecting: true })
+    const audit = AuditStore.makeMemory()
+    const agent = Agent.make({ name: "billing", model: "m", cognition: ReActCognition.make({ tools: [charge.tool] }) })
+    const approver = Layer.succeed(Approval.Approver, {
+      decide: ({ pending }) => Effect.succeed({ [pending[0]!.id]: Approval.approve(pending[0]!.digest, { by: "dana" }) })
+    })
+    const llm = FakeLLM.script([Turn({ toolCalls: [call("charge", { amount: 5 }, "c1")] }), Turn({ content: "charged" })])
+    return Effect.gen(function* () {
+      yield* agent.run("charge $5").pipe(
+        Effect.provide(Layer.mergeAll(makeTestCtx({ llm, autonomy: "gated", toolMiddleware: [Audit.audit()] }), AuditStore.layer(audit), approver))
+      )
+      expect(charge.count).toBe(1)
+      expect(audit.records.map((r) => [r.tool, r.decision, r.by])).toEqual([["charge", "executed", "dana"]])
     })
   })
 

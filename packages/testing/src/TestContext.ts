@@ -41,6 +41,8 @@ export interface TestContextOptions {
   readonly threadId?: string | undefined
   readonly cancellation?: RunContext.Options["cancellation"]
   readonly tracing?: boolean | undefined
+  /** Trifecta legs the run starts with (the caller declares its input untrusted, for instance). */
+  readonly legs?: RunContext.Options["legs"]
   readonly chatMiddleware?: ReadonlyArray<ChatMiddleware> | undefined
   readonly toolMiddleware?: ReadonlyArray<ToolMiddleware> | undefined
 }
@@ -79,7 +81,8 @@ export const makeTestCtx = (
       budget: options.budget,
       autonomy: options.autonomy ?? "auto",
       cancellation: options.cancellation,
-      tracing: options.tracing
+      tracing: options.tracing,
+      legs: options.legs
     }),
     Layer.provideMerge(invoker, model)
   )

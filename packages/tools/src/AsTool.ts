@@ -7,9 +7,12 @@
 import {
   type BudgetExceeded,
   type Cancelled,
+  type Capability,
+  capabilities,
   type DepthExceeded,
   endsRun,
   isDepthExceeded,
+  isSubRunSuspension,
   RunContext,
   type StoreError,
   ToolExecutionError
@@ -19,14 +22,16 @@ import * as Schema from "effect/Schema"
 import * as Tool from "./Tool.js"
 
 /**
- * Something that runs a task: an `Agent`, a coordinator, a workflow.
+ * Something that runs a task: an `Agent`, a coordinator, a workflow. `caps` are the trifecta
+ * capabilities of everything it can reach (an `Agent` gives the union of its tools' caps); a
+ * runnable without them counts as all three (fail closed).
  *
  * @example
  * ```ts
  * import { asTool, type Runnable } from "@agentkit/tools"
  * import { Effect } from "effect"
  *
- * const echo: Runnable<string, never, never> = { run: (task) => Effect.succeed(`echo: ${task}`) }
+ * const echo: Runnable<string, never, never> = { run: (task) => Effect.succeed(`echo: ${task}`), caps: [] }
  * const echoTool = asTool(echo, { name: "echo", description: "Repeat the task back, prefixed with 'echo:'." })
  * ```
  *
@@ -35,6 +40,8 @@ import * as Tool from "./Tool.js"
  */
 export interface Runnable<A, E, R> {
   readonly run: (task: string) => Effect.Effect<A, E, R>
+  /** The trifecta caps of everything the runnable can reach (its tools, its children's tools). */
+  readonly caps?: ReadonlyArray<Capability> | undefined
 }
 
 /**
@@ -97,6 +104,13 @@ export const renderRunResult = (result: unknown): string =>
  * other failure of the sub-run is a `ToolExecutionError`. The tool takes no concurrency permit of its own, so a sub-agent never
  * waits on a permit its parent holds.
  *
+ * The tool's `caps` are the runnable's (`runnable.caps`: an agent's are the union of its tools'),
+ * so the run policy sees what the sub-run can reach; a runnable that does not say counts as all
+ * three legs (fail closed), both to the static check and, once it has run, as legs its sub-run
+ * touched. A sub-run that suspends (a gated call and no approver, a call in
+ * doubt) fails the call with its `RunSuspended`, passed through untouched: the calling loop
+ * suspends the whole tree on it.
+ *
  * @example
  * ```ts
  * import { asTool } from "@agentkit/tools"
@@ -115,20 +129,30 @@ export const renderRunResult = (result: unknown): string =>
 export const asTool = <A, E, R>(
   runnable: Runnable<A, E, R>,
   options: AsToolOptions<A>
-): Tool.Tool<string, typeof parameters, string, BudgetExceeded | Cancelled | DepthExceeded | StoreError, Exclude<R, RunContext>> => {
+): Tool.Tool<
+  string,
+  typeof parameters,
+  string,
+  BudgetExceeded | Cancelled | DepthExceeded | StoreError | Extract<E, { readonly _tag: "RunSuspended" }>,
+  Exclude<R, RunContext>
+> => {
   const render = options.render ?? renderRunResult
   return Tool.make(options.name as string, {
     description: options.description,
     parameters,
     sideEffecting: options.sideEffecting ?? false,
     delegating: true,
+    caps: runnable.caps ?? capabilities,
     handler: ({ task }, { callId, context }) =>
       Effect.flatMap(context.child(`${options.name}#${callId ?? "direct"}`), (child) =>
-        runnable.run(task).pipe(
+        // a runnable whose tools cannot be seen may read anything: its run counts as all three legs
+        (runnable.caps === undefined ? Effect.zipRight(Effect.sync(() => child.touch(capabilities)), runnable.run(task)) : runnable.run(task)).pipe(
           Effect.provideService(RunContext, child),
           Effect.map(render),
-          Effect.mapError((error: unknown): BudgetExceeded | Cancelled | DepthExceeded | StoreError | ToolExecutionError =>
-            endsRun(error) || isDepthExceeded(error) ? error : new ToolExecutionError({ toolName: options.name, cause: error })
+          Effect.mapError((error: unknown) =>
+            endsRun(error) || isDepthExceeded(error) || isSubRunSuspension(error)
+              ? error
+              : new ToolExecutionError({ toolName: options.name, cause: error })
           )
         )
       )

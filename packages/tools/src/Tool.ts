@@ -294,8 +294,12 @@ export interface Options<P extends Parameters, S extends Schema.Schema.AnyNoCont
   readonly sideEffecting: boolean
   /** Safe to call twice with the same arguments (read by retry). Default false. */
   readonly idempotent?: boolean | undefined
-  /** Always ask a person, whatever the autonomy tier. Default false. */
-  readonly requiresApproval?: boolean | undefined
+  /**
+   * Ask a person, whatever the autonomy tier: always (`true`), or when a condition of the call's
+   * validated arguments and run context holds (a function returning a boolean or an
+   * `Effect<boolean>`; one that fails or throws counts as true). Default false.
+   */
+  readonly requiresApproval?: boolean | ((args: NoInfer<Args<P>>, context: RunContext.Service) => boolean | Effect.Effect<boolean, unknown>) | undefined
   /** Security capabilities for the lethal-trifecta policy. */
   readonly caps?: ReadonlyArray<Capability> | undefined
   /** The string parameter holding a URL, checked by the egress middleware. */

@@ -34,6 +34,8 @@ const recorder = () => {
   return { seen, runnable }
 }
 
+const pick = (legs: RunContext.Legs) => ({ privateData: legs.privateData, untrustedContent: legs.untrustedContent, egress: legs.egress })
+
 describe("asTool", () => {
   it("advertises exactly one `task` string, with its description", () => {
     const tool = asTool(recorder().runnable, { name: "research", description: DESCRIPTION })
@@ -53,9 +55,24 @@ describe("asTool", () => {
     expect(tool.sideEffecting).toBe(false)
     expect(tool.idempotent).toBe(false)
     expect(tool.requiresApproval).toBe(false)
-    expect(tool.caps).toEqual([])
+    // a runnable that does not say what it can reach counts as all three legs (fail closed)
+    expect(tool.caps).toEqual(["private_data", "untrusted_content", "egress"])
+    expect(asTool({ ...recorder().runnable, caps: ["private_data"] }, { name: "r", description: DESCRIPTION }).caps).toEqual(["private_data"])
     expect(asTool(recorder().runnable, { name: "act", description: DESCRIPTION, sideEffecting: true }).sideEffecting).toBe(true)
   })
+
+  it.effect("a runnable whose tools cannot be seen touches all three legs of the tree when it runs; one that declares its caps touches none itself", () =>
+    Effect.gen(function* () {
+      const opaque = asTool(recorder().runnable, { name: "opaque", description: DESCRIPTION })
+      const declared = asTool({ ...recorder().runnable, caps: [] }, { name: "declared", description: DESCRIPTION })
+      const first = yield* RunContext.make({})
+      yield* Effect.provideService(declared.run({ task: "x" }), RunContext, first)
+      expect({ ...pick(first.legs) }).toEqual({ privateData: false, untrustedContent: false, egress: false })
+      const second = yield* RunContext.make({})
+      yield* Effect.provideService(opaque.run({ task: "x" }), RunContext, second)
+      expect(pick(second.legs)).toEqual({ privateData: true, untrustedContent: true, egress: true })
+    })
+  )
 
   it("follows the same name and description rules as Tool.make", () => {
     expect(() => asTool(recorder().runnable, { name: "has space", description: DESCRIPTION })).toThrow(ToolDefinitionError)

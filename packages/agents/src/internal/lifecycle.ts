@@ -136,6 +136,7 @@ const encodeResult = (result: AgentResult, output: StructuredOutput<unknown> | u
   CanonicalJson.stringify({
     output: result.output,
     usage: usageState(result.usage),
+    ownUsage: usageState(result.ownUsage),
     partial: result.partial,
     stopReason: result.stopReason,
     transcript: result.transcript,
@@ -151,8 +152,16 @@ const recordedResult = (record: CheckpointStore.RunRecord, structured: Structure
   if (decoded._tag === "Left") {
     return Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }" }))
   }
-  const { error, output, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
-  const result: AgentResult = { output, partial, stopReason: stopReason as AgentResult["stopReason"], transcript, usage: usageOf(usage), ...(error === undefined ? {} : { error }) }
+  const { error, output, ownUsage, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
+  const result: AgentResult = {
+    output,
+    partial,
+    stopReason: stopReason as AgentResult["stopReason"],
+    transcript,
+    usage: usageOf(usage),
+    ownUsage: usageOf(ownUsage ?? usage),
+    ...(error === undefined ? {} : { error })
+  }
   if (encoded === undefined || structured === undefined) return Effect.succeed(result)
   const parsed = structured.decode(encoded)
   return parsed._tag === "Left"
@@ -236,13 +245,28 @@ export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, 
     const context = Context.get(env, RunContext)
     const store = Context.getOption(env as Context.Context<never>, CheckpointStore)
     const idempotency = Option.getOrUndefined(Context.getOption(env as Context.Context<never>, IdempotencyStore))
-    if (Option.isNone(store)) return endingRun(idempotency, context, program.body(none))
-    if (context.parentRunId === undefined) return endingRun(idempotency, context, root(program, store.value, context, true))
+    if (context.parentRunId === undefined) {
+      return endingRun(idempotency, context, Option.isNone(store) ? program.body(none) : root(program, store.value, context, true))
+    }
     const tree = Context.getOption(env as Context.Context<never>, RunTree)
-    return Option.isNone(tree) || tree.value.store !== store.value
-      ? program.body(none)
-      : child(program, tree.value.store, tree.value.holder, context)
+    return suspendsParent(
+      context,
+      Option.isNone(store) || Option.isNone(tree) || tree.value.store !== store.value
+        ? program.body(none)
+        : child(program, tree.value.store, tree.value.holder, context)
+    )
   })
+
+/**
+ * A sub-run that stops to wait (a gated call and no approver, a call in doubt) fails with
+ * `RunSuspended`, listing its entries with their paths: the call that started it (`asTool`)
+ * passes it through, and the loop above suspends the whole tree on it. A sub-run never ends
+ * with an empty answer its parent would take for one.
+ */
+const suspendsParent = <E, R>(context: RunContext.Service, self: Effect.Effect<AgentResult, E, R>): Effect.Effect<AgentResult, E | RunSuspended, R> =>
+  Effect.flatMap(self, (result) =>
+    result.suspended === undefined ? Effect.succeed(result) : Effect.fail(new RunSuspended({ runId: context.runId, pending: result.suspended.pending }))
+  )
 
 const root = <E, R>(
   program: Program<E, R>,
@@ -367,7 +391,7 @@ const supervise = <E, R>(
   Effect.gen(function* () {
     const settings = yield* leaseSettings
     const writer = makeWriter(store, holder, context.runId, version)
-    if (begin.state !== undefined) context.budget.restore(begin.state.budget)
+    if (begin.state !== undefined) restoreInto(context, begin.state)
     if (begin.saveFirst && begin.state !== undefined) {
       const state = begin.state
       const first = yield* Effect.either(writer.save("running", () => state))
@@ -506,15 +530,50 @@ const child = <E, R>(
       if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
       const saved = yield* stateOf(record, program)
       version = record.version
-      // the parent is re-driving the call that started it: what was in flight counts as spent
-      begin = { state: { ...saved, budget: allowance(saved) }, decisions: undefined, saveFirst: false }
+      // the parent is re-driving the call that started it: what was in flight counts as spent; a
+      // suspended sub-run goes on with the decisions its root was resumed with, for its own entries
+      begin = {
+        state: { ...saved, budget: allowance(saved) },
+        decisions: saved.phase === "suspended" ? decisionsFor(saved, yield* recordedDecisions(store, context.rootRunId)) : undefined,
+        saveFirst: saved.phase === "suspended"
+      }
     }
-    if (begin.state !== undefined) context.budget.restore(begin.state.budget)
+    if (begin.state !== undefined) restoreInto(context, begin.state)
     const writer = makeWriter(store, holder, runId, version)
+    if (begin.saveFirst && begin.state !== undefined) {
+      const state = begin.state
+      yield* writer.save("running", () => state)
+    }
     const exit = yield* Effect.exit(program.body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } }))
     yield* childEnd(writer, context, exit, program.output)
     return yield* exit
   })
+
+/**
+ * Starts a run from its saved state: the shared budget's counters, the tree's legs (touched
+ * again) and its tally's usage (its own and its sub-runs').
+ */
+const restoreInto = (context: RunContext.Service, state: RunState.RunState): void => {
+  context.budget.restore(state.budget)
+  context.restore({ legs: state.legs, usage: usageOf(state.treeUsage) })
+}
+
+/**
+ * The decisions for a suspended sub-run's own entries: those recorded for its root (a resume
+ * records every entry of the tree, checked, before anything runs; nothing running in the tree can
+ * add one); `undefined` when none was recorded (it stays suspended).
+ */
+const decisionsFor = (
+  state: RunState.RunState,
+  recorded: ReadonlyMap<string, Approval.Decision>
+): ReadonlyMap<string, Approval.Decision> | undefined => {
+  let found: Map<string, Approval.Decision> | undefined
+  for (const entry of state.pending) {
+    const decision = recorded.get(entry.id)
+    if (decision !== undefined) (found ??= new Map()).set(entry.id, decision)
+  }
+  return found
+}
 
 const lostRun = (holder: LeaseHolder): WriteError => new StaleLease({ runId: holder.current.rootRunId, token: holder.current.token })
 
@@ -576,7 +635,8 @@ export const resume = <E, R, V>(
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       return yield* new InvalidDecisions({ runId, received: describeValue(raw) })
     }
-    const decisions = raw as Readonly<Record<string, unknown>>
+    // a frozen copy, taken now: changing the caller's object later changes nothing that runs
+    const decisions = Approval.snapshot(raw) as Readonly<Record<string, unknown>>
     const context = yield* RunContext
     const settings = yield* leaseSettings
     const found = yield* store.value.load(runId)

@@ -33,12 +33,12 @@ export const wrap =
         Effect.provideService(WorkflowEngine, journal.engine),
         Effect.provideService(WorkflowInstance, journal.instance)
       ),
-    runTool: (name, call, tool, key) =>
+    runTool: (name, call, tool, meta) =>
       Activity.make({
         name,
         success: ToolResult,
         error: ToolFailure,
-        execute: calls.runTool(name, call, tool, key).pipe(
+        execute: calls.runTool(name, call, tool, meta).pipe(
           Effect.map((outcome) => ({ text: outcome.text })),
           Effect.mapError(journaled(call.name))
         )

@@ -69,7 +69,8 @@ const text = (message: string, isError: boolean): CallToolResult => ({ content: 
 /** The annotations a tool's flags become. */
 export const annotationsOf = (tool: ToolRegistry.AnyTool) => ({
   readOnlyHint: !tool.sideEffecting,
-  destructiveHint: tool.requiresApproval,
+  // a conditional approval may apply: a client should expect it
+  destructiveHint: tool.requiresApproval !== false,
   idempotentHint: tool.idempotent,
   openWorldHint: tool.caps.includes("egress")
 })
@@ -80,12 +81,13 @@ const fingerprint = (tool: ToolRegistry.AnyTool): string =>
     schema: tool.schema.parameters,
     sideEffecting: tool.sideEffecting,
     idempotent: tool.idempotent,
-    requiresApproval: tool.requiresApproval,
+    requiresApproval: typeof tool.requiresApproval === "function" ? "conditional" : tool.requiresApproval,
     caps: tool.caps
   })
 
-const needsApproval = (tool: ToolRegistry.AnyTool, autonomy: Autonomy): boolean =>
-  tool.requiresApproval || autonomy === "manual" || (autonomy === "gated" && tool.sideEffecting)
+/** Whether a call waits for approval: the tool's own (possibly conditional) `requiresApproval`, or the principal's tier. */
+const needsApproval = (tool: ToolRegistry.AnyTool, args: unknown, context: RunContext.Service): Effect.Effect<boolean> =>
+  context.autonomy === "manual" || (context.autonomy === "gated" && tool.sideEffecting) ? Effect.succeed(true) : Approval.required(tool, args, context)
 
 /** One MCP `Server` over the registry, for one principal, running calls on `runtime`. */
 export const makeServer = (serving: Serving, principal: Principal, runtime: Runtime.Runtime<Invoker>): Server => {
@@ -135,7 +137,7 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
     return run(
       Effect.gen(function* () {
         const context = yield* RunContext
-        if (!needsApproval(tool, context.autonomy)) return yield* execute(args)
+        if (!(yield* needsApproval(tool, args, context))) return yield* execute(args)
         // the arguments are checked before anyone is asked
         const checked = yield* Effect.either(tool.validate(args))
         if (checked._tag === "Left") return text(toolFailureText(name, checked.left), true)

@@ -16,7 +16,7 @@ import {
   ToolTimeoutError,
   Tracing
 } from "@agentkit/core"
-import type { Chat, ExecuteOptions } from "@agentkit/core"
+import type { ApprovalCondition, Chat, ExecuteOptions } from "@agentkit/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -135,7 +135,11 @@ export const build = (
   }
   const description = checkDescription(name, options.description)
   const idempotent = checkFlag(name, "idempotent", options.idempotent)
-  const requiresApproval = checkFlag(name, "requiresApproval", options.requiresApproval)
+  const approval: unknown = options.requiresApproval
+  if (approval !== undefined && typeof approval !== "boolean" && typeof approval !== "function") {
+    fail(`tool '${name}': \`requiresApproval\` must be true, false or a function (args, context) => boolean | Effect<boolean>; got ${JSON.stringify(approval)}`)
+  }
+  const requiresApproval: boolean | ApprovalCondition = typeof approval === "function" ? (approval as ApprovalCondition) : approval === true
   const delegating = checkFlag(name, "delegating", options.delegating)
   const caps = options.caps ?? []
   if (!Array.isArray(caps)) fail(`tool '${name}': \`caps\` must be an array of 'private_data', 'untrusted_content', 'egress'`)

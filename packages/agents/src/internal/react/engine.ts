@@ -8,7 +8,7 @@
  */
 import { Invoker, RunContext } from "@agentkit/core"
 import * as Context from "effect/Context"
-import type { Chat, ChatError, ToolCall, ToolOutcome } from "@agentkit/core"
+import type { CallMetadata, Chat, ChatError, ToolCall, ToolOutcome } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -24,11 +24,12 @@ export interface Engine {
     request: Chat.ChatRequest,
     emit: ((delta: Chat.ChatDelta) => void) | undefined
   ) => Effect.Effect<Chat.ChatResponse, ChatError, RunContext>
+  /** `meta`: the call's execution-ledger key, who approved it (absent when neither applies). */
   readonly runTool: (
     name: string,
     call: ToolCall.ToolCall,
     tool: ToolRegistry.AnyTool,
-    executionKey: string | undefined
+    meta: CallMetadata | undefined
   ) => Effect.Effect<ToolOutcome, unknown, RunContext>
   readonly checkpoint: ((status: "running" | "suspended") => Effect.Effect<void, WriteError>) | undefined
   readonly awaitDecision: ((request: Approval.ApprovalRequest) => Effect.Effect<Approval.Decisions>) | undefined
@@ -52,8 +53,8 @@ class InProcess implements Engine {
     return this.#invoker.chat(request, emit === undefined ? undefined : { emit })
   }
 
-  runTool(_name: string, call: ToolCall.ToolCall, tool: ToolRegistry.AnyTool, executionKey: string | undefined) {
-    return this.#invoker.tool(call, tool, executionKey === undefined ? undefined : { meta: { executionKey } }) as Effect.Effect<
+  runTool(_name: string, call: ToolCall.ToolCall, tool: ToolRegistry.AnyTool, meta: CallMetadata | undefined) {
+    return this.#invoker.tool(call, tool, meta === undefined ? undefined : { meta }) as Effect.Effect<
       ToolOutcome,
       unknown,
       RunContext
@@ -73,7 +74,7 @@ export const inProcess = (
 export const withCalls = (engine: Engine, wrap: (calls: Calls) => Calls): Engine => {
   const calls = wrap({
     callModel: (name, request) => engine.callModel(name, request, undefined),
-    runTool: (name, call, tool, key) => engine.runTool(name, call, tool, key)
+    runTool: (name, call, tool, meta) => engine.runTool(name, call, tool, meta)
   })
   return {
     callModel: (name, request) => calls.callModel(name, request),

@@ -1,30 +1,80 @@
 /**
- * The approval gate: which calls of a turn wait for a person and why, and the pending entries
- * they become. @internal
+ * The approval gate: which calls of a turn wait for a person and why, and the kind of the pending
+ * entries they become. A conditional `requiresApproval` is evaluated on the call's validated
+ * arguments and the run context. @internal
  */
-import type { RunContext } from "@agentkit/core"
+import type { RunContext, ToolCall } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
-import type * as Approval from "../../Approval.js"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Approval from "../../Approval.js"
 import type { RunPolicy } from "../../RunPolicy.js"
-import type { Run } from "./state.js"
+import * as Trifecta from "../trifecta.js"
 
-/** Whether a call of this tool would complete the lethal trifecta, given the legs touched so far. */
-export const completesTrifecta = (tool: ToolRegistry.AnyTool, legs: Run["legs"]): boolean =>
-  tool.caps.includes("egress") && legs.privateData && legs.untrustedContent
+export type Reason = (typeof Approval.reasons)[number]
 
-/** Why a call of this tool waits for a person (empty: it does not). */
-export const gateReasons = (
+const none: ReadonlyArray<Reason> = Object.freeze([])
+
+/** Why a call of this tool waits for a person (empty: it does not), its approval condition decided. */
+export const reasonsWith = (
   tool: ToolRegistry.AnyTool,
+  requiresApproval: boolean,
   context: RunContext.Service,
   policy: RunPolicy,
-  legs: Run["legs"]
-): ReadonlyArray<(typeof Approval.reasons)[number]> => {
-  const reasons: Array<(typeof Approval.reasons)[number]> = []
-  if (tool.requiresApproval) reasons.push("requires_approval")
-  if (context.autonomy === "manual") reasons.push("autonomy_manual")
-  if (context.autonomy === "gated" && tool.sideEffecting) reasons.push("autonomy_gated")
-  if (policy.dynamic === "gate" && completesTrifecta(tool, legs)) reasons.push("trifecta")
+  projected: Trifecta.Legs | undefined
+): ReadonlyArray<Reason> => {
+  const manual = context.autonomy === "manual"
+  const autonomyGated = context.autonomy === "gated" && tool.sideEffecting
+  const trifecta = Trifecta.gated(policy, tool, projected)
+  if (!requiresApproval && !manual && !autonomyGated && !trifecta) return none
+  const reasons: Array<Reason> = []
+  if (requiresApproval) reasons.push("requires_approval")
+  if (manual) reasons.push("autonomy_manual")
+  if (autonomyGated) reasons.push("autonomy_gated")
+  if (trifecta) reasons.push("trifecta")
   return reasons
+}
+
+/**
+ * Why each call waits (in call order), or `undefined` when none does. Calls of unknown tools never
+ * wait: the model is told the tool does not exist. Computed without an effect unless a tool's
+ * approval is conditional.
+ */
+export const reasonsFor = (
+  calls: ReadonlyArray<ToolCall.ToolCall>,
+  registry: ToolRegistry.ToolRegistry,
+  context: RunContext.Service,
+  policy: RunPolicy,
+  projected: Trifecta.Legs | undefined
+): Effect.Effect<ReadonlyArray<ReadonlyArray<Reason>> | undefined> => {
+  const reasons: Array<ReadonlyArray<Reason>> = new Array(calls.length)
+  let waits = false
+  let conditional: Array<number> | undefined
+  for (let i = 0; i < calls.length; i++) {
+    const tool = Option.getOrUndefined(registry.getOption(calls[i]!.name))
+    if (tool === undefined) {
+      reasons[i] = none
+      continue
+    }
+    if (typeof tool.requiresApproval === "function") {
+      ;(conditional ??= []).push(i)
+      continue
+    }
+    const found = reasonsWith(tool, tool.requiresApproval, context, policy, projected)
+    reasons[i] = found
+    if (found.length > 0) waits = true
+  }
+  if (conditional === undefined) return Effect.succeed(waits ? reasons : undefined)
+  return Effect.map(
+    Effect.forEach(conditional, (i) => {
+      const call = calls[i]!
+      const tool = Option.getOrThrow(registry.getOption(call.name))
+      return Effect.map(Approval.required(tool, call.arguments, context), (approval) => {
+        reasons[i] = reasonsWith(tool, approval, context, policy, projected)
+      })
+    }),
+    () => (reasons.some((found) => found.length > 0) ? reasons : undefined)
+  )
 }
 
 /** The kind of a gated call's entry: a policy gate alone is a `Gate`; anything else an `Approval`. */

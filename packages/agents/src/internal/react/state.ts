@@ -1,7 +1,8 @@
 /**
  * The ReAct loop's working state: one mutable value per run (never on the cognition), made from
  * the input messages or from a saved `RunState`, and turned back into a `RunState` only when a
- * checkpoint is written (so a run without a store encodes nothing). @internal
+ * checkpoint is written (so a run without a store encodes nothing). The trifecta legs and the
+ * tree's usage are not here: they live on the run context, shared by the run tree. @internal
  */
 import type { Message, RunContext, ToolCall } from "@agentkit/core"
 import { Usage } from "@agentkit/core"
@@ -11,8 +12,6 @@ import { contextState, usageOf, usageState } from "../lifecycle.js"
 
 export type CallResult = RunState.CallResult
 
-/** The legs of a run that has touched none (replaced, never changed: legs are copied on write). */
-const noLegs: Run["legs"] = Object.freeze({ privateData: false, untrustedContent: false, egress: false })
 const noPending: ReadonlyArray<Approval.PendingEntry> = Object.freeze([])
 
 export class Run {
@@ -20,7 +19,6 @@ export class Run {
   phase: RunState.RunState["phase"] = "model"
   #completed: Map<string, CallResult> | undefined
   pending: ReadonlyArray<Approval.PendingEntry> = noPending
-  legs: { readonly privateData: boolean; readonly untrustedContent: boolean; readonly egress: boolean } = noLegs
   usage: Usage.Usage = Usage.zero
   recoveries = 0
   cognitionState: unknown = undefined
@@ -41,7 +39,6 @@ export class Run {
     run.phase = state.phase
     for (const result of state.turn.completed) run.completed.set(result.callId, result)
     run.pending = state.pending
-    run.legs = state.legs
     run.usage = usageOf(state.usage)
     run.recoveries = state.recoveries
     run.cognitionState = state.cognitionState
@@ -54,9 +51,12 @@ export class Run {
     return last?.role === "assistant" ? last.toolCalls : []
   }
 
-  /** The state to checkpoint, as the run is now. */
+  /**
+   * The state to checkpoint, as the run is now: its own usage, and from the run context the
+   * tree's legs and this run's tally (its usage and its sub-runs').
+   */
   toState(context: RunContext.Service, cognition: RunState.RunState["cognition"]): RunState.RunState {
-    const usage = usageState(this.usage)
+    const { legs, tally } = context
     return {
       version: 1,
       runId: context.runId,
@@ -65,11 +65,11 @@ export class Run {
       phase: this.phase,
       iteration: this.iteration,
       transcript: this.transcript.slice(),
-      usage,
-      treeUsage: usage,
+      usage: usageState(this.usage),
+      treeUsage: usageState(tally.usage),
       turn: { completed: Array.from(this.completed.values()) },
       pending: this.pending,
-      legs: { ...this.legs },
+      legs: { privateData: legs.privateData, untrustedContent: legs.untrustedContent, egress: legs.egress },
       budget: context.budget.snapshot(),
       recoveries: this.recoveries,
       context: contextState(context),

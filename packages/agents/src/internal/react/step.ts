@@ -9,7 +9,14 @@
  *   doubt suspends the run with an `InDoubt` entry; when every call has a result, the round's
  *   results are appended in call order, the phase becomes `model` of the next iteration
  *   (checkpointed before the `Step` event);
- * - `suspended`: apply the decisions it was resumed with, in call order, then finish the round.
+ * - `suspended`: apply the decisions it was resumed with, in call order, re-drive the calls that
+ *   wait in a sub-run (which continues with its decisions, read from the tree's decisions
+ *   channel), then finish the round.
+ *
+ * A sub-run that suspends fails its call with `RunSuspended`: the call stays without a result and
+ * this run suspends too, listing the sub-run's entries (so the top-level `Suspended` lists every
+ * entry of the tree, each with its path). The trifecta state (legs, the turn's projection, what a
+ * result counts for and how it is shown) is `internal/trifecta.ts`; this module calls it.
  *
  * Every effect on the outside world goes through the engine. Errors the model can fix come back
  * to it as `isError` results; a budget ceiling, cancellation and a broken store end the run; a
@@ -20,16 +27,17 @@ import {
   Cancellation,
   ExecutionLedger,
   endsRun,
+  isSubRunSuspension,
   markedFailedText,
   Message,
+  RunContext,
   ToolDenied,
   toolFailureText,
   ToolInDoubt,
-  Tracing,
   unknownToolText,
   Usage
 } from "@agentkit/core"
-import type { Chat, RunContext, ToolCall } from "@agentkit/core"
+import type { CallMetadata, Chat, SubRunSuspension, ToolCall, ToolOutcome } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -44,8 +52,10 @@ import type { RunPolicy } from "../../RunPolicy.js"
 import * as StructuredOutput from "../../StructuredOutput.js"
 import type * as Termination from "../../Termination.js"
 import { countRepair, repairsOf, terminate } from "./cognitionState.js"
+import * as Audit from "../audit.js"
+import * as Trifecta from "../trifecta.js"
 import type { Engine } from "./engine.js"
-import { completesTrifecta, gateReasons, kindOf } from "./gate.js"
+import { kindOf, type Reason, reasonsFor } from "./gate.js"
 import type { CallResult, Run } from "./state.js"
 
 
@@ -77,10 +87,22 @@ interface Doubt {
   readonly tool: ToolRegistry.AnyTool
 }
 
-/** A call that ran to a result, or one the ledger found in doubt. */
-type Ran = CallResult | Doubt
+/** A call whose sub-run suspended: it has no result yet; the sub-run's entries wait. */
+interface Waiting {
+  readonly _tag: "Waiting"
+  readonly pending: ReadonlyArray<Approval.PendingEntry>
+}
 
-const isDoubt = (ran: Ran): ran is Doubt => "_tag" in ran
+/** A call that ran to a result, one the ledger found in doubt, or one waiting in a sub-run. */
+type Ran = CallResult | Doubt | Waiting
+
+const isDoubt = (ran: Ran): ran is Doubt => "_tag" in ran && ran._tag === "InDoubt"
+const isWaiting = (ran: Ran): ran is Waiting => "_tag" in ran && ran._tag === "Waiting"
+const isResult = (ran: Ran): ran is CallResult => !("_tag" in ran)
+
+/** Whether a sub-run suspension waits only in runs under this one (so this run can wait on it). */
+const under = (suspension: SubRunSuspension, runId: string): boolean =>
+  suspension.pending.length > 0 && suspension.pending.every((entry) => entry.path.startsWith(`${runId}/`))
 
 const freezeDeep = <A>(value: A): A => {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -94,6 +116,13 @@ const freezeDeep = <A>(value: A): A => {
 const frozen = (entries: ReadonlyArray<Approval.PendingEntry>): ReadonlyArray<Approval.PendingEntry> =>
   freezeDeep(structuredClone(entries))
 
+/** What a round left to decide: calls in doubt, calls gated again at execution, calls waiting in sub-runs. */
+interface Open {
+  readonly doubts: ReadonlyArray<Doubt>
+  readonly regated: ReadonlyArray<Approval.PendingEntry>
+  readonly waiting: ReadonlyArray<Waiting>
+}
+
 /** How a decision is read for an entry. */
 type Decide = (entry: Approval.PendingEntry) => Approval.Decision
 
@@ -102,6 +131,9 @@ type Decide = (entry: Approval.PendingEntry) => Approval.Decision
  * run keeps little alive.
  */
 class Steps {
+  /** The legs the current turn's calls would touch together (`undefined`: no call of it can send). */
+  projected: Trifecta.Legs | undefined = undefined
+
   constructor(
     readonly loop: Loop,
     readonly state: Run,
@@ -121,7 +153,7 @@ class Steps {
         const decisions = this.decisions
         return decisions === undefined
           ? this.suspend(this.state.pending, false)
-          : this.apply(this.state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"), "resume")
+          : this.apply(this.state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"))
       }
     }
   }
@@ -130,8 +162,10 @@ class Steps {
     return this.engine.checkpoint === undefined ? Effect.void : this.engine.checkpoint(status)
   }
 
+  /** The result: `usage` is the run's tally (its own calls and its sub-runs'), `ownUsage` its own. */
   finish(output: string, stopReason: AgentResult["stopReason"], partial: boolean): AgentResult {
-    return { output, usage: this.state.usage, partial, stopReason, transcript: this.state.transcript }
+    const { state } = this
+    return { output, usage: this.context.tally.usage, ownUsage: state.usage, partial, stopReason, transcript: state.transcript }
   }
 
   /**
@@ -158,74 +192,77 @@ class Steps {
     )
   }
 
-  /** The dynamic check's decision on an egress call, as a `policy.check` span with the legs seen. */
-  policyCheck(tool: ToolRegistry.AnyTool, decision: "allow" | "deny" | "gate"): Effect.Effect<void> {
-    const { legs } = this.state
-    return tool.caps.includes("egress") && this.context.tracing && this.loop.policy.dynamic !== "off"
-      ? Effect.withSpan(
-          // set through `annotate`, so the legs reach OpenTelemetry as an array of strings
-          Tracing.annotate({
-            [Tracing.Attribute.policyTool]: tool.name,
-            [Tracing.Attribute.policyLegs]: [
-              ...(legs.privateData ? ["private_data"] : []),
-              ...(legs.untrustedContent ? ["untrusted_content"] : []),
-              "egress"
-            ],
-            [Tracing.Attribute.policyDecision]: decision
-          }),
-          Tracing.SpanName.policyCheck,
-          { captureStackTrace: false }
-        )
-      : Effect.void
+  /** The turn's projected legs, over the calls of the turn that have no result yet. */
+  projectTurn(): void {
+    const { completed } = this.state
+    const open = this.state.calls.filter((call) => !completed.has(call.id))
+    this.projected = Trifecta.project(this.context, this.loop.registry, open)
   }
 
-  needsApproval(call: ToolCall.ToolCall): boolean {
-    const tool = Option.getOrUndefined(this.loop.registry.getOption(call.name))
-    // an unknown tool never gates: the model is told it does not exist
-    return tool !== undefined && gateReasons(tool, this.context, this.loop.policy, this.state.legs).length > 0
-  }
-
-  /** Runs one call through the engine; what the model may fix comes back as a result. */
-  runCall(call: ToolCall.ToolCall, index: number, name = `tool-${call.id}`): Effect.Effect<Ran, AgentError, RunContext> {
-    const { loop, state } = this
+  /**
+   * Runs one call through the engine; what the model may fix comes back as a result. A call the
+   * dynamic check denies never runs. A call touches its tool's legs when it is sent, whatever
+   * becomes of it; a delegating call runs on a branch of the run context, so its result carries
+   * the legs its sub-runs touched. `name` is the engine's step name (a retried call has its own).
+   */
+  runCall(
+    call: ToolCall.ToolCall,
+    index: number,
+    decidedBy?: string | undefined,
+    name = `tool-${call.id}`
+  ): Effect.Effect<Ran, AgentError, RunContext> {
+    const { context, loop, state } = this
     const found = loop.registry.getOption(call.name)
     if (Option.isNone(found)) {
       return Effect.succeed({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
     }
     const tool = found.value
-    const denied = loop.policy.dynamic === "deny" && completesTrifecta(tool, state.legs)
-    const check = this.policyCheck(tool, denied ? "deny" : "allow")
-    if (denied) {
+    const { policy } = loop
+    if (Trifecta.denied(policy, tool, this.projected)) {
       const error = new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
-      return Effect.as(check, { callId: call.id, name: call.name, content: toolFailureText(call.name, error), isError: true })
+      const content = toolFailureText(call.name, error)
+      return Trifecta.checkSpan(context, policy, tool, this.projected, "deny").pipe(
+        Effect.zipRight(Audit.record(context, call, { decision: "denied", text: content, denial: { reason: "policy", message: trifectaReason } })),
+        Effect.as({ callId: call.id, name: call.name, content, isError: true })
+      )
     }
-    const untrusted = tool.caps.includes("untrusted_content")
-    const key = tool.sideEffecting && !tool.idempotent ? `${this.context.runId}/t${state.iteration}/c${index}` : undefined
-    return Effect.zipRight(
-      check,
-      Effect.matchEffect(this.engine.runTool(name, call, tool, key), {
+    const key = tool.sideEffecting && !tool.idempotent ? `${context.runId}/t${state.iteration}/c${index}` : undefined
+    const meta: CallMetadata | undefined =
+      key === undefined && decidedBy === undefined
+        ? undefined
+        : { ...(key === undefined ? {} : { executionKey: key }), ...(decidedBy === undefined ? {} : { decidedBy }) }
+    const result = (legs: ReadonlyArray<"private_data" | "untrusted_content" | "egress">, content: string, isError: boolean): CallResult =>
+      legs.length === 0 ? { callId: call.id, name: call.name, content, isError } : { callId: call.id, name: call.name, content, isError, legs }
+    const settle = (running: Effect.Effect<ToolOutcome, unknown, RunContext>, legsOf: () => ReturnType<typeof Trifecta.capsOf>) =>
+      Effect.matchEffect(running, {
         onSuccess: (outcome): Effect.Effect<Ran> => {
-          const privateData = tool.caps.includes("private_data")
-          if (!privateData && !untrusted) return Effect.succeed({ callId: call.id, name: call.name, content: outcome.text, isError: false })
-          const legs: Array<"private_data" | "untrusted_content"> = []
-          if (privateData) {
-            state.legs = { ...state.legs, privateData: true }
-            legs.push("private_data")
-          }
-          if (untrusted) {
-            state.legs = { ...state.legs, untrustedContent: true }
-            legs.push("untrusted_content")
-          }
-          const content = untrusted ? loop.policy.wrapUntrusted(outcome.text, tool.name) : outcome.text
-          return Effect.succeed({ callId: call.id, name: call.name, content, isError: false, legs })
+          const legs = legsOf()
+          return Effect.succeed(result(legs, Trifecta.shownOutput(policy, tool.name, outcome.text, legs), false))
         },
         onFailure: (error): Effect.Effect<Ran, AgentError> => {
           if (error instanceof ToolInDoubt) return Effect.succeed({ _tag: "InDoubt", error, index, tool })
+          if (isSubRunSuspension(error) && under(error, context.runId)) {
+            return Effect.succeed({ _tag: "Waiting", pending: error.pending as ReadonlyArray<Approval.PendingEntry> })
+          }
           if (endsRun(error)) return Effect.fail(error as AgentError)
-          return Effect.succeed({ callId: call.id, name: call.name, content: toolFailureText(call.name, error), isError: true })
+          const legs = legsOf()
+          return Effect.succeed(result(legs, Trifecta.shownFailure(policy, call.name, error, legs), true))
         }
       })
-    )
+    const running = this.engine.runTool(name, call, tool, meta)
+    const ran: Effect.Effect<Ran, AgentError, RunContext> = tool.delegating
+      ? Effect.suspend(() => {
+          const branch = context.branch()
+          return settle(Effect.provideService(running, RunContext, branch), () => Trifecta.touchedOf(branch.tally.legs))
+        })
+      : tool.caps.length === 0
+        ? settle(running, () => Trifecta.capsOf(tool))
+        : Effect.zipRight(
+            Effect.sync(() => context.touch(tool.caps)),
+            settle(running, () => Trifecta.capsOf(tool))
+          )
+    const check = Trifecta.checkSpan(context, policy, tool, this.projected, "allow")
+    return check === Effect.void ? ran : Effect.zipRight(check, ran)
   }
 
   /** Records a call's result and checkpoints it (without a store: no extra step, nothing copied). */
@@ -246,26 +283,46 @@ class Steps {
     })
   }
 
-  /** Calls the ledger found in doubt become `InDoubt` entries, and the run suspends on them. */
-  suspendInDoubt(doubts: ReadonlyArray<Doubt>): Effect.Effect<AgentResult, AgentError> {
+  /**
+   * A round with calls left open suspends on them: calls in doubt become `InDoubt` entries; calls
+   * gated again at execution and the entries of sub-runs that wait are listed as they are.
+   */
+  suspendOn(open: Open): Effect.Effect<AgentResult, AgentError> {
     return Effect.flatMap(Clock.currentTimeMillis, (createdAt) =>
       this.suspend(
-        doubts.map(({ error, index, tool }) =>
-          Approval.makeEntry({
-            kind: "InDoubt",
-            path: this.context.runId,
-            iteration: this.state.iteration,
-            index,
-            call: error.call,
-            tool,
-            reasons: ["in_doubt"],
-            createdAt,
-            request: { key: error.key, claimedAt: error.claimedAt }
-          })
-        ),
+        [
+          ...open.doubts.map(({ error, index, tool }) =>
+            Approval.makeEntry({
+              kind: "InDoubt",
+              path: this.context.runId,
+              iteration: this.state.iteration,
+              index,
+              call: error.call,
+              tool,
+              reasons: ["in_doubt"],
+              createdAt,
+              request: { key: error.key, claimedAt: error.claimedAt }
+            })
+          ),
+          ...open.regated,
+          ...open.waiting.flatMap((waiting) => waiting.pending)
+        ],
         true
       )
     )
+  }
+
+  /**
+   * Ends a round: what is left open suspends the run (calls gated again at execution are put to
+   * an in-process approver first, when there is one and nothing else is open), else the round
+   * is complete.
+   */
+  endRound(open: Open): Effect.Effect<AgentResult, AgentError, RunContext> {
+    if (open.doubts.length === 0 && open.waiting.length === 0) {
+      if (open.regated.length === 0) return this.completeRound()
+      if (this.engine.awaitDecision !== undefined) return this.ask(open.regated)
+    }
+    return this.suspendOn(open)
   }
 
   /** Every call of the turn has a result: append them in call order, checkpoint, go on. */
@@ -281,44 +338,61 @@ class Steps {
     state.phase = "model"
     state.completed.clear()
     state.pending = []
+    this.projected = undefined
     return this.save("running").pipe(
       Effect.tap(() => emit?.(AgentEvent.Step({ iteration: state.iteration }))),
       Effect.zipRight(Effect.suspend(() => this.modelStep()))
     )
   }
 
-  /** Runs the turn's calls that have not run yet, recording each result as it lands. */
-  runRound(waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> {
+  /** Runs calls of the turn that have not run yet, concurrently, recording each result as it lands. */
+  runRound(waiting: ReadonlyArray<ToolCall.ToolCall>, carried?: Open): Effect.Effect<AgentResult, AgentError, RunContext> {
     const calls = this.state.calls
     const one = (call: ToolCall.ToolCall): Effect.Effect<Ran, AgentError, RunContext> =>
       Effect.flatMap(this.runCall(call, calls.indexOf(call)), (ran): Effect.Effect<Ran, AgentError> => {
-        if (isDoubt(ran)) return Effect.succeed(ran)
+        if (!isResult(ran)) return Effect.succeed(ran)
         const saving = this.record(ran)
         return saving === Effect.void ? Effect.succeed(ran) : Effect.as(saving, ran)
       })
+    if (waiting.length === 0) return this.endRound(carried ?? { doubts: [], regated: [], waiting: [] })
     const results =
       waiting.length === 1 ? Effect.map(one(waiting[0]!), (ran) => [ran]) : Effect.forEach(waiting, one, { concurrency: "unbounded" })
     return Effect.flatMap(results, (results) => {
       const doubts = results.filter(isDoubt)
-      return doubts.length > 0 ? this.suspendInDoubt(doubts) : this.completeRound()
+      const subRuns = results.filter(isWaiting)
+      if (carried === undefined && doubts.length === 0 && subRuns.length === 0) return this.completeRound()
+      return this.endRound({
+        doubts: [...(carried?.doubts ?? []), ...doubts],
+        regated: carried?.regated ?? [],
+        waiting: [...(carried?.waiting ?? []), ...subRuns]
+      })
     })
   }
 
   /**
-   * Applies decisions to the entries, in call order. From an in-process approver (`approver`
-   * mode) an invalid edit rejects that call and the model is told why; on resume the decisions
-   * were checked before anything ran. A call that already has a result (applied before a crash)
-   * is not run again.
+   * Applies decisions to this run's own entries, in call order, then re-drives the turn's calls
+   * that wait in a sub-run (it reads its decisions from the tree's channel). What runs is bound
+   * to what was decided: the entry's digest is recomputed with the tool as it is now and must be
+   * the one the decision names (else the call is rejected); an edit is validated and gets a new
+   * digest; an approved or edited call that would now complete the trifecta, when the person was
+   * not asked about it, waits again at the gate with its own entry. A bad decision (from an
+   * in-process approver: on resume they were checked before anything ran) rejects that call and
+   * the model is told why. A call that
+   * already has a result (applied before a crash) is not run again.
    */
-  apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide, mode: "resume" | "approver"): Effect.Effect<AgentResult, AgentError, RunContext> {
-    const { state } = this
+  apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const { context, loop, state } = this
     return Effect.gen(this, function* () {
       const calls = state.calls
       const ledger = Option.getOrUndefined(yield* Effect.serviceOption(ExecutionLedger))
       const doubts: Array<Doubt> = []
-      for (const entry of entries) {
+      const regated: Array<Approval.PendingEntry> = []
+      const subRuns: Array<Waiting> = []
+      const own = entries.filter((entry) => entry.path === context.runId)
+      this.projectTurn()
+      for (const entry of own) {
         if (state.completed.has(entry.call.id)) continue
-        yield* Cancellation.check(this.context.cancellation) // cancellation beats approval
+        yield* Cancellation.check(context.cancellation) // cancellation beats approval
         const decision = decide(entry)
         const { call } = entry
         const index = calls.findIndex((c) => c.id === call.id)
@@ -328,76 +402,135 @@ class Steps {
             ? Effect.void
             : // a conflict means it was settled already (before a crash) or claimed anew: the call's result decides
               Effect.catchTag(ledger.resolve(claim.key, resolution, { claimedAt: claim.claimedAt }), "LedgerConflict", () => Effect.void)
+        const rejected = (reason: string | undefined): Effect.Effect<CallResult> => {
+          const content = approvalDeniedText(reason)
+          return Effect.as(
+            Audit.record(context, call, { decision: "denied", text: content, by: decision.by, reason, denial: { reason: "approval", message: content } }),
+            { callId: call.id, name: call.name, content, isError: true }
+          )
+        }
         let ran: Ran
         switch (decision.verdict) {
           case "reject":
-            ran = { callId: call.id, name: call.name, content: approvalDeniedText(decision.reason), isError: true }
+            ran = yield* rejected(decision.reason)
             break
           case "markDone":
             yield* settle({ _tag: "Done", outcome: { text: decision.outcome, isError: false } })
+            yield* Audit.record(context, call, { decision: "executed", text: decision.outcome, by: decision.by, reason: decision.reason ?? "marked done" })
             ran = { callId: call.id, name: call.name, content: decision.outcome, isError: false }
             break
-          case "markFailed":
+          case "markFailed": {
             yield* settle({ _tag: "Failed", reason: decision.reason })
-            ran = { callId: call.id, name: call.name, content: markedFailedText(decision.reason), isError: true }
+            const content = markedFailedText(decision.reason)
+            yield* Audit.record(context, call, { decision: "failed", text: content, by: decision.by, reason: decision.reason })
+            ran = { callId: call.id, name: call.name, content, isError: true }
             break
+          }
           case "retry":
             yield* settle({ _tag: "Retry" })
             // a step name of its own: the first attempt's name is taken by the call found in doubt
-            ran = yield* this.runCall(call, index, `tool-${call.id}/retry-${entry.createdAt}`)
+            ran = yield* this.runCall(call, index, decision.by, `tool-${call.id}/retry-${entry.createdAt}`)
             break
-          case "edit": {
-            const tool = Option.getOrUndefined(this.loop.registry.getOption(call.name))
-            const checked = mode === "approver" && tool !== undefined ? yield* Effect.either(tool.validate(decision.arguments)) : Either.void
-            ran = Either.isLeft(checked)
-              ? { callId: call.id, name: call.name, content: approvalDeniedText(`the edited arguments were invalid: ${checked.left.message}`), isError: true }
-              : yield* this.runCall({ ...call, arguments: decision.arguments }, index)
+          case "edit":
+          case "approve": {
+            const tool = Option.getOrUndefined(loop.registry.getOption(call.name))
+            if (tool === undefined) {
+              ran = { callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true }
+              break
+            }
+            // the pinned digest, recomputed with the tool as it is now: a decision binds one tool definition and arguments
+            const fingerprint = Approval.fingerprint(tool)
+            if (Approval.digest({ path: entry.path, pendingId: entry.id, fingerprint, arguments: call.arguments }) !== decision.digest) {
+              ran = yield* rejected("the decision was given for another tool definition or other arguments (digest mismatch)")
+              break
+            }
+            let toRun = call
+            if (decision.verdict === "edit") {
+              const checked = yield* Effect.either(tool.validate(decision.arguments))
+              if (Either.isLeft(checked)) {
+                ran = yield* rejected(`the edited arguments were invalid: ${checked.left.message}`)
+                break
+              }
+              toRun = { ...call, arguments: decision.arguments }
+            }
+            // the policy again, at execution: a gate the person was not asked about waits for its own decision
+            if (Trifecta.gated(loop.policy, tool, this.projected) && !entry.reasons.includes("trifecta")) {
+              regated.push(
+                Approval.makeEntry({
+                  kind: "Gate",
+                  path: context.runId,
+                  iteration: state.iteration,
+                  index,
+                  call: toRun,
+                  tool,
+                  reasons: ["trifecta"],
+                  createdAt: yield* Clock.currentTimeMillis
+                })
+              )
+              yield* Trifecta.checkSpan(context, loop.policy, tool, this.projected, "gate")
+              continue
+            }
+            ran = yield* this.runCall(toRun, index, decision.by)
             break
           }
-          case "approve":
-            ran = yield* this.runCall(call, index)
-            break
         }
         if (isDoubt(ran)) doubts.push(ran)
+        else if (isWaiting(ran)) subRuns.push(ran) // an approved delegation whose sub-run suspended
         else yield* this.record(ran)
       }
-      return yield* doubts.length > 0 ? this.suspendInDoubt(doubts) : this.completeRound()
+      const decided = new Set(own.map((entry) => entry.call.id))
+      const rest = calls.filter((call) => !state.completed.has(call.id) && !decided.has(call.id))
+      return yield* this.runRound(rest, { doubts, regated, waiting: subRuns })
+    })
+  }
+
+  /** Asks the in-process approver about entries (it gets frozen copies) and applies its decisions. */
+  ask(entries: ReadonlyArray<Approval.PendingEntry>): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const { context, loop } = this
+    return Effect.gen(this, function* () {
+      if (loop.emit !== undefined) for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry))
+      // frozen copies in, a frozen copy of the answers out: neither side can change what runs later
+      const answers = Approval.snapshot(
+        yield* this.engine.awaitDecision!({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
+      )
+      const record = typeof answers === "object" && answers !== null && !Array.isArray(answers) ? (answers as Approval.Decisions) : {}
+      return yield* this.apply(entries, (entry) => Approval.resolve(entry, record))
     })
   }
 
   /** A turn whose calls need a person: ask the approver, or suspend. */
-  gate(waiting: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<AgentResult, AgentError, RunContext> {
+  gate(waiting: ReadonlyArray<ToolCall.ToolCall>, reasons: ReadonlyArray<ReadonlyArray<Reason>>): Effect.Effect<AgentResult, AgentError, RunContext> {
     const { context, loop, state } = this
     return Effect.gen(this, function* () {
       const calls = state.calls
       const createdAt = yield* Clock.currentTimeMillis
       const entries: Array<Approval.PendingEntry> = []
-      const gatedByPolicy: Array<ToolRegistry.AnyTool> = []
-      for (const call of waiting) {
+      for (let i = 0; i < waiting.length; i++) {
+        const call = waiting[i]!
         const tool = Option.getOrUndefined(loop.registry.getOption(call.name))
         if (tool === undefined) {
           // never gated, never run: the model is told the tool does not exist
           yield* this.record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
           continue
         }
-        const reasons = gateReasons(tool, context, loop.policy, state.legs)
-        if (reasons.includes("trifecta")) gatedByPolicy.push(tool)
+        const why = reasons[i]!
+        if (why.includes("trifecta")) yield* Trifecta.checkSpan(context, loop.policy, tool, this.projected, "gate")
         entries.push(
-          Approval.makeEntry({ kind: kindOf(reasons), path: context.runId, iteration: state.iteration, index: calls.indexOf(call), call, tool, reasons, createdAt })
+          Approval.makeEntry({ kind: kindOf(why), path: context.runId, iteration: state.iteration, index: calls.indexOf(call), call, tool, reasons: why, createdAt })
         )
       }
-      yield* Effect.forEach(gatedByPolicy, (tool) => this.policyCheck(tool, "gate"), { discard: true })
       if (this.engine.awaitDecision === undefined) return yield* this.suspend(entries, true)
-      if (loop.emit !== undefined) for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry))
-      // the approver gets frozen copies: what it decides on cannot change what runs
-      const answers = yield* this.engine.awaitDecision({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
-      return yield* this.apply(entries, (entry) => Approval.resolve(entry, answers), "approver")
+      return yield* this.ask(entries)
     })
   }
 
   toolStep(): Effect.Effect<AgentResult, AgentError, RunContext> {
-    const waiting = this.state.calls.filter((call) => !this.state.completed.has(call.id))
-    return waiting.some((call) => this.needsApproval(call)) ? this.gate(waiting) : this.runRound(waiting)
+    const { context, loop, state } = this
+    const waiting = state.calls.filter((call) => !state.completed.has(call.id))
+    this.projected = Trifecta.project(context, loop.registry, waiting)
+    return Effect.flatMap(reasonsFor(waiting, loop.registry, context, loop.policy, this.projected), (reasons) =>
+      reasons === undefined ? this.runRound(waiting) : this.gate(waiting, reasons)
+    )
   }
 
   modelStep(): Effect.Effect<AgentResult, AgentError, RunContext> {
