@@ -18,8 +18,8 @@
  *
  * @since 0.1.0
  */
-import { AuditStore, CanonicalJson, CheckpointStore, Message, PythonText, RunNotFound, StoreError } from "@agentkit/core"
-import type { AlreadyDecided, CorruptEntry, RunFinished, ToolArgumentError } from "@agentkit/core"
+import { AlreadyDecided, AuditStore, CanonicalJson, CheckpointStore, Message, PythonText, RunNotFound, StoreError } from "@agentkit/core"
+import type { CorruptEntry, RunFinished, ToolArgumentError } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -424,6 +424,38 @@ const describe = (value: unknown): string => {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
 }
 
+/** The list cursor: the store page it stopped in, the sort key of the last record consumed, the order. */
+const encodeListCursor = (page: string | undefined, after: readonly [number, string], order: "asc" | "desc"): string =>
+  Buffer.from(JSON.stringify(["list", page ?? null, after[0], after[1], order])).toString("base64url")
+const decodeListCursor = (
+  cursor: string,
+  order: "asc" | "desc"
+): { readonly page: string | undefined; readonly after: readonly [number, string] | undefined } | undefined => {
+  if (cursor.length > 8192) return undefined
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 5 &&
+      parsed[0] === "list" &&
+      (parsed[1] === null || typeof parsed[1] === "string") &&
+      Number.isSafeInteger(parsed[2]) &&
+      typeof parsed[3] === "string" &&
+      parsed[4] === order
+    ) {
+      return { page: parsed[1] === null ? undefined : (parsed[1] as string), after: [parsed[2] as number, parsed[3]] }
+    }
+  } catch {
+    // not a cursor made here
+  }
+  return undefined
+}
+/** Whether a record comes after a sort key in the list's order (`updatedAt`, then `runId` in code units). */
+const beyond = (record: CheckpointStore.RunRecord, after: readonly [number, string], order: "asc" | "desc"): boolean => {
+  const sign = record.updatedAt !== after[0] ? record.updatedAt - after[0] : record.runId < after[1] ? -1 : record.runId > after[1] ? 1 : 0
+  return order === "asc" ? sign > 0 : sign < 0
+}
+
 /** The changes cursor: the newest write time seen and the run versions written at that time. */
 interface ChangeMark {
   readonly at: number
@@ -545,13 +577,19 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         ...(filter.updatedBefore === undefined ? {} : { updatedBefore: filter.updatedBefore }),
         order: filter.order ?? "asc"
       }
+      const order = query.order ?? "asc"
+      const start = filter.cursor === undefined ? { page: undefined, after: undefined } : decodeListCursor(filter.cursor, order)
+      if (start === undefined) return yield* badInput("operator.list", `cursor ${JSON.stringify(filter.cursor)} is not one this store returned`)
       const runs: Array<RunSummary> = []
-      let cursor = filter.cursor
-      // each page asks for what is still missing, so every record read is consumed and the
-      // store's cursor is the operator's
-      while (runs.length < limit) {
-        const page = yield* orStore("operator.list", store.list({ ...query, cursor, limit: limit - runs.length }))
-        for (const record of page.records) {
+      // the operator's cursor is the store page it stopped in and the last record it consumed
+      // there, so a page read in full serves several operator pages (filters applied here)
+      let page = start.page
+      let after = start.after
+      for (;;) {
+        const read = yield* orStore("operator.list", store.list({ ...query, cursor: page, limit: maxLimit }))
+        for (const record of read.records) {
+          if (after !== undefined && !beyond(record, after, order)) continue
+          after = [record.updatedAt, record.runId]
           if (filter.tenant !== undefined && !filter.tenant.includes(record.tenant)) continue
           if (filter.threadId !== undefined && record.threadId !== filter.threadId) continue
           if (storeStatuses !== undefined && !storeStatuses.has(record.status)) continue
@@ -559,11 +597,15 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
           if (wanted !== undefined && !wanted.has(summary.status)) continue
           if (filter.tool !== undefined && !summary.pending.some((entry) => entry.call.name === filter.tool)) continue
           runs.push(summary)
+          if (runs.length === limit) {
+            const last = read.records[read.records.length - 1]!
+            const more = last.runId !== record.runId || read.cursor !== undefined
+            return more ? { runs, cursor: encodeListCursor(page, after, order) } : { runs }
+          }
         }
-        cursor = page.cursor
-        if (cursor === undefined) break
+        if (read.cursor === undefined) return { runs }
+        page = read.cursor
       }
-      return cursor === undefined ? { runs } : { runs, cursor }
     })
 
   const show: Service["show"] = (runId, access) =>
@@ -608,7 +650,12 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
       const state = yield* RunState.decode(run.runId, run.state)
       const pending = run.status === "suspended" || run.status === "running" ? state.pending : []
       const entry = pending.find((candidate) => candidate.id === pendingId)
-      if (entry === undefined) return yield* new UnknownPending({ runId: rootRunId, pendingId, expected: pending.map((p) => p.id) })
+      if (entry === undefined) {
+        // decided already and applied since: the conflict names who decided
+        const first = (yield* orStore("operator.decide", store.decisions(rootRunId))).find((d) => d.pendingId === pendingId)
+        if (first !== undefined) return yield* new AlreadyDecided({ rootRunId, pendingId, decision: first.decision, by: first.by })
+        return yield* new UnknownPending({ runId: rootRunId, pendingId, expected: pending.map((p) => p.id) })
+      }
       const accepted = Approval.verdictsFor(entry.kind)
       const decoded = decodeDecision(raw)
       if (Option.isNone(decoded) || !accepted.includes(decoded.value.verdict)) {

@@ -201,8 +201,10 @@ describe("Operator", () => {
       const changed = yield* operator.changes(start.cursor)
       expect(changed.runIds).toEqual(["run-1"])
       expect((yield* operator.changes(changed.cursor)).runIds).toEqual([])
+      // decided and applied since: the conflict still names who decided
       expect(yield* Effect.flip(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "bob" }))).toMatchObject({
-        _tag: "UnknownPending"
+        _tag: "AlreadyDecided",
+        by: "alice"
       })
       expect(yield* Effect.flip(operator.changes("forged"))).toMatchObject({ _tag: "StoreError" })
     })
