@@ -2,21 +2,25 @@
  * `pnpm demo:approvals`: human in the loop. A customer asks to cancel an order; the (scripted)
  * model calls `cancel_order`, which is side-effecting, so under `gated` autonomy the call waits
  * for a person. An in-process `Approver` asks on the terminal: y approves, n rejects (with a
- * reason the model sees). With no terminal attached it rejects and says so, so it never hangs
- * in CI.
+ * reason the model sees). With no terminal attached (CI, a pipe) the run suspends to a SQLite
+ * file instead, and the demo prints the command that decides it from a new process
+ * (`durable.ts`), so it never hangs.
  */
-import { Agent, Approval, ReActCognition } from "@agentkit/agents"
+import { Approval } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
-import { Invoker, Message, RunContext } from "@agentkit/core"
+import { Message } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
-import { FakeLLM, Turn } from "@agentkit/testing"
 import { Effect, Layer } from "effect"
 import type { Context } from "effect"
 import { realpathSync } from "node:fs"
 import { createInterface } from "node:readline/promises"
 import { pathToFileURL } from "node:url"
+import { describePending, REQUEST, runLayer, scriptedModel, supportAgent } from "./conversation.js"
+import * as Durable from "./durable.js"
 import { consolePending, parseFlags } from "./flags.js"
-import { orderTools, seedOrders } from "./orders.js"
+import { seedOrders } from "./orders.js"
+
+export { describePending, REQUEST, scriptedModel } from "./conversation.js"
 
 /** Where the approver talks to a person: whether one is there, a question, a line of output. */
 export interface Terminal {
@@ -26,13 +30,6 @@ export interface Terminal {
   readonly ask: (question: string) => Promise<string>
   readonly print: (line: string) => void
 }
-
-/** The lines that show a person what they are asked to approve. */
-export const describePending = (agent: string, pending: AgentResult.PendingCall): ReadonlyArray<string> => [
-  `approval needed: ${agent} wants to run ${pending.call.name}`,
-  `  arguments: ${JSON.stringify(pending.call.arguments)}`,
-  `  digest:    ${pending.digest}`
-]
 
 const YES = /^\s*y(es)?\s*$/i
 
@@ -99,37 +96,11 @@ export const lineReader = (input: NodeJS.ReadableStream, output: NodeJS.Writable
   return { ask, close: () => rl.close() }
 }
 
-/** The customer's message. */
-export const REQUEST = "Hi, I ordered B-102 twice by mistake. Please cancel it."
-
-const CANCEL = { id: "c1", name: "cancel_order", arguments: { order_id: "B-102", reason: "duplicate order" } }
-
-/**
- * The scripted model: it asks to cancel B-102, then answers from what the tool call returned
- * (the cancellation, or the rejection and its reason).
- */
-export const scriptedModel = (): Layer.Layer<ChatModel> =>
-  FakeLLM.respond((request, n) => {
-    if (n === 1) return Turn({ content: "I'll cancel order B-102 for you.", toolCalls: [CANCEL] })
-    const result = request.messages.at(-1)
-    if (result?.role === "tool" && !result.isError) return Turn({ content: `Done: ${result.content}. Anything else?` })
-    const why = result?.role === "tool" ? result.content.replace(/^DENIED: tool call rejected by human approval:? ?/, "") : ""
-    return Turn({
-      content: `I have not cancelled order B-102: the cancellation was not approved${why === "" ? "" : ` (${why})`}. It is still active.`
-    })
-  }).layer
-
 /** The conversation under `gated` autonomy; prints as it goes and returns the run's result. */
 export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scriptedModel()) =>
   Effect.gen(function* () {
     const book = seedOrders()
-    const { cancelOrder, lookupOrder } = orderTools(book)
-    const agent = Agent.make({
-      name: "support",
-      model: "claude-sonnet-4-6",
-      prompt: "Answer order questions. Use the tools; never guess a status. Cancel only what the customer asks to cancel.",
-      cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
-    })
+    const agent = supportAgent(book)
     terminal.print(`customer: ${REQUEST}`)
     const result = yield* agent.run([Message.user(REQUEST)])
     terminal.print(`support: ${result.output}`)
@@ -137,13 +108,7 @@ export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scri
     terminal.print(`order ${order.id}: ${order.status}`)
     return result
   }).pipe(
-    Effect.provide(
-      Layer.mergeAll(
-        RunContext.layer({ runId: "support-desk-approvals", autonomy: "gated" }),
-        Layer.provide(Invoker.layer(), model),
-        Layer.succeed(Approval.Approver, terminalApprover(terminal))
-      )
-    )
+    Effect.provide(Layer.merge(runLayer("support-desk-approvals", model), Layer.succeed(Approval.Approver, terminalApprover(terminal))))
   )
 
 const main = async () => {
@@ -158,17 +123,22 @@ const main = async () => {
     process.exitCode = 2
     return
   }
-  const interactive = process.stdin.isTTY === true
-  const reader = interactive ? lineReader(process.stdin, process.stdout) : undefined
-  const terminal: Terminal = {
-    interactive,
-    ask: reader?.ask ?? (() => Promise.resolve("")),
-    print: (line) => console.log(line)
+  const print = (line: string) => console.log(line)
+  if (flags.decide !== undefined) {
+    process.exitCode = await Effect.runPromise(Durable.decide({ print }, flags.db, flags.decide))
+    return
   }
+  const interactive = process.stdin.isTTY === true
+  if (!interactive) {
+    // nobody at a terminal: the run waits in a SQLite file for a decision from another process
+    process.exitCode = await Effect.runPromise(Durable.suspend({ print }, flags.db))
+    return
+  }
+  const reader = lineReader(process.stdin, process.stdout)
   try {
-    await Effect.runPromise(program(terminal))
+    await Effect.runPromise(program({ interactive, ask: reader.ask, print }))
   } finally {
-    reader?.close()
+    reader.close()
   }
 }
 

@@ -316,3 +316,28 @@ export class InvalidDecision extends Schema.TaggedError<InvalidDecision>("@agent
     return `the decision for '${this.pendingId}' of run '${this.runId}' (kind ${this.kind}) must be one of ${this.accepted.join(", ")}, with the entry's digest; got ${this.received}`
   }
 }
+
+/**
+ * An operator asked for a run outside the tenants it may see. The message names neither the
+ * run's tenant nor whether such a run exists elsewhere; nothing was read or changed.
+ *
+ * @example
+ * ```ts
+ * import { OtherTenant } from "@agentkit/agents"
+ *
+ * new OtherTenant({ runId: "run-1" }).message
+ * // "run 'run-1' is not one of the tenants this operator may see"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class OtherTenant extends Schema.TaggedError<OtherTenant>("@agentkit/agents/OtherTenant")("OtherTenant", {
+  runId: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `run '${this.runId}' is not one of the tenants this operator may see`
+  }
+}

@@ -12,6 +12,7 @@ export {
   DigestMismatch,
   InvalidDecision,
   InvalidDecisions,
+  OtherTenant,
   PolicyDenied,
   RunInProgress,
   RunNotResumable,
@@ -28,6 +29,8 @@ export type * as AgentResult from "./AgentResult.js"
 export * as Approval from "./Approval.js"
 /** @since 0.1.0 */
 export type { AgentError, AgentSettings, Cognition, Drive, LifecycleError, Resume, ResumeError } from "./Cognition.js"
+/** @since 0.1.0 */
+export * as Operator from "./Operator.js"
 /** @since 0.1.0 */
 export * as ReActCognition from "./ReActCognition.js"
 /** @since 0.2.0 */

@@ -37,7 +37,11 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { ConsoleApi } from "./ConsoleApi.js"
 import { CliError } from "./Errors.js"
-import type { RunDetail, RunStatus, RunSummary } from "./Operator.js"
+import type { Operator } from "@agentkit/agents"
+
+type RunDetail = Operator.RunDetail
+type RunStatus = Operator.RunStatus
+type RunSummary = Operator.RunSummary
 
 const url = Options.text("url").pipe(
   Options.withDescription("where the console is mounted, e.g. http://127.0.0.1:4100/console"),

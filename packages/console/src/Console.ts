@@ -19,7 +19,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createServer } from "node:http"
-import type { Operator } from "./Operator.js"
+import type { Operator } from "@agentkit/agents"
 import * as OperatorAuth from "./OperatorAuth.js"
 import * as server from "./internal/server.js"
 import { isLoopbackHost } from "./internal/security.js"
@@ -78,7 +78,8 @@ const normalize = (options: Options) => {
  *
  * @example
  * ```ts
- * import { Console, Operator, OperatorAuth } from "@agentkit/console"
+ * import { Operator } from "@agentkit/agents"
+ * import { Console, OperatorAuth } from "@agentkit/console"
  * import { HttpLayerRouter, HttpServerResponse } from "@effect/platform"
  * import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
  * import { Layer } from "effect"
@@ -134,7 +135,8 @@ export interface ServeOptions extends Options {
  *
  * @example
  * ```ts
- * import { Console, Operator } from "@agentkit/console"
+ * import { Operator } from "@agentkit/agents"
+ * import { Console } from "@agentkit/console"
  * import { HttpServer } from "@effect/platform"
  * import { Effect, Layer } from "effect"
  *
@@ -150,7 +152,7 @@ export interface ServeOptions extends Options {
  */
 export const serve = (
   options: ServeOptions = {}
-): Layer.Layer<HttpServer.HttpServer, ConfigurationError | HttpServerError.ServeError, Operator> => {
+): Layer.Layer<HttpServer.HttpServer, ConfigurationError | HttpServerError.ServeError, Operator.Operator> => {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 0
   const routes = layer(options)

@@ -30,7 +30,9 @@ import {
   Unauthorized,
   Unavailable
 } from "./Errors.js"
-import { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } from "./Operator.js"
+import { Operator } from "@agentkit/agents"
+
+const { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } = Operator
 import { Principal } from "./OperatorAuth.js"
 import { SpanRecord } from "./SpanStore.js"
 

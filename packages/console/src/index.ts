@@ -30,9 +30,6 @@ export {
 } from "./Errors.js"
 
 /** @since 0.1.0 */
-export * as Operator from "./Operator.js"
-
-/** @since 0.1.0 */
 export * as OperatorAuth from "./OperatorAuth.js"
 
 /** @since 0.1.0 */

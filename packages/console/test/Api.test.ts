@@ -258,7 +258,8 @@ describe("console API: cookie sessions and CSRF", () => {
   })
 })
 
-describe("console API: 10,000 runs", () => {
+// the in-memory store decodes every record on each page it lists: 10,000 of them take seconds on a loaded machine
+describe("console API: 10,000 runs", { timeout: 120_000 }, () => {
   let server: Awaited<ReturnType<typeof start>>
   beforeAll(async () => {
     const operator = MemoryOperator.make({ owner: "manual" })
@@ -273,7 +274,7 @@ describe("console API: 10,000 runs", () => {
       })
     }
     server = await start(operator)
-  })
+  }, 180_000) // 10,000 real run records (a RunState each) written through the in-memory store
   afterAll(() => server.close())
 
   const all = async (query: string, token: string, limit: number) => {

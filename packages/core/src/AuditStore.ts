@@ -14,7 +14,8 @@ import { makeMemory as makeMemoryAudit } from "./internal/auditStore.js"
 /**
  * What happened to a call: it ran (`executed`), a stored outcome was returned (`deduplicated`),
  * it was refused (`denied`: egress, policy, approval, an open circuit), it failed or was
- * interrupted (`failed`), or its outcome is unknown after a crash (`in_doubt`).
+ * interrupted (`failed`), its outcome is unknown after a crash (`in_doubt`), or an operator acted
+ * on it (`operator`: a decision, a resolution or a cancel, named by `action`).
  *
  * @example
  * ```ts
@@ -26,7 +27,7 @@ import { makeMemory as makeMemoryAudit } from "./internal/auditStore.js"
  * @since 0.1.0
  * @category models
  */
-export type Decision = "executed" | "deduplicated" | "failed" | "denied" | "in_doubt"
+export type Decision = "executed" | "deduplicated" | "failed" | "denied" | "in_doubt" | "operator"
 
 /**
  * One audit record.
@@ -56,6 +57,8 @@ export interface AuditRecord {
   readonly resultHash?: string | undefined
   /** Who decided (a person's decision on an approval or an in-doubt call). */
   readonly by?: string | undefined
+  /** For an `operator` record: what the operator did (a verdict, or `cancel`). */
+  readonly action?: "approve" | "reject" | "edit" | "markDone" | "markFailed" | "retry" | "cancel" | undefined
   /** Why (a rejection's reason). */
   readonly reason?: string | undefined
   /** For a denied call: the denial's kind and the text the model saw. */

@@ -190,6 +190,15 @@ export interface ListQuery {
   readonly rootOnly?: boolean | undefined
   readonly leaseExpiredAt?: number | undefined
   readonly updatedBefore?: number | undefined
+  /** Only records last written after this time (Unix ms, exclusive). */
+  readonly updatedAfter?: number | undefined
+  /** Only the records of this run tree. */
+  readonly rootRunId?: string | undefined
+  /**
+   * `asc` (the default: oldest change first) or `desc` (newest first). The order is (`updatedAt`,
+   * `runId`) either way; a cursor is only good for the order it was made in.
+   */
+  readonly order?: "asc" | "desc" | undefined
   readonly cursor?: string | undefined
   /** Default 100. */
   readonly limit?: number | undefined
@@ -276,7 +285,7 @@ export interface Service {
   ) => Effect.Effect<void, RunNotFound | StaleLease | VersionConflict | RunFinished | StoreError | CorruptEntry>
   /** The record, if any. */
   readonly load: (runId: string) => Effect.Effect<Option.Option<RunRecord>, StoreError | CorruptEntry>
-  /** Records in a stable order (`updatedAt`, then `runId`), a page at a time. */
+  /** Records in a stable order (`updatedAt`, then `runId`, ascending or descending), a page at a time. */
   readonly list: (
     query?: ListQuery
   ) => Effect.Effect<{ readonly records: ReadonlyArray<RunRecord>; readonly cursor: string | undefined }, StoreError | CorruptEntry>

@@ -6,14 +6,16 @@
  * approvals 0, double executions of the side-effecting non-idempotent tool 0, repeated model
  * calls whose response was committed 0. On Postgres two workers recover concurrently.
  *
- * The run the workers drive is a toy with the real shape (test/crash/worker.ts); the agent-level
- * suite plugs real agent runs into the same harness.
+ * The runs are real agent runs (test/crash/worker.ts: `Agent.make`, `ReActCognition`, a model from
+ * `@agentkit/testing`, side-effecting tools claimed in the execution ledger by the Invoker); the
+ * parent decides approvals and in-doubt calls through the agents `Operator` service.
  */
-import { CheckpointStore, ExecutionLedger } from "@agentkit/core"
+import { Approval, Operator, RunState } from "@agentkit/agents"
+import { CheckpointStore } from "@agentkit/core"
+import type { Message } from "@agentkit/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, ManagedRuntime } from "effect"
-import type { Layer } from "effect"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,7 +24,9 @@ import { fileURLToPath } from "node:url"
 import { SqlStores } from "../src/index.js"
 import { pgClient } from "../src/internal/stores.js"
 import { count, describe as describeFigures, parseCalls, parseEffects } from "./crash/counting.js"
+import type { FinalRun } from "./crash/counting.js"
 import * as Harness from "./crash/harness.js"
+import { toolKey } from "./crash/protocol.js"
 import type { Database } from "./crash/protocol.js"
 import { postgresUrl } from "./databases.js"
 
@@ -36,28 +40,32 @@ const buildWorker = () => {
   if (!existsSync(workerScript)) throw new Error(`the crash worker was not built at ${workerScript}`)
 }
 
-/** The operator's seat: the parent's own stores on the same database. */
-const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>) => {
-  const runtime = ManagedRuntime.make(layer)
-  const stores = runtime.runPromise(
-    Effect.map(Effect.context<CheckpointStore | ExecutionLedger>(), (context) => ({
+/** The operator's seat: the agents `Operator` service over the parent's own stores on the same database. */
+const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>, approvalAt: number) => {
+  const runtime = ManagedRuntime.make(Operator.Operator.layer.pipe(Layer.provideMerge(layer)))
+  const services = runtime.runPromise(
+    Effect.map(Effect.context<CheckpointStore | Operator.Operator>(), (context) => ({
       checkpoints: Context.get(context, CheckpointStore),
-      ledger: Context.get(context, ExecutionLedger)
+      operator: Context.get(context, Operator.Operator)
     }))
   )
-  const run = <A, E>(use: (s: Awaited<typeof stores>) => Effect.Effect<A, E>) => stores.then((s) => runtime.runPromise(use(s)))
+  const run = <A, E>(use: (s: Awaited<typeof services>) => Effect.Effect<A, E>) => services.then((s) => runtime.runPromise(use(s)))
+  const everyRecord = (checkpoints: CheckpointStore.Service) =>
+    Effect.gen(function* () {
+      const all: Array<CheckpointStore.RunRecord> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* checkpoints.list({ cursor, limit: 500 })
+        for (const record of page.records) all.push(record)
+        cursor = page.cursor
+      } while (cursor !== undefined)
+      return all
+    })
   const seat: Harness.Operator = {
     records: () =>
       run(({ checkpoints }) =>
-        Effect.gen(function* () {
-          const all: Array<CheckpointStore.RunRecord> = []
-          let cursor: string | undefined
-          do {
-            const page = yield* checkpoints.list({ cursor, limit: 500 })
-            for (const record of page.records) all.push(record)
-            cursor = page.cursor
-          } while (cursor !== undefined)
-          return all.map((record) => ({
+        Effect.map(everyRecord(checkpoints), (all) =>
+          all.map((record) => ({
             runId: record.runId,
             status: record.status,
             state: record.state,
@@ -65,14 +73,55 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>) => {
             leaseExpiresAt: record.lease?.expiresAt,
             version: record.version
           }))
+        )
+      ),
+    settle: (record, effects) =>
+      run(({ operator }) =>
+        Effect.gen(function* () {
+          const state = yield* Effect.orDie(RunState.decode(record.runId, record.state))
+          let resolved = 0
+          for (const entry of state.pending) {
+            const by = `operator-for-${record.runId}`
+            if (entry.kind !== "InDoubt") {
+              yield* Effect.ignore(operator.decide(record.runId, entry.id, { ...Approval.approve(entry.digest), by }))
+              continue
+            }
+            // in doubt: the side-effect log knows whether the charge happened
+            const args = entry.call.arguments as { readonly run: string; readonly turn: number }
+            const happened = effects.find((effect) => effect.key === toolKey(args.run, args.turn))
+            const decided = yield* Effect.either(
+              operator.resolve(
+                record.runId,
+                entry.id,
+                happened === undefined
+                  ? { verdict: "retry", digest: entry.digest, by }
+                  : { verdict: "markDone", digest: entry.digest, by, outcome: `charged:${happened.nonce}` }
+              )
+            )
+            if (decided._tag === "Right") resolved++
+          }
+          return resolved
         })
       ),
-    decide: (runId, pendingId, by) => run(({ checkpoints }) => Effect.asVoid(checkpoints.decide(runId, pendingId, { decision: '{"verdict":"approve"}', by }))),
-    decisions: (runId) =>
-      run(({ checkpoints }) => Effect.map(checkpoints.decisions(runId), (all) => all.map((d) => ({ pendingId: d.pendingId, by: d.by, at: d.at })))),
-    resolve: (key, resolution) =>
-      run(({ ledger }) =>
-        ledger.resolve(key, resolution === "retry" ? { _tag: "Retry" } : { _tag: "Done", outcome: { text: resolution.done, isError: false } })
+    finalRuns: () =>
+      run(({ checkpoints }) =>
+        Effect.gen(function* () {
+          const runs: Array<FinalRun> = []
+          for (const record of yield* everyRecord(checkpoints)) {
+            const approvals = (yield* checkpoints.decisions(record.runId)).filter((d) => (JSON.parse(d.decision) as { verdict: string }).verdict === "approve")
+            const approval = approvals[0] === undefined ? undefined : { by: approvals[0].by ?? "", at: approvals[0].at }
+            let result: FinalRun["result"]
+            if (record.status === "done" && record.result !== undefined) {
+              const transcript = (JSON.parse(record.result) as { readonly transcript: ReadonlyArray<Message.Message> }).transcript
+              const responses = transcript.flatMap((m) => (m.role === "assistant" ? [m.content.split(" ").at(-1) ?? ""] : []))
+              const gated = transcript.find((m) => m.role === "tool" && m.toolCallId === `c${approvalAt}`)
+              const applied = gated?.role === "tool" && gated.content.startsWith("charged:") && approval !== undefined
+              result = { responses, approvals: applied ? { [String(approvalAt)]: approval.by } : {} }
+            }
+            runs.push({ runId: record.runId, status: record.status, result, approval })
+          }
+          return runs
+        })
       )
   }
   return { seat, dispose: () => runtime.dispose() }
@@ -81,7 +130,7 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>) => {
 const suite = (name: string, database: Database, layer: Layer.Layer<SqlStores.Stores, unknown>, options: { readonly kills: number; readonly workers: number; readonly runs: number }) =>
   Effect.promise(async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentkit-crash-"))
-    const { dispose, seat } = operator(layer)
+    const { dispose, seat } = operator(layer, 1)
     try {
       const seed = Number(process.env["CRASH_SEED"] ?? Date.now() % 1_000_000)
       const report = await Harness.run({
@@ -93,7 +142,9 @@ const suite = (name: string, database: Database, layer: Layer.Layer<SqlStores.St
         kills: options.kills,
         workers: options.workers,
         seed,
-        worker: { leaseTtlMs: 400, heartbeatMs: 100, concurrency: 4, iterations: 3, approvalAt: 1 },
+        // a lease outlives the event-loop stalls of a loaded 2-core machine (libsql runs on the main thread)
+        worker: { leaseTtlMs: 1500, heartbeatMs: 200, concurrency: 4, iterations: 3, approvalAt: 1 },
+        killWithin: 40,
         operator: seat,
         log: process.env["CRASH_LOG"] === undefined ? undefined : (line) => console.log(line)
       })
@@ -106,6 +157,7 @@ const suite = (name: string, database: Database, layer: Layer.Layer<SqlStores.St
           describeFigures(name, report.figures),
           `  runs finished twice: ${report.finishedTwice}; takeovers of expired leases: ${report.takeovers}; drives that met another worker's lease: ${report.contended}`,
           `  kills landed after: ${after}`,
+          `  drives ended: ${Object.entries(report.outcomes).sort(([a], [b]) => a.localeCompare(b)).map(([o, n]) => `${o} ${n}`).join(", ")}`,
           `  (${report.generations} generations of ${options.runs} runs, ${report.workersStarted} workers started, seed ${seed})`
         ].join("\n")
       )
@@ -138,9 +190,9 @@ describe("crash suite", () => {
     const figures = count({
       runs: [
         // turn 0's response b was committed after a lost a (fine); turn 1's c was committed, then d was asked again
-        { runId: "r1", status: "done", result: { responses: ["b", "c"], results: [], approvals: { "1": "alice" } }, approval: { by: "alice", at: 20 } },
+        { runId: "r1", status: "done", result: { responses: ["b", "c"], approvals: { "1": "alice" } }, approval: { by: "alice", at: 20 } },
         // approved by bob, recorded as carol's; its gated call ran before any approval
-        { runId: "r2", status: "done", result: { responses: ["e"], results: [], approvals: { "1": "carol" } }, approval: { by: "bob", at: 3 } },
+        { runId: "r2", status: "done", result: { responses: ["e"], approvals: { "1": "carol" } }, approval: { by: "bob", at: 3 } },
         { runId: "r3", status: "running" }
       ],
       calls,

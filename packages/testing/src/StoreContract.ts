@@ -310,7 +310,7 @@ export const register = (it: TestFunction, options: Options): void => {
       )
     }))
 
-  test("listing with a cursor: stable order, complete, no duplicates; filters by status, agent, tenant, root, lease", ({ checkpoints }) =>
+  test("listing with a cursor: stable order either way, complete, no duplicates; filters by status, agent, tenant, root, tree, lease, time", ({ checkpoints }) =>
     Effect.gen(function* () {
       const ids: Array<string> = []
       for (let i = 0; i < 23; i++) {
@@ -347,6 +347,16 @@ export const register = (it: TestFunction, options: Options): void => {
         "running with a lease that is not live"
       )
       expectEqual(yield* all({ updatedBefore: 3 }), ids.slice(0, 3), "updated before")
+      expectEqual(yield* all({ updatedAfter: 2 }), listed.slice(3), "updated after (exclusive)")
+      expectEqual(yield* all({ order: "desc" }), [...listed].reverse(), "newest first, every record once across pages")
+      expectEqual(yield* all({ order: "desc", agent: "odd" }), ids.filter((_, i) => i % 2 === 1).reverse(), "newest first, filtered")
+      expectEqual(yield* all({ rootRunId: "run-07" }), ["run-07"], "by run tree")
+      const descPage = yield* checkpoints.list({ order: "desc", limit: 4 })
+      expectTag(
+        yield* refused(checkpoints.list({ cursor: descPage.cursor }), "a newest-first cursor used oldest-first"),
+        "StoreError",
+        "a cursor only serves the order it was made in"
+      )
       const bad = yield* refused(checkpoints.list({ cursor: "not-a-cursor" }), "a forged cursor")
       expectTag(bad, "StoreError", "a cursor the store never returned")
     }))

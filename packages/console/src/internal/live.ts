@@ -11,7 +11,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Op from "../Operator.js"
+import type { Operator as Op } from "@agentkit/agents"
 import * as OperatorAuth from "../OperatorAuth.js"
 
 /** One change as the browser and the CLI receive it. */

@@ -18,10 +18,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as ConsoleApi from "../ConsoleApi.js"
 import * as Errors from "../Errors.js"
-import * as Op from "../Operator.js"
+import type { Approval, DigestMismatch, InvalidDecision, UnknownPending } from "@agentkit/agents"
+import { Operator as Op } from "@agentkit/agents"
+import type { AlreadyDecided, StoreError, ToolArgumentError } from "@agentkit/core"
 import * as OperatorAuth from "../OperatorAuth.js"
 import { SpanStore } from "../SpanStore.js"
-import { check } from "./arguments.js"
 import * as live from "./live.js"
 import * as security from "./security.js"
 
@@ -33,19 +34,24 @@ export interface Settings {
   readonly title: string
 }
 
-const unavailable = (error: Op.StoreError, cursor: string | undefined) =>
+const unavailable = (error: StoreError, cursor: string | undefined) =>
   cursor !== undefined && !error.retryable
     ? new Errors.BadRequest({ message: error.message })
     : new Errors.Unavailable({ message: `the operator service failed (${error.operation}): ${error.message}`, retryable: error.retryable })
 
 const notFound = (runId: string) => new Errors.NotFound({ message: `no run '${runId}' that you may see` })
 
+/** What the operator service is told of the tenants a principal may see. */
+const accessOf = (principal: OperatorAuth.Principal): Op.Access => (principal.tenants === "*" ? {} : { tenants: principal.tenants })
+
 /** The run, when the principal may see its tenant; else the same 404 as a missing run. */
 const visibleRun = (operator: Op.Service, principal: OperatorAuth.Principal, runId: string) =>
-  operator.show(runId).pipe(
+  operator.show(runId, accessOf(principal)).pipe(
     Effect.catchTags({
       RunNotFound: () => Effect.fail(notFound(runId)),
+      OtherTenant: () => Effect.fail(notFound(runId)),
       RunStateCorrupt: (error) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
+      RunStateVersionUnsupported: (error) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
       StoreError: (error) => Effect.fail(unavailable(error, undefined))
     }),
     Effect.filterOrFail(
@@ -68,10 +74,14 @@ const mustApprove = (principal: OperatorAuth.Principal) =>
 
 const decideErrors = (runId: string) => ({
   RunNotFound: () => Effect.fail(notFound(runId)),
-  UnknownPending: (error: Op.UnknownPending) => Effect.fail(new Errors.BadRequest({ message: error.message })),
-  InvalidDecision: (error: Op.InvalidDecision) => Effect.fail(new Errors.BadRequest({ message: error.message })),
-  DigestMismatch: (error: Op.DigestMismatch) => Effect.fail(new Errors.StaleDigest({ message: error.message, expected: error.expected })),
-  ToolArgumentError: (error: Op.DecideError & { readonly _tag: "ToolArgumentError" }) =>
+  OtherTenant: () => Effect.fail(notFound(runId)),
+  RunFinished: (error: { readonly message: string }) => Effect.fail(new Errors.Finished({ message: error.message })),
+  RunStateCorrupt: (error: { readonly message: string }) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
+  RunStateVersionUnsupported: (error: { readonly message: string }) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
+  UnknownPending: (error: UnknownPending) => Effect.fail(new Errors.BadRequest({ message: error.message })),
+  InvalidDecision: (error: InvalidDecision) => Effect.fail(new Errors.BadRequest({ message: error.message })),
+  DigestMismatch: (error: DigestMismatch) => Effect.fail(new Errors.StaleDigest({ message: error.message, expected: error.expected })),
+  ToolArgumentError: (error: ToolArgumentError) =>
     Effect.fail(
       new Errors.InvalidArguments({
         message: error.message,
@@ -82,7 +92,7 @@ const decideErrors = (runId: string) => ({
         accepted: error.accepted
       })
     ),
-  AlreadyDecided: (error: Op.AlreadyDecided) => {
+  AlreadyDecided: (error: AlreadyDecided) => {
     let verdict: string | undefined
     try {
       const parsed: unknown = JSON.parse(error.decision)
@@ -100,7 +110,7 @@ const decideErrors = (runId: string) => ({
       })
     )
   },
-  StoreError: (error: Op.StoreError) => Effect.fail(unavailable(error, undefined))
+  StoreError: (error: StoreError) => Effect.fail(unavailable(error, undefined))
 })
 
 const securityHeaders = HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(security.secure(response)))
@@ -187,23 +197,19 @@ const handlers = (settings: Settings) => {
                 message: `operator '${principal.id}' requested run '${run.runId}' and may not approve it: another operator must`
               })
             }
-            const entry = run.pending.find((p) => p.id === payload.pendingId)
             const by = principal.id
             const reason = payload.reason === undefined ? {} : { reason: payload.reason }
-            let decision: Op.Decision & { readonly by: string }
+            let decision: Approval.Decision & { readonly by: string }
             if (payload.verdict === "edit") {
               if (payload.arguments === undefined) {
                 return yield* new Errors.BadRequest({ message: "an edit carries the new `arguments` (an object)" })
               }
-              if (entry !== undefined) {
-                const problem = check(entry.tool, payload.arguments)
-                if (problem !== undefined) return yield* decideErrors(run.runId).ToolArgumentError(problem)
-              }
+              // the operator service checks them against the JSON Schema recorded on the entry
               decision = { verdict: "edit", digest: payload.digest, by, arguments: payload.arguments, ...reason }
             } else {
               decision = { verdict: payload.verdict, digest: payload.digest, by, ...reason }
             }
-            return yield* operator.decide(run.rootRunId, payload.pendingId, decision).pipe(Effect.catchTags(decideErrors(run.runId)))
+            return yield* operator.decide(run.rootRunId, payload.pendingId, decision, accessOf(principal)).pipe(Effect.catchTags(decideErrors(run.runId)))
           })
         )
         .handle("resolve", ({ payload }) =>
@@ -218,13 +224,18 @@ const handlers = (settings: Settings) => {
               return yield* new Errors.BadRequest({ message: "markFailed carries a `reason`" })
             }
             return yield* operator
-              .resolve(run.rootRunId, payload.pendingId, {
+              .resolve(
+                run.rootRunId,
+                payload.pendingId,
+                {
                 verdict: payload.verdict,
                 digest: payload.digest,
                 by: principal.id,
                 ...(payload.outcome === undefined ? {} : { outcome: payload.outcome }),
                 ...(payload.reason === undefined ? {} : { reason: payload.reason })
-              })
+                },
+                accessOf(principal)
+              )
               .pipe(Effect.catchTags(decideErrors(run.runId)))
           })
         )
@@ -233,9 +244,10 @@ const handlers = (settings: Settings) => {
             const { principal } = yield* ConsoleApi.CurrentOperator
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
-            yield* operator.cancel(run.runId, principal.id).pipe(
+            yield* operator.cancel(run.runId, principal.id, accessOf(principal)).pipe(
               Effect.catchTags({
                 RunNotFound: () => Effect.fail(notFound(payload.runId)),
+                OtherTenant: () => Effect.fail(notFound(payload.runId)),
                 RunFinished: (error) => Effect.fail(new Errors.Finished({ message: error.message })),
                 StoreError: (error) => Effect.fail(unavailable(error, undefined))
               })

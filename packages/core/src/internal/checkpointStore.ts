@@ -79,12 +79,19 @@ const badTtl = (operation: string, ttlMs: unknown): StoreError | undefined =>
     : new StoreError({ operation, message: `ttlMs must be a positive number of milliseconds; got ${String(ttlMs)}`, retryable: false })
 
 /** The cursor of a page: the sort key of its last record. */
-const encodeCursor = (row: Row): string => Buffer.from(JSON.stringify([row.updatedAt, row.runId])).toString("base64url")
+const encodeCursor = (row: Row, order: "asc" | "desc"): string =>
+  Buffer.from(JSON.stringify(order === "asc" ? [row.updatedAt, row.runId] : [row.updatedAt, row.runId, "desc"])).toString("base64url")
 
-const decodeCursor = (cursor: string): readonly [number, string] | undefined => {
+const decodeCursor = (cursor: string, order: "asc" | "desc"): readonly [number, string] | undefined => {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === "number" && typeof parsed[1] === "string") {
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === (order === "asc" ? 2 : 3) &&
+      (order === "asc" || parsed[2] === "desc") &&
+      typeof parsed[0] === "number" &&
+      typeof parsed[1] === "string"
+    ) {
       return [parsed[0], parsed[1]]
     }
   } catch {
@@ -94,7 +101,7 @@ const decodeCursor = (cursor: string): readonly [number, string] | undefined => 
 }
 
 /** Sort order of `list`: `updatedAt`, then `runId` (code units: what a SQL `ORDER BY` on text gives for ASCII ids). */
-const compareRows = (a: Row, b: Row): number =>
+const compareRows = (a: { readonly updatedAt: number; readonly runId: string }, b: { readonly updatedAt: number; readonly runId: string }): number =>
   a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0
 
 /** Thrown inside one store step and turned into the step's typed failure. */
@@ -271,7 +278,11 @@ export const makeMemory = (): MemoryStore => {
         if (!Number.isInteger(limit) || limit < 1) {
           refuse(new StoreError({ operation: "list", message: `limit must be a positive integer; got ${String(limit)}`, retryable: false }))
         }
-        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+        const order = query.order ?? "asc"
+        if (order !== "asc" && order !== "desc") {
+          refuse(new StoreError({ operation: "list", message: `order must be asc or desc; got ${JSON.stringify(order)}`, retryable: false }))
+        }
+        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order)
         if (query.cursor !== undefined && after === undefined) {
           refuse(new StoreError({ operation: "list", message: `cursor ${JSON.stringify(query.cursor)} is not one this store returned`, retryable: false }))
         }
@@ -284,12 +295,17 @@ export const makeMemory = (): MemoryStore => {
           if (query.rootOnly === true && r.runId !== r.rootRunId) continue
           if (query.leaseExpiredAt !== undefined && (r.runId !== r.rootRunId || live(r, query.leaseExpiredAt))) continue
           if (query.updatedBefore !== undefined && !(r.updatedAt < query.updatedBefore)) continue
-          if (after !== undefined && !(r.updatedAt > after[0] || (r.updatedAt === after[0] && r.runId > after[1]))) continue
+          if (query.updatedAfter !== undefined && !(r.updatedAt > query.updatedAfter)) continue
+          if (query.rootRunId !== undefined && r.rootRunId !== query.rootRunId) continue
+          if (after !== undefined) {
+            const sign = compareRows(r, { updatedAt: after[0], runId: after[1] })
+            if (order === "asc" ? sign <= 0 : sign >= 0) continue
+          }
           rows.push(r)
         }
-        rows.sort(compareRows)
+        rows.sort(order === "asc" ? compareRows : (a, b) => compareRows(b, a))
         const page = rows.slice(0, limit)
-        return { records: page.map(toRecord), cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : undefined }
+        return { records: page.map(toRecord), cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!, order) : undefined }
       }),
 
     decide: (rootRunId, pendingId, decision) =>

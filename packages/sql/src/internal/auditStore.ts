@@ -13,7 +13,8 @@ import { invalid } from "./errors.js"
 import { deleteInBatches } from "./tables.js"
 import type { Env } from "./tables.js"
 
-const decisions = ["executed", "deduplicated", "failed", "denied", "in_doubt"] as const
+const decisions = ["executed", "deduplicated", "failed", "denied", "in_doubt", "operator"] as const
+const actions = ["approve", "reject", "edit", "markDone", "markFailed", "retry", "cancel"] as const
 
 const AuditRecordSchema = Schema.Struct({
   runId: Schema.String,
@@ -24,6 +25,7 @@ const AuditRecordSchema = Schema.Struct({
   argHash: Schema.String,
   resultHash: Schema.optional(Schema.String),
   by: Schema.optional(Schema.String),
+  action: Schema.optional(Schema.Literal(...actions)),
   reason: Schema.optional(Schema.String),
   denial: Schema.optional(Schema.Struct({ reason: Schema.String, message: Schema.String })),
   error: Schema.optional(Schema.Struct({ type: Schema.String, message: Schema.String })),

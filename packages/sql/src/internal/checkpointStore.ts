@@ -97,10 +97,16 @@ const checkTtl = (operation: string, ttlMs: unknown): Effect.Effect<void, StoreE
     ? Effect.void
     : Effect.fail(invalid(operation, `ttlMs must be a positive number of milliseconds; got ${String(ttlMs)}`))
 
-const readCursor = (parsed: unknown): readonly [number, string] | undefined =>
-  Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === "string"
-    ? [parsed[0] as number, parsed[1]]
-    : undefined
+const readCursor =
+  (order: "asc" | "desc") =>
+  (parsed: unknown): readonly [number, string] | undefined =>
+    Array.isArray(parsed) &&
+    parsed.length === (order === "asc" ? 2 : 3) &&
+    (order === "asc" || parsed[2] === "desc") &&
+    Number.isSafeInteger(parsed[0]) &&
+    typeof parsed[1] === "string"
+      ? [parsed[0] as number, parsed[1]]
+      : undefined
 
 /** The batch size of `prune`: each batch is its own short transaction. */
 const pruneBatch = 500
@@ -312,7 +318,11 @@ export const make = (env: Env): CheckpointStore.Service => {
           if (!Number.isSafeInteger(limit) || limit < 1) {
             return yield* invalid("checkpoints.list", `limit must be a positive integer; got ${String(limit)}`)
           }
-          const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, readCursor)
+          const order = query.order ?? "asc"
+          if (order !== "asc" && order !== "desc") {
+            return yield* invalid("checkpoints.list", `order must be asc or desc; got ${JSON.stringify(order)}`)
+          }
+          const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, readCursor(order))
           if (query.cursor !== undefined && after === undefined) {
             return yield* invalid("checkpoints.list", `cursor ${JSON.stringify(query.cursor)} is not one this store returned`)
           }
@@ -326,16 +336,28 @@ export const make = (env: Env): CheckpointStore.Service => {
             ...(query.rootOnly === true || query.leaseExpiredAt !== undefined ? [sql`run_id = root_run_id`] : []),
             ...(query.leaseExpiredAt === undefined ? [] : [sql`(lease_expires_at IS NULL OR lease_expires_at <= ${query.leaseExpiredAt})`]),
             ...(query.updatedBefore === undefined ? [] : [sql`updated_at < ${query.updatedBefore}`]),
-            ...(after === undefined ? [] : [sql`(updated_at > ${after[0]} OR (updated_at = ${after[0]} AND run_id > ${after[1]}))`])
+            ...(query.updatedAfter === undefined ? [] : [sql`updated_at > ${query.updatedAfter}`]),
+            ...(query.rootRunId === undefined ? [] : [sql`root_run_id = ${query.rootRunId}`]),
+            ...(after === undefined
+              ? []
+              : order === "asc"
+                ? [sql`(updated_at > ${after[0]} OR (updated_at = ${after[0]} AND run_id > ${after[1]}))`]
+                : [sql`(updated_at < ${after[0]} OR (updated_at = ${after[0]} AND run_id < ${after[1]}))`])
           ]
-          const rows = yield* sql`SELECT ${cols} FROM ${runs} WHERE ${sql.and(where)} ORDER BY updated_at, run_id LIMIT ${limit + 1}`
+          const rows =
+            order === "asc"
+              ? yield* sql`SELECT ${cols} FROM ${runs} WHERE ${sql.and(where)} ORDER BY updated_at, run_id LIMIT ${limit + 1}`
+              : yield* sql`SELECT ${cols} FROM ${runs} WHERE ${sql.and(where)} ORDER BY updated_at DESC, run_id DESC LIMIT ${limit + 1}`
           const page = yield* Effect.forEach(rows.slice(0, limit), (raw) =>
             decodeRow(typeof (raw as { run_id?: unknown }).run_id === "string" ? (raw as { run_id: string }).run_id : "(unreadable id)", raw)
           )
           const last = page[page.length - 1]
           return {
             records: page.map(toRecord),
-            cursor: rows.length > limit && last !== undefined ? encodeCursor([last.updated_at, last.run_id]) : undefined
+            cursor:
+              rows.length > limit && last !== undefined
+                ? encodeCursor(order === "asc" ? [last.updated_at, last.run_id] : [last.updated_at, last.run_id, "desc"])
+                : undefined
           }
         })
       ),

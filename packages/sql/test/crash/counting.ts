@@ -17,11 +17,15 @@ export interface SideEffect {
   readonly at: number
 }
 
-/** A run at the end: its status and, when done, its result (what the toy run records). */
+/**
+ * A run at the end: its status and, when done, what its result shows: the committed model
+ * responses (their nonces, by turn), and who approved the gated turn's call when that call's
+ * result is the charge (not a refusal).
+ */
 export interface FinalRun {
   readonly runId: string
   readonly status: string
-  readonly result?: { readonly responses: ReadonlyArray<string>; readonly results: ReadonlyArray<string>; readonly approvals: Readonly<Record<string, string>> } | undefined
+  readonly result?: { readonly responses: ReadonlyArray<string>; readonly approvals: Readonly<Record<string, string>> } | undefined
   /** The approval recorded for the gated turn: who, and when (store time). */
   readonly approval?: { readonly by: string; readonly at: number } | undefined
 }

@@ -5,9 +5,10 @@
  * running with an expired lease, or suspended with its wait decided). Each worker is killed with
  * SIGKILL after a random number of reported points, until the kills are done; a started, idle
  * worker waits in reserve, so a killed one is replaced at once (its runs' leases still have to
- * expire before another worker can take them over). Meanwhile the parent plays the operator: it
- * approves what waits for an approval and decides in-doubt calls from the side-effect log, which
- * knows whether the effect happened. When a generation of runs has finished and kills remain, a
+ * expire before another worker can take them over). Meanwhile the parent plays the operator
+ * (through the agents `Operator` service on its own stores): it approves what waits for an
+ * approval and decides in-doubt calls from the side-effect log, which knows whether the effect
+ * happened. When a generation of runs has finished and kills remain, a
  * new generation starts. At the end it counts (counting.ts) from what survived: the logs and the
  * database.
  */
@@ -16,9 +17,9 @@ import type { ChildProcess } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { count, parseCalls, parseEffects } from "./counting.js"
-import type { Figures, FinalRun } from "./counting.js"
-import { approvalId, encode, lines } from "./protocol.js"
-import type { Database, Event, RunState, WorkerConfig } from "./protocol.js"
+import type { Figures, FinalRun, SideEffect } from "./counting.js"
+import { encode, lines } from "./protocol.js"
+import type { Database, Event, WorkerConfig } from "./protocol.js"
 
 /** A run as the parent sees it in the store. */
 export interface Row {
@@ -31,14 +32,18 @@ export interface Row {
   readonly version: number
 }
 
-/** What the parent does through the stores of its own process (the operator's seat). */
+/** What the parent does through the operator service of its own process (the operator's seat). */
 export interface Operator {
   /** Every run's record: status, state and result (canonical JSON text). */
   readonly records: () => Promise<ReadonlyArray<Row>>
-  readonly decide: (runId: string, pendingId: string, by: string) => Promise<void>
-  readonly decisions: (runId: string) => Promise<ReadonlyArray<{ readonly pendingId: string; readonly by: string | undefined; readonly at: number }>>
-  /** Decides an in-doubt ledger claim: it happened (with the outcome text the tool gave), or run it again. */
-  readonly resolve: (key: string, resolution: { readonly done: string } | "retry") => Promise<void>
+  /**
+   * Decides what a suspended run waits on: approvals approved, in-doubt calls resolved from the
+   * side-effect log (which knows whether the effect happened). Answers how many in-doubt calls it
+   * resolved.
+   */
+  readonly settle: (record: Row, effects: ReadonlyArray<SideEffect>) => Promise<number>
+  /** The runs at the end, as the counting reads them. */
+  readonly finalRuns: () => Promise<ReadonlyArray<FinalRun>>
 }
 
 export interface Options {
@@ -54,6 +59,8 @@ export interface Options {
   readonly seed: number
   readonly worker: Pick<WorkerConfig, "leaseTtlMs" | "heartbeatMs" | "concurrency" | "iterations" | "approvalAt">
   readonly operator: Operator
+  /** A worker is killed after 1 to this many reported points (default: the points of a generation per worker). */
+  readonly killWithin?: number | undefined
   /** How many workers may be started before the suite gives up (default: kills × 4 + 50). */
   readonly maxWorkers?: number | undefined
   readonly log?: ((line: string) => void) | undefined
@@ -70,6 +77,8 @@ export interface Report {
   readonly contended: number
   /** Runs whose finish more than one worker reported (a run finishes exactly once: 0). */
   readonly finishedTwice: number
+  /** How the drives ended, by outcome (and detail, for lost leases). */
+  readonly outcomes: Readonly<Record<string, number>>
   /** Outcomes the workers reported as errors, and workers that failed (none expected). */
   readonly errors: ReadonlyArray<string>
 }
@@ -124,6 +133,7 @@ export const run = async (options: Options): Promise<Report> => {
   let contended = 0
   const killedAfter: Record<string, number> = {}
   const finishes = new Map<string, number>()
+  const outcomes: Record<string, number> = {}
   const maxWorkers = options.maxWorkers ?? options.kills * 4 + 50
 
   const start = (): Worker => {
@@ -154,6 +164,7 @@ export const run = async (options: Options): Promise<Report> => {
     child.stdin!.on("error", () => undefined) // a killed worker's stdin is closed: nothing more to tell it
     let stderr = ""
     child.stderr!.on("data", (chunk: Buffer) => {
+      if (process.env["CRASH_DEBUG"] !== undefined) process.stderr.write(chunk)
       stderr += chunk.toString()
     })
     child.stdout!.on(
@@ -179,6 +190,8 @@ export const run = async (options: Options): Promise<Report> => {
           worker.open.delete(event.runId)
           worker.touched.delete(event.runId)
           if (event.outcome === "error") errors.push(`${id} ${event.runId}: ${event.detail ?? ""}`)
+          const kind = event.outcome === "lost-lease" && event.detail !== undefined ? `${event.outcome} (${event.detail})` : event.outcome
+          outcomes[kind] = (outcomes[kind] ?? 0) + 1
           if (event.outcome === "busy" || event.outcome === "lost-lease") contended++
           if (event.outcome === "finished") finishes.set(event.runId, (finishes.get(event.runId) ?? 0) + 1)
         }
@@ -196,21 +209,9 @@ export const run = async (options: Options): Promise<Report> => {
     const effects = parseEffects(readFileSync(effectsLog, "utf8"))
     for (const record of all) {
       if (record.status !== "suspended") continue
-      const state = JSON.parse(record.state) as RunState
       const wait = `${record.runId} ${record.version}`
-      if (state.pending === undefined || decided.has(wait)) continue
-      if (state.pending.kind === "Approval") {
-        const recorded = (await options.operator.decisions(record.runId)).some((d) => d.pendingId === state.pending!.id)
-        if (!recorded) await options.operator.decide(record.runId, state.pending.id, `operator-for-${record.runId}`)
-      } else if (state.pending.key !== undefined) {
-        const happened = effects.find((effect) => effect.key === state.pending!.key)
-        await options.operator
-          .resolve(state.pending.key, happened === undefined ? "retry" : { done: `charged:${happened.nonce}` })
-          .then(() => {
-            inDoubtResolved++
-          })
-          .catch(() => undefined) // decided already
-      }
+      if (decided.has(wait)) continue
+      inDoubtResolved += await options.operator.settle(record, effects)
       decided.add(wait)
     }
   }
@@ -219,15 +220,14 @@ export const run = async (options: Options): Promise<Report> => {
   const drivable = (record: Row | undefined, now: number) => {
     if (record === undefined) return true
     if (record.status === "running") return record.leaseExpiresAt === undefined || record.leaseExpiresAt <= now
-    if (record.status === "suspended") {
-      const state = JSON.parse(record.state) as RunState
-      return state.pending === undefined || decided.has(`${record.runId} ${record.version}`)
-    }
+    if (record.status === "suspended") return decided.has(`${record.runId} ${record.version}`)
     return false
   }
 
-  const killPoint = (pending: number) =>
-    kills < options.kills ? 1 + next(Math.max(1, Math.ceil((pending * (options.worker.iterations * 6 + 3)) / options.workers))) : Infinity
+  // a kill lands after 1 to `killWithin` reported points of a worker (uniformly): dense enough that
+  // a generation of runs sees several, spread over every kind of point
+  const killWithin = options.killWithin ?? Math.max(1, Math.ceil((options.runs * (options.worker.iterations * 6 + 3)) / options.workers))
+  const killPoint = () => (kills < options.kills ? 1 + next(killWithin) : Infinity)
 
   await records() // the operator's stores are open (and the database migrated) before any worker starts
   const reserve: Array<Worker> = []
@@ -251,7 +251,7 @@ export const run = async (options: Options): Promise<Report> => {
     while (active.size < options.workers && reserve.length > 0) {
       const worker = reserve.shift()!
       await worker.ready
-      worker.killAt = killPoint(pending.length)
+      worker.killAt = killPoint()
       active.add(worker)
       void worker.exited.then(() => active.delete(worker))
       topUp()
@@ -277,16 +277,7 @@ export const run = async (options: Options): Promise<Report> => {
   await Promise.all([...active, ...reserve].map((worker) => worker.exited))
 
   // the figures, from what survived
-  const runs: Array<FinalRun> = []
-  for (const record of await records()) {
-    const approval = (await options.operator.decisions(record.runId)).find((d) => d.pendingId === approvalId(options.worker.approvalAt))
-    runs.push({
-      runId: record.runId,
-      status: record.status,
-      result: record.result === undefined ? undefined : (JSON.parse(record.result) as FinalRun["result"]),
-      approval: approval === undefined ? undefined : { by: approval.by ?? "", at: approval.at }
-    })
-  }
+  const runs = await options.operator.finalRuns()
   const figures = count({
     runs,
     calls: parseCalls(readFileSync(callsLog, "utf8")),
@@ -304,6 +295,7 @@ export const run = async (options: Options): Promise<Report> => {
     takeovers,
     contended,
     finishedTwice: [...finishes.values()].filter((n) => n > 1).length,
+    outcomes,
     errors
   }
 }

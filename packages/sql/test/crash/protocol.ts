@@ -14,7 +14,7 @@ export type Database =
 export interface WorkerConfig {
   readonly workerId: string
   readonly database: Database
-  /** Every model call, appended before the response is returned: `runId iteration nonce`. */
+  /** Every model call, appended before the response is returned: `runId turn nonce`. */
   readonly callsLog: string
   /** Every side effect of the non-idempotent tool, appended when it happens: `key nonce`. */
   readonly effectsLog: string
@@ -22,7 +22,7 @@ export interface WorkerConfig {
   readonly heartbeatMs: number
   /** How many runs a worker drives at once. */
   readonly concurrency: number
-  /** How many model turns (each with one tool call) a run has. */
+  /** How many model turns with a tool call a run has (then one that answers). */
   readonly iterations: number
   /** The turn whose tool call needs a person's approval first. */
   readonly approvalAt: number
@@ -38,11 +38,9 @@ export type Point =
   | "resuming"
   | "before-model"
   | "after-model"
-  | "committed-model"
-  | "approval-applied"
+  | "committed"
   | "before-tool"
   | "after-tool"
-  | "committed-tool"
   | "suspended"
   | "finished"
 
@@ -79,24 +77,5 @@ export const lines = (line: (text: string) => void) => {
   }
 }
 
-/** The state a run checkpoints (canonical JSON), in the toy run the harness drives. */
-export interface RunState {
-  readonly iteration: number
-  readonly phase: "model" | "tools"
-  /** The nonce of each turn's model response, as committed. */
-  readonly responses: ReadonlyArray<string>
-  /** The outcome text of each turn's tool call. */
-  readonly results: ReadonlyArray<string>
-  /** Who approved a turn's gated tool call, by turn. */
-  readonly approvals: Readonly<Record<string, string>>
-  /** What the run waits for while suspended. */
-  readonly pending?: { readonly kind: "Approval" | "InDoubt"; readonly id: string; readonly key?: string } | undefined
-}
-
-export const initialState: RunState = { iteration: 0, phase: "model", responses: [], results: [], approvals: {} }
-
-/** The pending id of a turn's approval, and of an in-doubt call. */
-export const approvalId = (iteration: number) => `approve-${iteration}`
-export const inDoubtId = (key: string) => `in-doubt-${key}`
-/** The ledger key of a turn's tool call. */
+/** The key of a turn's tool call in the side-effect log. */
 export const toolKey = (runId: string, iteration: number) => `${runId}/t${iteration}/c0`

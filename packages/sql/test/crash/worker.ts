@@ -4,172 +4,183 @@
  * reports each point it passes on stdout. It may be killed at any moment; whatever it committed
  * must carry the run on in the next worker.
  *
- * The run it drives is the plug-in: `drive` here is a toy run with the real shape (a model turn,
- * then a side-effecting, non-idempotent tool call claimed in the execution ledger, per turn; one
- * turn's call gated on a person's approval; a lease with a heartbeat; takeover of an expired
- * lease). The agent-level suite plugs an `agent.run` in its place and keeps everything else.
+ * The runs are real agent runs: `Agent.make` with `ReActCognition`, a model from
+ * `@agentkit/testing` (`FakeLLM.respond`) that answers from the conversation (a turn per
+ * assistant message so far: `iterations` turns each calling a tool, then an answer), and two
+ * side-effecting, non-idempotent tools (a charge; on turn `approvalAt` the one that requires a
+ * person's approval), claimed in the execution ledger by the Invoker. The lifecycle does the rest:
+ * the lease and its heartbeat, checkpoints, takeover of an expired lease, suspension, resume with
+ * the decisions the operator recorded in the store.
  */
-import { CanonicalJson, CheckpointStore, ExecutionLedger } from "@agentkit/core"
-import { Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Redacted, Schedule } from "effect"
+import { Agent, ReActCognition, RunLease } from "@agentkit/agents"
+import type { AgentResult } from "@agentkit/agents"
+import { CheckpointStore } from "@agentkit/core"
+import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
+import { Tool } from "@agentkit/tools"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Queue, Redacted, Schema } from "effect"
 import { appendFileSync } from "node:fs"
 import { SqlStores } from "../../src/index.js"
-import { approvalId, encode, initialState, lines, toolKey } from "./protocol.js"
-import type { Command, Event, Outcome, Point, RunState, WorkerConfig } from "./protocol.js"
+import { encode, lines, toolKey } from "./protocol.js"
+import type { Command, Event, Outcome, Point, WorkerConfig } from "./protocol.js"
 
 const config = JSON.parse(process.argv[2] ?? "{}") as WorkerConfig
 const send = (event: Event) => {
   process.stdout.write(encode(event))
 }
+const point = (runId: string, name: Point, iteration = 0) => Effect.sync(() => send({ t: "point", runId, point: name, iteration }))
 
 const StoresLive =
   config.database.kind === "sqlite"
     ? SqlStores.layerSqlite({ filename: config.database.filename, busyTimeout: "2 seconds", migrate: false })
     : SqlStores.layerPg({ url: Redacted.make(config.database.url), schema: config.database.schema, maxConnections: 4, migrate: false })
 
+if (process.env["CRASH_DEBUG"] !== undefined) {
+  let last = Date.now()
+  setInterval(() => {
+    const lag = Date.now() - last - 50
+    if (lag > 150) process.stderr.write(`${config.workerId} event loop blocked ${lag}ms at ${Date.now()}\n`)
+    last = Date.now()
+  }, 50).unref()
+}
+
 let nonces = 0
 const nonce = () => `${config.workerId}-${nonces++}`
 const jitter = Effect.suspend(() => Effect.sleep(Math.floor(Math.random() * 3)))
 
+/** The task names its run, so the model knows which run it answers. */
+export const task = (runId: string) => `crash run ${runId}`
+
 /** The model: the call is logged when it is sent; the response carries a fresh nonce. */
-const callModel = (runId: string, iteration: number) =>
-  Effect.suspend(() => {
+const llm = FakeLLM.respond((request) =>
+  Effect.gen(function* () {
+    const first = request.messages.find((message) => message.role === "user")
+    const runId = typeof first?.content === "string" ? first.content.slice("crash run ".length) : "?"
+    const turn = request.messages.filter((message) => message.role === "assistant").length
+    yield* point(runId, "before-model", turn)
     const response = nonce()
-    appendFileSync(config.callsLog, `${runId} ${iteration} ${response}\n`)
-    return Effect.as(jitter, response)
+    appendFileSync(config.callsLog, `${runId} ${turn} ${response}\n`)
+    yield* jitter
+    yield* point(runId, "after-model", turn)
+    if (turn >= config.iterations) return Turn({ content: `done ${response}` })
+    return Turn({
+      content: `turn ${turn} ${response}`,
+      toolCalls: [{ id: `c${turn}`, name: turn === config.approvalAt ? "charge_approved" : "charge", arguments: { run: runId, turn } }]
+    })
   })
+)
 
 /** The side effect of the non-idempotent tool (a payment, say): logged when it happens. */
-const sideEffect = (key: string) =>
-  Effect.suspend(() => {
-    const id = nonce()
-    appendFileSync(config.effectsLog, `${key} ${id} ${Date.now()}\n`)
-    return Effect.as(jitter, `charged:${id}`)
+const charge = (name: string, requiresApproval: boolean) =>
+  Tool.make(name, {
+    description: "Charge the customer's card for one turn. It really charges; there is no undo.",
+    parameters: { run: Schema.String, turn: Schema.Number },
+    sideEffecting: true,
+    requiresApproval,
+    handler: ({ run, turn }) =>
+      Effect.gen(function* () {
+        yield* point(run, "before-tool", turn)
+        const id = nonce()
+        appendFileSync(config.effectsLog, `${toolKey(run, turn)} ${id} ${Date.now()}\n`)
+        yield* jitter
+        yield* point(run, "after-tool", turn)
+        return `charged:${id}`
+      })
   })
+
+const agent = Agent.make({
+  name: "crash",
+  model: "claude-sonnet-4-6",
+  prompt: "Charge the customer once per turn.",
+  cognition: ReActCognition.make({ tools: [charge("charge", false), charge("charge_approved", true)] })
+})
 
 class Stop {
   constructor(readonly outcome: Outcome, readonly detail?: string) {}
 }
 
+const tagOf = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : undefined
+
 const program = Effect.gen(function* () {
   const context = yield* Layer.build(StoresLive)
-  const checkpoints = Context.get(context, CheckpointStore)
-  const ledger = Context.get(context, ExecutionLedger)
+  const inner = Context.get(context, CheckpointStore)
   const owner = `${config.workerId}/${process.pid}`
-  const request = { owner, ttlMs: config.leaseTtlMs }
-  const point = (runId: string, name: Point, iteration: number) => Effect.sync(() => send({ t: "point", runId, point: name, iteration }))
-  const stop = (outcome: Outcome, detail?: string) => Effect.fail(new Stop(outcome, detail))
+  /** The runs this process finished (a drive that only read a recorded result did not). */
+  const finishedHere = new Set<string>()
+  // the store as the lifecycle uses it, reporting the points a kill may land after
+  const checkpoints: CheckpointStore.Service = {
+    ...inner,
+    create: (run, lease) => Effect.tap(inner.create(run, lease), () => point(run.runId, "created")),
+    claim: (rootRunId, request) =>
+      Effect.tap(inner.claim(rootRunId, request), ({ record }) => point(rootRunId, record.status === "suspended" ? "resuming" : "takeover")),
+    save: (lease, request) => Effect.tap(inner.save(lease, request), () => point(request.runId, request.status === "suspended" ? "suspended" : "committed")),
+    finish: (lease, request) =>
+      Effect.tap(inner.finish(lease, request), () =>
+        Effect.zipRight(
+          Effect.sync(() => finishedHere.add(request.runId)),
+          point(request.runId, "finished")
+        )
+      )
+  }
+  const stores = Layer.succeedContext(Context.add(context, CheckpointStore, checkpoints))
+  const lease = RunLease.layer({ ttl: config.leaseTtlMs, heartbeat: config.heartbeatMs, owner, maxRecoveries: 1_000_000 })
+  const provide = (runId: string) =>
+    Effect.provide(Layer.mergeAll(stores, lease, makeTestCtx({ llm, runId, autonomy: "auto" })))
 
-  /** Takes the run: creates it, or claims it (waiting out another owner's lease for a while). */
-  const take = (runId: string): Effect.Effect<{ lease: CheckpointStore.Lease; version: number; state: RunState }, Stop | unknown> =>
-    Effect.gen(function* () {
-      for (let waited = 0; ; waited++) {
-        const found = yield* checkpoints.load(runId)
-        if (Option.isNone(found)) {
-          const created = yield* Effect.either(
-            checkpoints.create({ runId, rootRunId: runId, agent: "crash", tenant: "crash", state: CanonicalJson.stringify(initialState) }, request)
-          )
-          if (Either.isLeft(created)) {
-            if (created.left._tag === "RunExists") continue
-            return yield* Effect.fail(created.left)
-          }
-          yield* point(runId, "created", 0)
-          return { lease: created.right.lease, version: 1, state: initialState }
-        }
-        const record = found.value
-        if (record.status === "done" || record.status === "failed" || record.status === "cancelled") return yield* stop("already-finished")
-        const claimed = yield* Effect.either(checkpoints.claim(runId, request))
-        if (Either.isRight(claimed)) {
-          const state = JSON.parse(claimed.right.record.state) as RunState
-          yield* point(runId, record.status === "suspended" ? "resuming" : "takeover", state.iteration)
-          return { lease: claimed.right.lease, version: claimed.right.record.version, state }
-        }
-        const error = claimed.left
-        if (error._tag === "RunFinished") return yield* stop("already-finished")
-        if (error._tag !== "LeaseHeld" || waited > 40) return yield* stop(error._tag === "LeaseHeld" ? "busy" : "error", error.message)
-        // another owner's lease: live (a worker still on it) or not yet expired (a worker that died)
-        yield* Effect.sleep(Math.max(1, Math.min(config.leaseTtlMs, error.expiresAt - Date.now()) + 5))
-      }
-    })
+  /** A drive: start or take over, or resume a suspension whose every entry is decided. */
+  const attempt = (runId: string) =>
+    agent.run(task(runId)).pipe(
+      Effect.catchTag("RunSuspended", (suspended) =>
+        Effect.gen(function* () {
+          const recorded = yield* checkpoints.decisions(runId)
+          const decided = new Map(recorded.map((d) => [d.pendingId, JSON.parse(d.decision) as unknown] as const))
+          if (!suspended.pending.every((entry) => decided.has(entry.id))) return yield* Effect.fail(new Stop("suspended"))
+          return yield* agent.resume(runId, Object.fromEntries(suspended.pending.map((entry) => [entry.id, decided.get(entry.id)])))
+        })
+      ),
+      provide(runId)
+    )
+
+  const ended = (runId: string, result: AgentResult.AgentResult): Outcome =>
+    result.suspended !== undefined
+      ? result.suspended.pending.some((entry) => entry.kind === "InDoubt")
+        ? "in-doubt"
+        : "suspended"
+      : finishedHere.has(runId)
+        ? "finished"
+        : "already-finished"
 
   const drive = (runId: string) =>
     Effect.gen(function* () {
-      const taken = yield* take(runId)
-      const lease = taken.lease
-      let version = taken.version
-      let state = taken.state
-      const save = (status: "running" | "suspended", next: RunState) =>
-        Effect.map(checkpoints.save(lease, { runId, expectedVersion: version, status, state: CanonicalJson.stringify(next) }), (v) => {
-          version = v
-          state = next
-        })
-      const suspend = (next: RunState, outcome: "suspended" | "in-doubt") =>
-        Effect.gen(function* () {
-          yield* save("suspended", next)
-          yield* point(runId, "suspended", next.iteration)
-          yield* checkpoints.release(lease)
-          return yield* stop(outcome)
-        })
-      const steps = Effect.gen(function* () {
-        for (;;) {
-          const i = state.iteration
-          if (i >= config.iterations) {
-            yield* checkpoints.finish(lease, {
-              runId,
-              expectedVersion: version,
-              status: "done",
-              result: CanonicalJson.stringify({ responses: state.responses, results: state.results, approvals: state.approvals })
-            })
-            yield* point(runId, "finished", i)
-            return "finished" as const
-          }
-          if (state.phase === "model") {
-            yield* point(runId, "before-model", i)
-            const response = yield* callModel(runId, i)
-            yield* point(runId, "after-model", i)
-            yield* save("running", { ...state, phase: "tools", responses: [...state.responses, response], pending: undefined })
-            yield* point(runId, "committed-model", i)
-            continue
-          }
-          if (i === config.approvalAt && state.approvals[String(i)] === undefined) {
-            const decided = (yield* checkpoints.decisions(runId)).find((d) => d.pendingId === approvalId(i))
-            if (decided === undefined) return yield* suspend({ ...state, pending: { kind: "Approval", id: approvalId(i) } }, "suspended")
-            yield* save("running", { ...state, approvals: { ...state.approvals, [String(i)]: decided.by ?? "?" }, pending: undefined })
-            yield* point(runId, "approval-applied", i)
-          }
-          const key = toolKey(runId, i)
-          const claim = yield* ledger.claim(key, "charge:digest")
-          let result: string
-          if (claim._tag === "InDoubt") return yield* suspend({ ...state, pending: { kind: "InDoubt", id: `in-doubt-${key}`, key } }, "in-doubt")
-          if (claim._tag === "Completed") result = claim.outcome.text
-          else {
-            yield* point(runId, "before-tool", i)
-            result = yield* sideEffect(key)
-            yield* point(runId, "after-tool", i)
-            yield* ledger.complete(key, { text: result, isError: false })
-          }
-          yield* save("running", { ...state, iteration: i + 1, phase: "model", results: [...state.results, result], pending: undefined })
-          yield* point(runId, "committed-tool", i)
+      for (let waited = 0; ; waited++) {
+        const exit = yield* Effect.exit(attempt(runId))
+        if (Exit.isSuccess(exit)) return { outcome: ended(runId, exit.value) }
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isNone(failure)) {
+          // interrupted: the heartbeat found the lease taken over
+          if (Cause.isInterruptedOnly(exit.cause)) return { outcome: "lost-lease" as const, detail: "interrupted" }
+          return { outcome: "error" as const, detail: Cause.pretty(exit.cause) }
         }
-      })
-      // the heartbeat keeps the lease; losing it (a takeover) stops the drive
-      const heartbeat = checkpoints.heartbeat(lease, config.leaseTtlMs).pipe(
-        Effect.repeat(Schedule.spaced(config.heartbeatMs)),
-        Effect.zipRight(Effect.never)
-      )
-      return yield* Effect.raceFirst(steps, heartbeat)
-    }).pipe(
-      Effect.map((outcome): { outcome: Outcome; detail?: string } => ({ outcome })),
-      Effect.catchAll((error) =>
-        Effect.succeed(
-          error instanceof Stop
-            ? { outcome: error.outcome, ...(error.detail === undefined ? {} : { detail: error.detail }) }
-            : typeof error === "object" && error !== null && "_tag" in error && (error._tag === "StaleLease" || error._tag === "VersionConflict")
-              ? { outcome: "lost-lease" as const, detail: String((error as { message?: unknown }).message) }
-              : { outcome: "error" as const, detail: String((error as { message?: unknown })?.message ?? error) }
-        )
-      ),
-      Effect.flatMap((result) => Effect.sync(() => send({ t: "outcome", runId, ...result })))
-    )
+        const error = failure.value
+        if (error instanceof Stop) return { outcome: error.outcome }
+        const tag = tagOf(error)
+        if (tag === "RunInProgress" && waited < 40) {
+          // another owner's lease: live (a worker still on it) or not yet expired (a worker that died)
+          const expiresAt = (error as { readonly expiresAt: number }).expiresAt
+          yield* Effect.sleep(Math.max(1, Math.min(config.leaseTtlMs, expiresAt - Date.now()) + 5))
+          continue
+        }
+        if (tag === "RunInProgress") return { outcome: "busy" as const }
+        if (tag === "StaleLease" || tag === "VersionConflict" || tag === "AlreadyDecided") {
+          if (process.env["CRASH_DEBUG"] !== undefined) {
+            const now = yield* Effect.orDie(inner.load(runId))
+            process.stderr.write(`${owner} ${runId} ${tag} ${JSON.stringify(error)} now ${JSON.stringify(Option.map(now, (r) => [r.status, r.version, r.lease]))} at ${Date.now()}\n`)
+          }
+          return { outcome: "lost-lease" as const, detail: tag }
+        }
+        return { outcome: "error" as const, detail: `${tag ?? "Error"}: ${String((error as { message?: unknown }).message ?? error)}` }
+      }
+    }).pipe(Effect.flatMap((result) => Effect.sync(() => send({ t: "outcome", runId, ...result }))))
 
   const commands = yield* Queue.unbounded<Command>()
   process.stdin.on(

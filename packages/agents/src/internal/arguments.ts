@@ -1,7 +1,7 @@
 /**
- * Edited arguments checked against the JSON Schema recorded on the pending entry, before a
- * decision is recorded (the run's owner checks them again against the tool's own schema when it
- * resumes). The validator is ajv 8, as in `@agentkit/mcp`: pure JavaScript, draft-07 to 2020-12,
+ * Edited arguments checked against the JSON Schema recorded on the pending entry, before the
+ * operator service records a decision (the run's owner checks them again against the tool's own
+ * schema when it resumes). The validator is ajv 8, as in `@agentkit/mcp`: pure JavaScript, draft-07 to 2020-12,
  * every error with its JSON Pointer. A schema is compiled once per tool fingerprint. A schema ajv
  * cannot compile refuses the edit (fail closed).
  *

@@ -1,0 +1,56 @@
+/**
+ * The demo's conversation: the customer's request, the scripted model, the support agent over an
+ * order book, what a run is given, and how a pending call is shown to a person. Shared by the
+ * terminal flow (`approvals.ts`) and the durable one (`durable.ts`).
+ */
+import { Agent, ReActCognition } from "@agentkit/agents"
+import type { AgentResult } from "@agentkit/agents"
+import { Invoker, RunContext } from "@agentkit/core"
+import type { ChatModel } from "@agentkit/core"
+import { FakeLLM, Turn } from "@agentkit/testing"
+import { Layer } from "effect"
+import { orderTools } from "./orders.js"
+import type { OrderBook } from "./orders.js"
+
+/** The lines that show a person what they are asked to approve. */
+export const describePending = (agent: string, pending: AgentResult.PendingCall): ReadonlyArray<string> => [
+  `approval needed: ${agent} wants to run ${pending.call.name}`,
+  `  arguments: ${JSON.stringify(pending.call.arguments)}`,
+  `  digest:    ${pending.digest}`
+]
+
+/** The customer's message. */
+export const REQUEST = "Hi, I ordered B-102 twice by mistake. Please cancel it."
+
+const CANCEL = { id: "c1", name: "cancel_order", arguments: { order_id: "B-102", reason: "duplicate order" } }
+
+/**
+ * The scripted model: it asks to cancel B-102, then answers from what the tool call returned
+ * (the cancellation, or the rejection and its reason). It reads the conversation, not a call
+ * counter, so a run resumed in another process gets the same answers.
+ */
+export const scriptedModel = (): Layer.Layer<ChatModel> =>
+  FakeLLM.respond((request) => {
+    const result = request.messages.at(-1)
+    if (result?.role !== "tool") return Turn({ content: "I'll cancel order B-102 for you.", toolCalls: [CANCEL] })
+    if (!result.isError) return Turn({ content: `Done: ${result.content}. Anything else?` })
+    const why = result.content.replace(/^DENIED: tool call rejected by human approval:? ?/, "")
+    return Turn({
+      content: `I have not cancelled order B-102: the cancellation was not approved${why === "" ? "" : ` (${why})`}. It is still active.`
+    })
+  }).layer
+
+/** The demo's support agent over an order book. */
+export const supportAgent = (book: OrderBook) => {
+  const { cancelOrder, lookupOrder } = orderTools(book)
+  return Agent.make({
+    name: "support",
+    model: "claude-sonnet-4-6",
+    prompt: "Answer order questions. Use the tools; never guess a status. Cancel only what the customer asks to cancel.",
+    cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
+  })
+}
+
+/** What a run of the demo is given: its id, `gated` autonomy, the Invoker over the model. */
+export const runLayer = (runId: string, model: Layer.Layer<ChatModel> = scriptedModel()) =>
+  Layer.merge(RunContext.layer({ runId, autonomy: "gated" }), Layer.provide(Invoker.layer(), model))

@@ -1,0 +1,111 @@
+/**
+ * The durable approvals demo: with nobody at a terminal, the run suspends to an embedded SQLite
+ * file (`@agentkit/sql`, libsql: prebuilt, nothing compiles) and the demo prints the run id, the
+ * file and the command that decides it. That command is a new process: it records the decision
+ * with the operator service (`Operator` from `@agentkit/agents`: checked against the pending
+ * entry's digest, first decision wins, audited with the operator) and resumes the run from the
+ * store to the end.
+ */
+import { Approval, Operator } from "@agentkit/agents"
+import type { AgentResult } from "@agentkit/agents"
+import { Message } from "@agentkit/core"
+import { SqlStores } from "@agentkit/sql"
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { mkdirSync } from "node:fs"
+import { userInfo } from "node:os"
+import { dirname } from "node:path"
+import { describePending, REQUEST, runLayer, supportAgent } from "./conversation.js"
+import { seedOrders } from "./orders.js"
+
+/** Where the demo prints. */
+export interface Output {
+  readonly print: (line: string) => void
+}
+
+/** The stores over the SQLite file (created, with its directory, when missing). */
+export const storesAt = (db: string) => {
+  mkdirSync(dirname(db), { recursive: true })
+  return SqlStores.layerSqlite({ filename: db })
+}
+
+/** Quotes a command-line argument for a POSIX shell when it needs it. */
+const shellQuote = (text: string) => (/^[\w./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
+
+/** The commands that decide a suspended run. */
+export const decideCommands = (runId: string, db: string): ReadonlyArray<string> => [
+  `pnpm demo:approvals -- --approve ${shellQuote(runId)} --db ${shellQuote(db)}`,
+  `pnpm demo:approvals -- --reject ${shellQuote(runId)} --reason 'not confirmed' --db ${shellQuote(db)}`
+]
+
+/** Who decides from this process: the operating-system user. */
+const operatorName = (): string => {
+  try {
+    return `cli:${userInfo().username}`
+  } catch {
+    return "cli:operator"
+  }
+}
+
+const failed = (output: Output) => (error: { readonly message: string }) =>
+  Effect.sync(() => {
+    output.print(`error: ${error.message}`)
+    return 1
+  })
+
+/**
+ * Starts the conversation with the run kept in the SQLite file; it suspends on the cancel and
+ * the demo prints how to decide it. Answers the exit code.
+ */
+export const suspend = (output: Output, db: string, runId = `support-desk-${randomUUID().slice(0, 8)}`): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    const agent = supportAgent(seedOrders())
+    output.print(`customer: ${REQUEST}`)
+    const result: AgentResult.AgentResult = yield* agent.run([Message.user(REQUEST)]).pipe(Effect.provide(runLayer(runId)))
+    if (result.suspended === undefined) {
+      output.print(`support: ${result.output}`)
+      return 0
+    }
+    for (const entry of result.suspended.pending) for (const line of describePending(agent.name, entry)) output.print(line)
+    output.print(`no terminal attached: run ${runId} is suspended in ${db}`)
+    output.print("decide it from another process (it resumes the run to the end):")
+    for (const command of decideCommands(runId, db)) output.print(`  ${command}`)
+    return 0
+  }).pipe(Effect.provide(storesAt(db)), Effect.catchAll(failed(output)))
+
+/**
+ * Records a decision on every pending call of a suspended run (through the operator service),
+ * then resumes the run here and prints how it ended. Answers the exit code.
+ */
+export const decide = (
+  output: Output,
+  db: string,
+  decision: { readonly verdict: "approve" | "reject"; readonly runId: string; readonly reason?: string | undefined }
+): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    const operator = yield* Operator.Operator
+    const run = yield* operator.show(decision.runId)
+    if (run.pending.length === 0) {
+      output.print(`run ${run.runId} is ${run.status}: it waits on no decision`)
+      return 1
+    }
+    const by = operatorName()
+    for (const entry of run.pending) {
+      for (const line of describePending(run.agent, entry)) output.print(line)
+      const verdict =
+        decision.verdict === "approve" ? Approval.approve(entry.digest) : Approval.reject(entry.digest, decision.reason ?? "rejected by the operator")
+      yield* operator.decide(run.runId, entry.id, { ...verdict, by })
+      output.print(`${decision.verdict === "approve" ? "approved" : "rejected"} by ${by}`)
+    }
+    // this process resumes the run with what was recorded (a fresh agent over a fresh order book)
+    const recorded = (yield* operator.show(run.runId)).decided
+    const book = seedOrders()
+    const result = yield* supportAgent(book)
+      .resume(run.runId, Object.fromEntries(recorded.map((d) => [d.pendingId, d.decision])))
+      .pipe(Effect.provide(runLayer(run.runId)))
+    output.print(`support: ${result.output}`)
+    const order = yield* book.get("B-102")
+    output.print(`order ${order.id}: ${order.status}`)
+    output.print(`run ${run.runId}: ${(yield* operator.show(run.runId)).status}`)
+    return 0
+  }).pipe(Effect.provide(Operator.Operator.layer.pipe(Layer.provideMerge(storesAt(db)))), Effect.catchAll(failed(output)))
