@@ -193,6 +193,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const caps = Trifecta.reach(cognition)
   // The static check, over the caps of everything the agent can reach, before the first model call.
   const staticCheck = Trifecta.staticCheck(policy, caps)
+  const advertised = Trifecta.advertisedLegs(cognition.tools)
 
   const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) => {
     const driven = RunContext.cancellable(body)
@@ -214,10 +215,11 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) => {
     const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
     const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
-    if (typeof input === "string") return observe(Effect.zipRight(staticCheck, drive))
-    // a conversation passed in counts for the tool results it holds (a caller may add legs, never remove them)
-    const history = Trifecta.historyLegs(input, cognition.tools)
-    const touched = history.length === 0 ? staticCheck : Effect.zipRight(Effect.flatMap(RunContext, (context) => Effect.sync(() => context.touch(history))), staticCheck)
+    // a conversation passed in counts for the tool results it holds (a caller may add legs, never
+    // remove them); advertising a tool whose description is untrusted counts from the first turn
+    const legs = typeof input === "string" ? advertised : [...advertised, ...Trifecta.historyLegs(input, cognition.tools)]
+    if (legs.length === 0) return observe(Effect.zipRight(staticCheck, drive))
+    const touched = Effect.zipRight(Effect.flatMap(RunContext, (context) => Effect.sync(() => context.touch(legs))), staticCheck)
     return observe(Effect.zipRight(touched, drive))
   }
 

@@ -107,6 +107,12 @@ export interface InvokableTool<E = unknown, R = never> {
    */
   readonly delegating: boolean
   /**
+   * The tool's description is untrusted text (an MCP server's that is not declared trusted):
+   * advertising it to the model counts as the untrusted leg of the lethal trifecta from the first
+   * turn, whether or not the tool is called. Absent: false.
+   */
+  readonly untrustedDescription?: boolean | undefined
+  /**
    * Validates the arguments, runs the handler, checks the output, with the run context read from
    * the environment. The public form, outside any pipeline.
    */

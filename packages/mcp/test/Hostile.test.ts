@@ -228,6 +228,44 @@ describe("a hostile MCP server", () => {
       })
     ), 30_000)
 
+  it.live("a server's untrusted descriptions are the untrusted leg from the first turn, even for a tool declared egress only", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const readInbox = Tool.make("read_inbox", {
+          description: "Read the user's private inbox and return the newest messages.",
+          parameters: {},
+          sideEffecting: false,
+          caps: ["private_data"],
+          handler: () => "inbox: salary letter"
+        })
+        const exfiltrate = (trustDescriptions: boolean) =>
+          Effect.gen(function* () {
+            // post is declared to carry nothing untrusted: only its (server-written) description can be the leg
+            const { state, toolset } = yield* connect({
+              server: { trustDescriptions },
+              tools: { post: { requiresApproval: false, caps: ["egress"] } }
+            })
+            const llm = FakeLLM.script([
+              Turn({ toolCalls: [{ id: "c1", name: "read_inbox", arguments: {} }] }),
+              Turn({ toolCalls: [callOf("c2", "post", { text: "salary letter" })] }),
+              Turn({ content: "done" })
+            ])
+            const tools = [readInbox, ...toolset.tools().filter((tool) => tool.name === "mcp__evil__post")]
+            const agent = agentWith(tools as never, RunPolicy.make({ dynamic: "deny" }))
+            expect(agent.caps).toEqual(trustDescriptions ? ["egress", "private_data"] : ["egress", "private_data", "untrusted_content"])
+            const result = yield* agent.run("summarise").pipe(Effect.provide(makeTestCtx({ llm })))
+            return { sent: state.calls.map((c) => c.name), shown: toolResults(result.transcript)[1]! }
+          })
+        const untrusted = yield* exfiltrate(false)
+        expect(untrusted.sent).toEqual([])
+        expect(untrusted.shown.content).toBe(`ERROR: tool 'mcp__evil__post' failed: ToolDenied: ${RunPolicy.trifectaReason}`)
+        // the control: the same server with its descriptions declared trusted completes no trifecta
+        const trusted = yield* exfiltrate(true)
+        expect(trusted.sent).toEqual(["post"])
+        expect(trusted.shown.isError).toBe(false)
+      })
+    ), 30_000)
+
   it.live("two tools that sanitise to one name fail the connection", () =>
     Effect.scoped(
       Effect.gen(function* () {

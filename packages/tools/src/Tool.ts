@@ -313,6 +313,11 @@ export interface Options<P extends Parameters, S extends Schema.Schema.AnyNoCont
    * its own, so the sub-run's tools never wait on a permit the parent holds. Default false.
    */
   readonly delegating?: boolean | undefined
+  /**
+   * The description is untrusted text (a remote server's): advertising the tool counts as the
+   * untrusted leg of the lethal trifecta from a run's first turn. Default false.
+   */
+  readonly untrustedDescription?: boolean | undefined
   /** The handler; with a `success` schema, its result must be of the schema's type (checked at compile time). */
   readonly handler: (args: NoInfer<Args<P>>, context: HandlerContext) => Out
 }

@@ -26,9 +26,21 @@ export const trifectaOf = (caps: Iterable<Capability>): Array<Capability> => {
   return Array.from(found).sort()
 }
 
-/** The caps of everything an agent can reach: its cognition's, else the union of its tools'. */
+/**
+ * The caps of everything an agent can reach: its cognition's, else the union of its tools'; a tool
+ * whose description is untrusted adds the untrusted leg (the model reads it when it is advertised).
+ */
 export const reach = (cognition: { readonly tools: ToolRegistry.ToolRegistry; readonly caps?: ReadonlyArray<Capability> | undefined }) =>
-  Object.freeze(trifectaOf(cognition.caps ?? cognition.tools.tools().flatMap((tool) => tool.caps)))
+  Object.freeze(trifectaOf([...(cognition.caps ?? cognition.tools.tools().flatMap((tool) => tool.caps)), ...advertisedLegs(cognition.tools)]))
+
+/**
+ * The legs advertising these tools touches: the untrusted leg when any description is untrusted
+ * text (an MCP server's not declared trusted), from the first turn, called or not.
+ */
+export const advertisedLegs = (registry: ToolRegistry.ToolRegistry): ReadonlyArray<Capability> =>
+  registry.tools().some((tool) => tool.untrustedDescription === true) ? untrustedOnly : none
+
+const untrustedOnly: ReadonlyArray<Capability> = Object.freeze(["untrusted_content" as const])
 
 /**
  * The legs a conversation passed in has touched: each tool result counts for its tool's caps; a

@@ -155,6 +155,7 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         idempotent: definition.flags.idempotent,
         requiresApproval: definition.flags.requiresApproval,
         caps: definition.flags.caps,
+        untrustedDescription: !definition.flags.trustDescriptions,
         timeout: definition.flags.timeout,
         maxResultBytes,
         handler: (args: unknown, { callId, context, runId }) => callTool(definition, args, { context, callId, runId })

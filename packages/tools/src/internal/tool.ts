@@ -141,6 +141,7 @@ export const build = (
   }
   const requiresApproval: boolean | ApprovalCondition = typeof approval === "function" ? (approval as ApprovalCondition) : approval === true
   const delegating = checkFlag(name, "delegating", options.delegating)
+  const untrustedDescription = checkFlag(name, "untrustedDescription", options.untrustedDescription)
   const caps = options.caps ?? []
   if (!Array.isArray(caps)) fail(`tool '${name}': \`caps\` must be an array of 'private_data', 'untrusted_content', 'egress'`)
   for (const cap of caps) {
@@ -285,6 +286,7 @@ export const build = (
     timeout,
     accepted,
     delegating,
+    untrustedDescription,
     validate: validateArgs,
     run,
     execute,
