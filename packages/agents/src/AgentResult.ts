@@ -11,8 +11,9 @@ import type * as Termination from "./Termination.js"
  * Why a run stopped: the model's finish reason for a final answer (`end_turn`, `max_tokens`,
  * ...), `max_iterations` when the loop ran out, `awaiting_approval` when it suspended (waiting on
  * a person's decisions: approvals, or calls in doubt), `invalid_output` when a structured answer
- * still did not decode after its repairs, or the reason of the termination condition that stopped
- * it (`function_call`, `text_mention`, `token_limit`, `max_turns`).
+ * still did not decode after its repairs, the reason of the termination condition that stopped
+ * it (`function_call`, `text_mention`, `token_limit`, `max_turns`); a coordinator's `max_turns`
+ * (its turns ran out) and `completed` (its stop condition held, or its selector answered `DONE`).
  *
  * @example
  * ```ts
@@ -30,6 +31,7 @@ export type StopReason =
   | "awaiting_approval"
   | "invalid_output"
   | Termination.Reason
+  | "completed"
 
 /**
  * An entry a suspended run waits on (`Approval.PendingEntry`): its id (decisions are keyed by

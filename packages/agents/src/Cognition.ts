@@ -11,6 +11,7 @@ import type {
   Capability,
   ChatError,
   CorruptEntry,
+  DepthExceeded,
   Invoker,
   Message,
   RunContext,
@@ -65,7 +66,8 @@ export type LifecycleError =
 
 /**
  * The errors that end a run: a model failure, a budget or quota ceiling, cancellation, a static
- * policy denial, and under a checkpoint store the lifecycle's outcomes.
+ * policy denial, a coordinator's or graph's child past `maxDepth`, and under a checkpoint store
+ * the lifecycle's outcomes.
  *
  * @example
  * ```ts
@@ -77,7 +79,7 @@ export type LifecycleError =
  * @since 0.1.0
  * @category models
  */
-export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied | StoreError | LifecycleError
+export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied | DepthExceeded | StoreError | LifecycleError
 
 /**
  * The errors of `agent.resume`: those of a run, plus the refusals of its decisions (not a

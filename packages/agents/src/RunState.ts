@@ -342,7 +342,9 @@ export const RecordedResult = Schema.Struct({
   stopReason: Schema.String,
   transcript: Schema.Array(Message.Message),
   parsed: Schema.optional(Schema.Unknown),
-  error: Schema.optional(Schema.String)
+  error: Schema.optional(Schema.String),
+  /** A graph's: every node's output, by node id. */
+  outputs: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
 })
 
 /**

@@ -30,6 +30,10 @@ export * as Approval from "./Approval.js"
 /** @since 0.1.0 */
 export type { AgentError, AgentSettings, Cognition, Drive, LifecycleError, Resume, ResumeError } from "./Cognition.js"
 /** @since 0.1.0 */
+export * as Coordinator from "./Coordinator.js"
+/** @since 0.1.0 */
+export * as Graph from "./Graph.js"
+/** @since 0.1.0 */
 export * as Operator from "./Operator.js"
 /** @since 0.1.0 */
 export * as ReActCognition from "./ReActCognition.js"
@@ -37,6 +41,10 @@ export * as ReActCognition from "./ReActCognition.js"
 export * as RunEngine from "./RunEngine.js"
 /** @since 0.1.0 */
 export { RunLease } from "./RunLease.js"
+/** @since 0.1.0 */
+export * as RunAgents from "./RunAgents.js"
+/** @since 0.1.0 */
+export { runAgents } from "./RunAgents.js"
 /** @since 0.1.0 */
 export * as RunPolicy from "./RunPolicy.js"
 /** @since 0.1.0 */

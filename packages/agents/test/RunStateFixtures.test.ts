@@ -4,14 +4,14 @@
  * must keep resuming, in every later release. A fixture is a stored state as an older process
  * left it; the test plants it in a store the way that process left its record, then drives it.
  */
-import { Agent, Approval, ReActCognition, RunState } from "@agentkit/agents"
+import { Agent, Approval, Coordinator, Graph, ReActCognition, RunState } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { CheckpointStore, Scope } from "@agentkit/core"
 import type { Message } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { asTool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -173,6 +173,51 @@ describe("golden run-state fixtures", () => {
       expect(toolMessages(llm.requests[0]!.messages)).toEqual([["s1", Seed.STATUS, false]])
       expect(toolMessages(llm.requests[1]!.messages)).toEqual([["r1", "A-771 shipped on 14 August.", false]])
       expect((yield* recordOf(store, `${context.runId}/research#r1`)).status).toBe("done")
+    })
+  )
+
+  it.effect("coordinator-mid-turn: taken over in turn 1; the finished turn's child is not run again", () =>
+    Effect.gen(function* () {
+      const store = CheckpointStore.makeMemory()
+      const { context, state } = yield* plant(store, [fixture("coordinator-mid-turn")])
+      expect(Schema.decodeUnknownSync(Coordinator.StateV1)(state.cognitionState)).toMatchObject({ turn: 1, results: [{ child: "drafter" }] })
+      const desk = Agent.make({
+        name: "desk",
+        model: Seed.MODEL,
+        cognition: Coordinator.roundRobin({
+          children: [Agent.make({ name: "drafter", model: "claude-haiku-4-5" }), Agent.make({ name: "checker", model: "claude-haiku-4-5" })],
+          maxTurns: 2
+        })
+      })
+      const llm = FakeLLM.script([Turn({ content: "Checked: A-771 shipped." })])
+      const result = yield* desk.run("ignored").pipe(Effect.provide(Layer.merge(makeTestCtx({ llm, ...context }), CheckpointStore.layer(store))))
+      expect([result.output, result.stopReason]).toEqual(["Checked: A-771 shipped.", "max_turns"])
+      expect(llm.requests[0]!.messages.at(-1)!.content).toContain("[drafter]: Draft: A-771 shipped.")
+      expect((yield* recordOf(store, context.runId)).status).toBe("done")
+    })
+  )
+
+  it.effect("graph-suspended-gate: resumed with an approval of its gate, the rest of the graph runs", () =>
+    Effect.gen(function* () {
+      const store = CheckpointStore.makeMemory()
+      const { context, state } = yield* plant(store, [fixture("graph-suspended-gate")])
+      const [entry] = state.pending
+      expect(entry).toMatchObject({ kind: "Gate", reasons: ["gate"], call: { arguments: { node: "review" } } })
+      const refunds = Graph.make({
+        name: "refunds",
+        nodes: {
+          research: Graph.agent(Agent.make({ name: "researcher", model: "claude-haiku-4-5" })),
+          review: Graph.gate({ after: ["research"] }),
+          answer: Graph.agent(Agent.make({ name: "writer", model: "claude-haiku-4-5" }), { after: ["review", "research"] })
+        }
+      })
+      const llm = FakeLLM.script([Turn({ content: "Refund approved for A-771." })])
+      const result = yield* refunds
+        .resume(context.runId, { [entry!.id]: Approval.approve(entry!.digest) })
+        .pipe(Effect.provide(Layer.merge(makeTestCtx({ llm, ...context }), CheckpointStore.layer(store))))
+      expect(result.stopReason).toBe("complete")
+      expect(result.outputs).toEqual({ research: "A-771 shipped on 14 August.", review: "approved", answer: "Refund approved for A-771." })
+      expect(llm.calls).toBe(1)
     })
   )
 })

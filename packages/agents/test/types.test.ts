@@ -4,7 +4,7 @@
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
 import type { AgentError, AgentEvent, AgentResult, LifecycleError, PolicyDenied } from "@agentkit/agents"
-import type { BudgetExceeded, Cancelled, ChatModelError, Invoker, RunContext, StoreError } from "@agentkit/core"
+import type { BudgetExceeded, Cancelled, ChatModelError, DepthExceeded, Invoker, RunContext, StoreError } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Turn, Seed } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
@@ -55,7 +55,7 @@ describe("types", () => {
     expectTypeOf<Effect.Effect.Success<Run>>().toEqualTypeOf<AgentResult.AgentResult>()
     // the tool's own NotFound is reflected to the model, never a failure of the run
     expectTypeOf<Effect.Effect.Error<Run>>().toEqualTypeOf<AgentError>()
-    expectTypeOf<AgentError>().toEqualTypeOf<ChatModelError | BudgetExceeded | Cancelled | PolicyDenied | StoreError | LifecycleError>()
+    expectTypeOf<AgentError>().toEqualTypeOf<ChatModelError | BudgetExceeded | Cancelled | PolicyDenied | DepthExceeded | StoreError | LifecycleError>()
     expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<RunContext | Invoker | OrderDb>()
     expectTypeOf<Stream.Stream.Success<ReturnType<typeof agent.stream>>>().toEqualTypeOf<AgentEvent.AgentEvent>()
   })

@@ -37,6 +37,8 @@ export const SpanName = {
   invokeAgent: (agent: string): string => `invoke_agent ${agent}`,
   chat: (model: string): string => `chat ${model}`,
   executeTool: (tool: string): string => `execute_tool ${tool}`,
+  /** A graph run (`Graph` in `@agentkit/agents`): its nodes' spans are its children. */
+  invokeWorkflow: (graph: string): string => `invoke_workflow ${graph}`,
   policyCheck: "policy.check"
 } as const
 
@@ -103,6 +105,11 @@ export const Attribute = {
   policyMode: "agentkit.policy.mode",
   policyCapabilities: "agentkit.policy.capabilities",
   policyReason: "agentkit.policy.reason",
+  isCoordinator: "agentkit.agent.is_coordinator",
+  coordinatorPolicy: "agentkit.agent.policy",
+  workflowName: "agentkit.workflow.name",
+  workflowNodesCount: "agentkit.workflow.nodes_count",
+  workflowStopReason: "agentkit.workflow.stop_reason",
   anthropicRequestId: "anthropic.request.id",
   mcpMethodName: "mcp.method.name",
   mcpProtocolVersion: "mcp.protocol.version",
@@ -125,6 +132,7 @@ export const Attribute = {
  */
 export const Operation = {
   invokeAgent: "invoke_agent",
+  invokeWorkflow: "invoke_workflow",
   chat: "chat",
   executeTool: "execute_tool"
 } as const
@@ -148,6 +156,8 @@ export const EventName = {
   retryAttempt: "retry.attempt",
   budgetCheckpoint: "budget.checkpoint",
   policyFlagged: "policy.flagged",
+  /** A coordinator picked the child that acts next (attributes `policy`, `selected_child`, `selection_reason`). */
+  policyDispatch: "policy.dispatch",
   /** @deprecated the dynamic check is a `policy.check` span: `SpanName.policyCheck` */
   policyCheck: "policy.check",
   toolResult: "gen_ai.tool.result",
@@ -184,7 +194,10 @@ export const EventAttribute = {
   remainingUsd: "remaining_usd",
   calls: "calls",
   toolName: "tool_name",
-  expectedShape: "expected_shape"
+  expectedShape: "expected_shape",
+  policy: "policy",
+  selectedChild: "selected_child",
+  selectionReason: "selection_reason"
 } as const
 
 /**

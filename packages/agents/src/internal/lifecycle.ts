@@ -132,7 +132,11 @@ export const usageOf = (state: RunState.RunState["usage"]): Usage.Usage =>
     costUsd: Usage.usdOf(state.costNanos)
   })
 
-const encodeResult = (result: AgentResult, output: StructuredOutput<unknown> | undefined): string =>
+/** A result as recorded; a graph's (`outputs`, its nodes' outputs) keeps them too. */
+const encodeResult = (
+  result: AgentResult & { readonly outputs?: Readonly<Record<string, string>> },
+  output: StructuredOutput<unknown> | undefined
+): string =>
   CanonicalJson.stringify({
     output: result.output,
     usage: usageState(result.usage),
@@ -141,7 +145,8 @@ const encodeResult = (result: AgentResult, output: StructuredOutput<unknown> | u
     stopReason: result.stopReason,
     transcript: result.transcript,
     ...(output === undefined || result.parsed === undefined ? {} : { parsed: output.encode(result.parsed) }),
-    ...(result.error === undefined ? {} : { error: result.error })
+    ...(result.error === undefined ? {} : { error: result.error }),
+    ...(result.outputs === undefined ? {} : { outputs: result.outputs })
   })
 
 const decodeRecordedResult = Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult))
@@ -152,8 +157,8 @@ const recordedResult = (record: CheckpointStore.RunRecord, structured: Structure
   if (decoded._tag === "Left") {
     return Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }" }))
   }
-  const { error, output, ownUsage, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
-  const result: AgentResult = {
+  const { error, output, outputs, ownUsage, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
+  const base: AgentResult = {
     output,
     partial,
     stopReason: stopReason as AgentResult["stopReason"],
@@ -162,6 +167,7 @@ const recordedResult = (record: CheckpointStore.RunRecord, structured: Structure
     ownUsage: usageOf(ownUsage ?? usage),
     ...(error === undefined ? {} : { error })
   }
+  const result = outputs === undefined ? base : Object.assign(base, { outputs })
   if (encoded === undefined || structured === undefined) return Effect.succeed(result)
   const parsed = structured.decode(encoded)
   return parsed._tag === "Left"
