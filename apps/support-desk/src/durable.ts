@@ -122,6 +122,11 @@ export const serveConsole = (
         Layer.provideMerge(invokerLayer())
       )
     ),
+    Effect.catchTag("ServeError", (error) =>
+      failed(output)({
+        message: `the console could not listen on 127.0.0.1:${options.port ?? 0} (${error.cause instanceof Error ? error.cause.message : String(error.cause)})`
+      })
+    ),
     Effect.catchAll(failed(output)),
     Effect.onInterrupt(() => Effect.sync(() => output.print("console stopped")))
   )

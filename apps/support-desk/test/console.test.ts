@@ -2,11 +2,11 @@
  * `pnpm demo:approvals -- --console` as a real process (`node dist/src/approvals.js --console`):
  * it suspends the run, serves the operator console on 127.0.0.1 and prints its URL; over HTTP the
  * inbox shows the run, a write without the CSRF header is refused, a decision recorded through
- * the API resumes the run to the end, a second decision gets 409; SIGTERM (by PID) stops it.
+ * the API resumes the run to the end, a second decision gets 409; a second demo on the taken port fails clearly; SIGTERM (by PID) stops it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -65,6 +65,11 @@ describe("demo:approvals --console", () => {
           expect(run.decided.length).toBe(1)
           expect((await post()).status).toBe(409) // the decision is taken: a second one loses
           expect(gone()).toBe(false) // it keeps serving after the run finished
+          // a port already taken: a clear error, exit 1, and no run is started
+          const port = new URL(url).port
+          const taken = spawnSync(process.execPath, [app, "--console", "--port", port, "--db", join(dir, "other.db")], { input: "", encoding: "utf8" })
+          expect(taken.status).toBe(1)
+          expect(taken.stdout).toMatch(new RegExp(`^error: the console could not listen on 127\\.0\\.0\\.1:${port} \\(.*EADDRINUSE.*\\)\n$`))
           process.kill(child.pid!, "SIGTERM")
           expect(await exited).toBe(0)
           expect(stdout).toContain("console stopped")
