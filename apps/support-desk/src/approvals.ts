@@ -4,20 +4,21 @@
  * for a person. An in-process `Approver` asks on the terminal: y approves, n rejects (with a
  * reason the model sees). With no terminal attached (CI, a pipe) the run suspends to a SQLite
  * file instead, and the demo prints the command that decides it from a new process
- * (`durable.ts`), so it never hangs.
+ * (`durable.ts`), so it never hangs. `--console` suspends the run and serves the operator console
+ * on 127.0.0.1, where it is decided in the browser.
  */
 import { Approval } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Message } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
-import { Effect, Layer } from "effect"
+import { Effect, Exit, Fiber, Layer } from "effect"
 import type { Context } from "effect"
 import { realpathSync } from "node:fs"
 import { createInterface } from "node:readline/promises"
 import { pathToFileURL } from "node:url"
 import { describePending, REQUEST, runLayer, scriptedModel, supportAgent } from "./conversation.js"
 import * as Durable from "./durable.js"
-import { consolePending, parseFlags } from "./flags.js"
+import { parseFlags } from "./flags.js"
 import { seedOrders } from "./orders.js"
 
 export { describePending, REQUEST, scriptedModel } from "./conversation.js"
@@ -118,12 +119,17 @@ const main = async () => {
     process.exitCode = 2
     return
   }
+  const print = (line: string) => console.log(line)
   if (flags.console) {
-    console.error(consolePending)
-    process.exitCode = 2
+    // serve until SIGINT/SIGTERM: the signal interrupts the fiber, which closes the server and the stores
+    const fiber = Effect.runFork(Durable.serveConsole({ print }, flags.db, { port: flags.port }))
+    const stop = () => void Effect.runFork(Fiber.interrupt(fiber))
+    process.once("SIGINT", stop)
+    process.once("SIGTERM", stop)
+    const exit = await Effect.runPromise(Fiber.await(fiber))
+    process.exitCode = Exit.isSuccess(exit) ? exit.value : Exit.isInterrupted(exit) ? 0 : 1
     return
   }
-  const print = (line: string) => console.log(line)
   if (flags.decide !== undefined) {
     process.exitCode = await Effect.runPromise(Durable.decide({ print }, flags.db, flags.decide))
     return

@@ -51,6 +51,9 @@ export const supportAgent = (book: OrderBook) => {
   })
 }
 
+/** The Invoker over the model (the scripted one by default). */
+export const invokerLayer = (model: Layer.Layer<ChatModel> = scriptedModel()) => Layer.provide(Invoker.layer(), model)
+
 /** What a run of the demo is given: its id, `gated` autonomy, the Invoker over the model. */
 export const runLayer = (runId: string, model: Layer.Layer<ChatModel> = scriptedModel()) =>
-  Layer.merge(RunContext.layer({ runId, autonomy: "gated" }), Layer.provide(Invoker.layer(), model))
+  Layer.merge(RunContext.layer({ runId, autonomy: "gated" }), invokerLayer(model))

@@ -4,18 +4,23 @@
  * file and the command that decides it. That command is a new process: it records the decision
  * with the operator service (`Operator` from `@agentkit/agents`: checked against the pending
  * entry's digest, first decision wins, audited with the operator) and resumes the run from the
- * store to the end.
+ * store to the end. With `--console` (`serveConsole`), this process instead serves the operator
+ * console on 127.0.0.1 over the same stores, and resumes the run (`RunRecovery`) once a decision
+ * is recorded there.
  */
-import { Approval, Operator } from "@agentkit/agents"
+import { Approval, Operator, RunRecovery } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Message } from "@agentkit/core"
+import { Console } from "@agentkit/console"
 import { SqlStores } from "@agentkit/sql"
-import { Effect, Layer } from "effect"
+import { HttpServer } from "@effect/platform"
+import { Effect, Layer, Schedule } from "effect"
+import type { Duration } from "effect"
 import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { userInfo } from "node:os"
 import { dirname } from "node:path"
-import { describePending, REQUEST, runLayer, supportAgent } from "./conversation.js"
+import { describePending, invokerLayer, REQUEST, runLayer, supportAgent } from "./conversation.js"
 import { seedOrders } from "./orders.js"
 
 /** Where the demo prints. */
@@ -53,20 +58,86 @@ const failed = (output: Output) => (error: { readonly message: string }) =>
     return 1
   })
 
-/**
- * Starts the conversation with the run kept in the SQLite file; it suspends on the cancel and
- * the demo prints how to decide it. Answers the exit code.
- */
-export const suspend = (output: Output, db: string, runId = `support-desk-${randomUUID().slice(0, 8)}`): Effect.Effect<number> =>
+const newRunId = () => `support-desk-${randomUUID().slice(0, 8)}`
+
+/** Runs the conversation until it suspends (printing the pending calls); false when it finished instead. */
+const start = (output: Output, agent: ReturnType<typeof supportAgent>, runId: string) =>
   Effect.gen(function* () {
-    const agent = supportAgent(seedOrders())
     output.print(`customer: ${REQUEST}`)
     const result: AgentResult.AgentResult = yield* agent.run([Message.user(REQUEST)]).pipe(Effect.provide(runLayer(runId)))
     if (result.suspended === undefined) {
       output.print(`support: ${result.output}`)
-      return 0
+      return false
     }
     for (const entry of result.suspended.pending) for (const line of describePending(agent.name, entry)) output.print(line)
+    return true
+  })
+
+/** A finished run's final answer (its stored `AgentResult`'s `output`). */
+const finalAnswer = (run: Operator.RunDetail): string | undefined => {
+  const result = run.result
+  return typeof result === "object" && result !== null && "output" in result && typeof result.output === "string" ? result.output : undefined
+}
+
+/**
+ * `--console`: suspends the conversation in the SQLite file, serves the operator console on
+ * 127.0.0.1 (`port`, default a free one; loopback only, so no token) over the same stores and
+ * prints its URL. The run waits in the inbox; once every pending call has a decision recorded
+ * there, the recovery worker resumes it here and the demo prints how it ended. It keeps serving
+ * until interrupted (SIGINT/SIGTERM stop it: exit code 0).
+ */
+export const serveConsole = (
+  output: Output,
+  db: string,
+  options: { readonly port?: number | undefined; readonly runId?: string | undefined; readonly every?: Duration.DurationInput | undefined } = {}
+): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    const runId = options.runId ?? newRunId()
+    const book = seedOrders()
+    const agent = supportAgent(book)
+    if (!(yield* start(output, agent, runId))) return 0
+    const server = yield* HttpServer.HttpServer
+    output.print(`run ${runId} is suspended in ${db}`)
+    output.print(`operator console: ${HttpServer.formatAddress(server.address)}/console`)
+    output.print("(loopback only: no token needed) decide the call in the inbox; Ctrl-C stops the console")
+    const operator = yield* Operator.Operator
+    const waiting = Effect.map(operator.show(runId), (run) => run.status === "suspended" || run.status === "running")
+    // the recovery worker resumes the run once the console has recorded a decision for every pending call
+    yield* RunRecovery.runOnce({ agents: [agent] }).pipe(
+      Effect.zipRight(waiting),
+      Effect.repeat({ schedule: Schedule.spaced(options.every ?? "500 millis"), while: (still) => still })
+    )
+    const run = yield* operator.show(runId)
+    const answer = finalAnswer(run)
+    if (answer !== undefined) output.print(`support: ${answer}`)
+    output.print(`order B-102: ${(yield* book.get("B-102")).status}`)
+    output.print(`run ${runId}: ${run.status}`)
+    output.print("the console keeps serving (the run and its audit are there); Ctrl-C stops it")
+    return yield* Effect.never
+  }).pipe(
+    Effect.provide(
+      Console.serve({ host: "127.0.0.1", port: options.port }).pipe(
+        Layer.provideMerge(Operator.Operator.layer),
+        Layer.provideMerge(storesAt(db)),
+        Layer.provideMerge(invokerLayer())
+      )
+    ),
+    Effect.catchTag("ServeError", (error) =>
+      failed(output)({
+        message: `the console could not listen on 127.0.0.1:${options.port ?? 0} (${error.cause instanceof Error ? error.cause.message : String(error.cause)})`
+      })
+    ),
+    Effect.catchAll(failed(output)),
+    Effect.onInterrupt(() => Effect.sync(() => output.print("console stopped")))
+  )
+
+/**
+ * Starts the conversation with the run kept in the SQLite file; it suspends on the cancel and
+ * the demo prints how to decide it. Answers the exit code.
+ */
+export const suspend = (output: Output, db: string, runId = newRunId()): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    if (!(yield* start(output, supportAgent(seedOrders()), runId))) return 0
     output.print(`no terminal attached: run ${runId} is suspended in ${db}`)
     output.print("decide it from another process (it resumes the run to the end):")
     for (const command of decideCommands(runId, db)) output.print(`  ${command}`)

@@ -5,7 +5,8 @@
  * - `--approve <run id>` / `--reject <run id> [--reason <text>]`: decide a suspended run from a
  *   new process, which then resumes it to the end;
  * - `--db <file>`: the SQLite file (default: `approvals.db` in the system's temporary directory);
- * - `--console`: decide in the operator console instead of on the terminal.
+ * - `--console [--port <n>]`: suspend the run and serve the operator console on 127.0.0.1 (a free
+ *   port, or `--port`) over the same file; a decision recorded there resumes the run;
  * A literal `--` (what `pnpm demo:approvals -- --approve …` may pass on) is ignored; anything else
  * is refused with the usage line.
  */
@@ -20,11 +21,13 @@ export interface Flags {
   readonly decide?: { readonly verdict: "approve" | "reject"; readonly runId: string; readonly reason?: string | undefined } | undefined
   /** The SQLite file the runs are suspended in. */
   readonly db: string
+  /** The console's port (`--port`, with `--console` only); absent: a free one. */
+  readonly port?: number | undefined
 }
 
 /** The usage line. */
 export const usage =
-  "usage: pnpm demo:approvals [-- --console] [-- --approve <run id> | --reject <run id> [--reason <text>]] [--db <file>]"
+  "usage: pnpm demo:approvals [-- --console [--port <n>]] [-- --approve <run id> | --reject <run id> [--reason <text>]] [--db <file>]"
 
 /** Where the runs wait by default. */
 export const defaultDb = join(tmpdir(), "agentkit-support-desk", "approvals.db")
@@ -35,6 +38,7 @@ export const parseFlags = (args: ReadonlyArray<string>): Flags | { readonly erro
   let db = defaultDb
   let decide: { verdict: "approve" | "reject"; runId: string } | undefined
   let reason: string | undefined
+  let port: number | undefined
   const rest = args.filter((arg) => arg !== "--")
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!
@@ -57,17 +61,16 @@ export const parseFlags = (args: ReadonlyArray<string>): Flags | { readonly erro
       const file = value()
       if (file === undefined) return { error: `--db needs a file; ${usage}` }
       db = file
+    } else if (arg === "--port") {
+      const text = value()
+      const n = text === undefined || !/^\d{1,5}$/.test(text) ? Number.NaN : Number(text)
+      if (!(n >= 0 && n <= 65535)) return { error: `--port needs a port number from 0 to 65535; ${usage}` }
+      port = n
     } else return { error: `unknown argument ${JSON.stringify(arg)}; ${usage}` }
   }
   if (reason !== undefined && decide?.verdict !== "reject") return { error: `--reason goes with --reject; ${usage}` }
   if (console && decide !== undefined) return { error: `--console decides in the browser: give it without --approve or --reject; ${usage}` }
-  return decide === undefined ? { console, db } : { console, db, decide: reason === undefined ? decide : { ...decide, reason } }
+  if (port !== undefined && !console) return { error: `--port goes with --console; ${usage}` }
+  if (decide !== undefined) return { console, db, decide: reason === undefined ? decide : { ...decide, reason } }
+  return port === undefined ? { console, db } : { console, db, port }
 }
-
-/**
- * What `--console` says until the console is wired to the durable demo (issue 18).
- */
-export const consolePending =
-  "--console needs the durable approvals demo (runs suspended in a store, resumed by a decision): " +
-  "it arrives with the SQL stores. Until then this demo decides on the terminal; " +
-  "see packages/console/README.md to mount the console in your own server."

@@ -1,6 +1,6 @@
-/** `pnpm demo:approvals -- --console`: the flag is read (and, until the durable demo lands, says what it needs). */
+/** `pnpm demo:approvals` flags: --console [--port], a decision from another process, --db. */
 import { describe, expect, it } from "@effect/vitest"
-import { consolePending, defaultDb, parseFlags, usage } from "../src/flags.js"
+import { defaultDb, parseFlags, usage } from "../src/flags.js"
 
 describe("demo:approvals flags", () => {
   it("reads --console, with or without pnpm's literal --", () => {
@@ -31,7 +31,12 @@ describe("demo:approvals flags", () => {
     expect(parseFlags(["--consol"])).toEqual({ error: `unknown argument "--consol"; ${usage}` })
   })
 
-  it("says what --console needs", () => {
-    expect(consolePending).toContain("durable approvals demo")
+  it("reads --port with --console only, and refuses a port that is not one", () => {
+    expect(parseFlags(["--", "--console", "--port", "4100"])).toEqual({ console: true, db: defaultDb, port: 4100 })
+    expect(parseFlags(["--console", "--port", "0"])).toEqual({ console: true, db: defaultDb, port: 0 })
+    for (const bad of ["65536", "-1", "80x", "1e3", ""]) {
+      expect(parseFlags(["--console", "--port", bad])).toEqual({ error: `--port needs a port number from 0 to 65535; ${usage}` })
+    }
+    expect(parseFlags(["--port", "4100"])).toEqual({ error: `--port goes with --console; ${usage}` })
   })
 })
