@@ -138,6 +138,19 @@ describe("errors: the model-visible texts, written next to the errors", () => {
     expect(approvalDeniedText("not confirmed")).toBe("DENIED: tool call rejected by human approval: not confirmed")
   })
 
+  it("the invalid-argument summary names a rest record's key that starts like a separator (found by the attack suite)", () => {
+    const error = new ToolArgumentError({
+      toolName: "search",
+      unexpected: [],
+      missing: [],
+      invalid: [": .d.d: nested deeper than 64 levels", ".x: Expected string, actual 1", "quantity: Expected number, actual \"two\""],
+      accepted: ["q", "quantity"]
+    })
+    expect(error.message).toBe(
+      "tool 'search' call rejected: invalid argument(s) ['.x', ': ', 'quantity']: : .d.d: nested deeper than 64 levels; .x: Expected string, actual 1; quantity: Expected number, actual \"two\". Accepted arguments: ['q', 'quantity']"
+    )
+  })
+
   it("a rejection reason of 1 MB is capped with a marker before the model sees it", () => {
     const text = approvalDeniedText("x".repeat(1_000_000))
     expect(text.startsWith("DENIED: tool call rejected by human approval: xxx")).toBe(true)
