@@ -15,9 +15,10 @@ import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import type * as Agent from "./Agent.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, ResumeError } from "./Cognition.js"
-import { AgentDefinitionError, PolicyDenied } from "./Errors.js"
+import { AgentDefinitionError } from "./Errors.js"
 import * as internal from "./internal/graph.js"
 import * as Lifecycle from "./internal/lifecycle.js"
+import * as Trifecta from "./internal/trifecta.js"
 import * as RunPolicy from "./RunPolicy.js"
 
 /**
@@ -381,16 +382,7 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
   const caps = RunPolicy.capabilities(entries.map(([, node]) => node))
   const policy = options.policy ?? RunPolicy.defaultPolicy
   // the static trifecta check over what the nodes can reach together, before any node runs
-  const staticCheck: Effect.Effect<void, PolicyDenied> =
-    policy.static === "off" || caps.length < RunPolicy.trifecta.length
-      ? Effect.void
-      : policy.static === "deny"
-        ? Effect.fail(new PolicyDenied({ capabilities: caps }))
-        : Tracing.addEvent(Tracing.EventName.policyFlagged, {
-            [Tracing.Attribute.policyMode]: policy.static,
-            [Tracing.Attribute.policyCapabilities]: caps.join(","),
-            [Tracing.Attribute.policyReason]: RunPolicy.trifectaReason
-          })
+  const staticCheck = Trifecta.staticCheck(policy, caps)
   const settings: internal.Settings<unknown, unknown> = { name: options.name, nodes, maxSteps }
   const spanName = Tracing.SpanName.invokeWorkflow(options.name)
   const spanOptions = {
