@@ -426,12 +426,12 @@ const argumentOf = (problem: string, accepted: ReadonlyArray<string>): string =>
     }
   }
   if (best !== undefined) return best
-  // a name that is not accepted (a rest record's key) ends at the first "." or ": " after its first
-  // character, so a key such as ": " is named, never cut to nothing
-  for (let i = 1; i < problem.length; i++) {
-    if (problem[i] === "." || (problem[i] === ":" && problem[i + 1] === " ")) return problem.slice(0, i)
-  }
-  return problem
+  // a name that is not accepted (a rest record's key) ends at the first ": ", then at its first ".";
+  // the key ": " (a line ": .<path>: …" or ": : …") is named, never cut to nothing
+  if (problem.startsWith(": .") || problem.startsWith(": : ")) return ": "
+  const end = problem.indexOf(": ")
+  const path = end === -1 ? problem : problem.slice(0, end)
+  return path.split(".")[0] ?? path
 }
 
 /**

@@ -138,7 +138,7 @@ describe("errors: the model-visible texts, written next to the errors", () => {
     expect(approvalDeniedText("not confirmed")).toBe("DENIED: tool call rejected by human approval: not confirmed")
   })
 
-  it("the invalid-argument summary names a rest record's key that starts like a separator (found by the attack suite)", () => {
+  it("the invalid-argument summary names a rest record's key ': ' (found by the attack suite) and the empty key ('.x' is its nested x)", () => {
     const error = new ToolArgumentError({
       toolName: "search",
       unexpected: [],
@@ -147,7 +147,7 @@ describe("errors: the model-visible texts, written next to the errors", () => {
       accepted: ["q", "quantity"]
     })
     expect(error.message).toBe(
-      "tool 'search' call rejected: invalid argument(s) ['.x', ': ', 'quantity']: : .d.d: nested deeper than 64 levels; .x: Expected string, actual 1; quantity: Expected number, actual \"two\". Accepted arguments: ['q', 'quantity']"
+      "tool 'search' call rejected: invalid argument(s) ['', ': ', 'quantity']: : .d.d: nested deeper than 64 levels; .x: Expected string, actual 1; quantity: Expected number, actual \"two\". Accepted arguments: ['q', 'quantity']"
     )
   })
 
