@@ -197,7 +197,8 @@ export const structArb: fc.Arbitrary<Struct> = fc.letrec<{ node: Node; struct: S
 // ---------------------------------------------------------------------------------------------
 // Valid arguments (the wire form), generated from the description
 
-const safeKey = fc.string({ maxLength: 6 }).filter((k) => k !== "__proto__")
+// keys holding ": " are left out: the summary line names a top-level key by its text before ": " (ambiguous for such keys; each problem line still names the full path)
+const safeKey = fc.string({ maxLength: 6 }).filter((k) => k !== "__proto__" && !k.includes(": "))
 
 /** JSON data with no `__proto__` key (that one is a hostile class of its own). */
 export const jsonData: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
