@@ -43,22 +43,14 @@ import * as Schema from "effect/Schema"
 import type * as Results from "../AgentResult.js"
 import * as Approval from "../Approval.js"
 import { InvalidDecisions, RunInProgress, RunNotResumable, RunStateCorrupt, RunSuspended } from "../Errors.js"
-import type { RunStateVersionUnsupported } from "../Errors.js"
 import { RunLease } from "../RunLease.js"
 import * as RunState from "../RunState.js"
 import type { StructuredOutput } from "../StructuredOutput.js"
+import type { LifecycleError } from "../Cognition.js"
 import { type LeaseHolder, makeWriter, type Writer, type WriteError } from "./checkpointer.js"
 
-/** What the lifecycle adds to a run's own errors. */
-export type LifecycleError =
-  | RunSuspended
-  | RunInProgress
-  | RunNotResumable
-  | RunStateCorrupt
-  | RunStateVersionUnsupported
-  | StaleLease
-  | StoreError
-  | CorruptEntry
+/** What the lifecycle adds to a run's own errors (the public `LifecycleError` of `Cognition`). */
+export type { LifecycleError }
 
 /** How a run's body saves its state; absent without a store. */
 export interface Durable {
