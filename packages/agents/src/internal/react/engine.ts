@@ -25,12 +25,7 @@ export interface Engine {
     emit: ((delta: Chat.ChatDelta) => void) | undefined
   ) => Effect.Effect<Chat.ChatResponse, ChatError, RunContext>
   /** `meta`: the call's execution-ledger key, who approved it (absent when neither applies). */
-  readonly runTool: (
-    name: string,
-    call: ToolCall.ToolCall,
-    tool: ToolRegistry.AnyTool,
-    meta: CallMetadata | undefined
-  ) => Effect.Effect<ToolOutcome, unknown, RunContext>
+  readonly runTool: Calls["runTool"]
   readonly checkpoint: ((status: "running" | "suspended") => Effect.Effect<void, WriteError>) | undefined
   readonly awaitDecision: ((request: Approval.ApprovalRequest) => Effect.Effect<Approval.Decisions>) | undefined
 }
