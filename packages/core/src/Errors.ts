@@ -371,8 +371,60 @@ export class ToolDefinitionError extends Schema.TaggedError<ToolDefinitionError>
 }
 
 /**
+ * One value of a tool call's arguments that the tool's schema rejects: where it is (its path of
+ * keys from the arguments object; `[]` for the object itself) and what is wrong with it.
+ *
+ * @example
+ * ```ts
+ * import type { ArgumentProblem } from "@agentkit/core"
+ *
+ * const problem: ArgumentProblem = { path: ["items", "0", "quantity"], message: "Expected number, actual \"two\"" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export interface ArgumentProblem {
+  readonly path: ReadonlyArray<string>
+  readonly message: string
+}
+
+/**
+ * The `invalid` and `invalidArguments` fields of a `ToolArgumentError`, from the problems a
+ * validator found: one `<path>: <message>` line per problem (the path's keys joined by `.`, or
+ * `(root)` for the arguments object), unique and sorted by code point; and the top-level arguments
+ * they are about (each path's first key, `(root)` for the object itself), taken from the paths
+ * rather than from the text, so a key holding `.` or `: ` is named whole.
+ *
+ * @example
+ * ```ts
+ * import { ToolArgumentError, invalidArgumentFields } from "@agentkit/core"
+ *
+ * const fields = invalidArgumentFields([{ path: ["a: b", "c"], message: "Expected number, actual \"x\"" }])
+ * new ToolArgumentError({ toolName: "t", unexpected: [], missing: [], accepted: [], ...fields }).message
+ * // "tool 't' call rejected: invalid argument(s) ['a: b']: a: b.c: Expected number, actual \"x\". Accepted arguments: []"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const invalidArgumentFields = (
+  problems: Iterable<ArgumentProblem>
+): { readonly invalid: ReadonlyArray<string>; readonly invalidArguments: ReadonlyArray<string> } => {
+  const lines = new Set<string>()
+  const names = new Set<string>()
+  for (const { message, path } of problems) {
+    lines.add(`${path.length === 0 ? "(root)" : path.join(".")}: ${message}`)
+    names.add(path[0] ?? "(root)")
+  }
+  return { invalid: PythonText.sorted(lines), invalidArguments: PythonText.sorted(names) }
+}
+
+/**
  * The model's arguments did not fit the tool: unexpected keys, missing keys, or values of the
- * wrong type. Raised before the handler runs.
+ * wrong type. Raised before the handler runs. Build `invalid` and `invalidArguments` with
+ * `invalidArgumentFields`; an error without `invalidArguments` (one stored by an older version)
+ * names its arguments from the `invalid` lines' text.
  *
  * @example
  * ```ts
@@ -395,6 +447,8 @@ export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@a
     missing: Schema.Array(Schema.String),
     /** One `<path>: <schema message>` entry per invalid value, e.g. `quantity: Expected number, actual "two"`. */
     invalid: Schema.Array(Schema.String),
+    /** The top-level arguments the `invalid` entries are about, sorted (see `invalidArgumentFields`). */
+    invalidArguments: Schema.optional(Schema.Array(Schema.String)),
     accepted: Schema.Array(Schema.String)
   }
 ) {
@@ -405,7 +459,7 @@ export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@a
     if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${PythonText.list(this.unexpected)}`)
     if (this.missing.length > 0) clauses.push(`missing required argument(s) ${PythonText.list(this.missing)}`)
     if (clauses.length === 0 && this.invalid.length > 0) {
-      const names = PythonText.sorted(new Set(this.invalid.map((problem) => argumentOf(problem, this.accepted))))
+      const names = this.invalidArguments ?? PythonText.sorted(new Set(this.invalid.map((problem) => argumentOf(problem, this.accepted))))
       clauses.push(`invalid argument(s) ${PythonText.list(names)}: ${this.invalid.join("; ")}`)
     }
     return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${PythonText.list(this.accepted)}`
@@ -413,9 +467,9 @@ export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@a
 }
 
 /**
- * The top-level argument a `<path>: <message>` problem is about: the declared name the path
- * starts with (the longest, so a name holding `.` or `:` is kept whole), else the path's first
- * `.`-separated segment (the path ends at the first `: `).
+ * For an error without `invalidArguments`: the top-level argument a `<path>: <message>` line is
+ * about, the declared name the path starts with (the longest, so a name holding `.` or `:` is
+ * kept whole), else the path's first `.`-separated segment (the path ends at the first `: `).
  */
 const argumentOf = (problem: string, accepted: ReadonlyArray<string>): string => {
   let best: string | undefined
@@ -426,9 +480,6 @@ const argumentOf = (problem: string, accepted: ReadonlyArray<string>): string =>
     }
   }
   if (best !== undefined) return best
-  // a name that is not accepted (a rest record's key) ends at the first ": ", then at its first ".";
-  // the key ": " (a line ": .<path>: …" or ": : …") is named, never cut to nothing
-  if (problem.startsWith(": .") || problem.startsWith(": : ")) return ": "
   const end = problem.indexOf(": ")
   const path = end === -1 ? problem : problem.slice(0, end)
   return path.split(".")[0] ?? path

@@ -52,6 +52,7 @@ export {
   isCancelled,
   isChatModelError,
   isDepthExceeded,
+  invalidArgumentFields,
   isSubRunSuspension,
   LeaseHeld,
   LedgerConflict,
@@ -76,7 +77,7 @@ export {
   VersionConflict
 } from "./Errors.js"
 /** @since 0.1.0 */
-export type { AgentkitError, SubRunSuspension } from "./Errors.js"
+export type { AgentkitError, ArgumentProblem, SubRunSuspension } from "./Errors.js"
 /** @since 0.1.0 */
 export { capabilities } from "./InvokableTool.js"
 /** @since 0.1.0 */

@@ -11,6 +11,7 @@ import {
   errorMessage,
   errorType,
   FAILURE_TEXT_MAX_BYTES,
+  invalidArgumentFields,
   isAgentkitError,
   isBudgetExceeded,
   isCancelled,
@@ -138,16 +139,44 @@ describe("errors: the model-visible texts, written next to the errors", () => {
     expect(approvalDeniedText("not confirmed")).toBe("DENIED: tool call rejected by human approval: not confirmed")
   })
 
-  it("the invalid-argument summary names a rest record's key ': ' (found by the attack suite) and the empty key ('.x' is its nested x)", () => {
+  it("the invalid-argument summary names each top-level key from the problems' paths, whatever the key holds (found by the attack suite)", () => {
+    const fields = invalidArgumentFields([
+      { path: [": ", "d", "d"], message: "nested deeper than 64 levels" },
+      { path: ["", "x"], message: "Expected string, actual 1" },
+      { path: ["a:  b", "c"], message: "Expected number, actual null" },
+      { path: ["q.r"], message: "Expected string, actual 2" },
+      { path: [], message: "a filter threw" },
+      { path: ["quantity"], message: "Expected number, actual \"two\"" },
+      { path: ["quantity"], message: "Expected number, actual \"two\"" }
+    ])
+    expect(fields.invalidArguments).toEqual(["", "(root)", ": ", "a:  b", "q.r", "quantity"])
+    expect(fields.invalid).toEqual([
+      "(root): a filter threw",
+      ".x: Expected string, actual 1",
+      ": .d.d: nested deeper than 64 levels",
+      "a:  b.c: Expected number, actual null",
+      "q.r: Expected string, actual 2",
+      "quantity: Expected number, actual \"two\""
+    ])
+    const error = new ToolArgumentError({ toolName: "search", unexpected: [], missing: [], ...fields, accepted: ["q", "quantity"] })
+    expect(error.message).toBe(
+      `tool 'search' call rejected: invalid argument(s) ['', '(root)', ': ', 'a:  b', 'q.r', 'quantity']: ${fields.invalid.join("; ")}. Accepted arguments: ['q', 'quantity']`
+    )
+    // the names travel with a stored error
+    const decoded = Schema.decodeUnknownSync(ToolArgumentError)(Schema.encodeSync(ToolArgumentError)(error))
+    expect(decoded.message).toBe(error.message)
+  })
+
+  it("an error stored without the names (an older version's) names its arguments from the lines' text", () => {
     const error = new ToolArgumentError({
       toolName: "search",
       unexpected: [],
       missing: [],
-      invalid: [": .d.d: nested deeper than 64 levels", ".x: Expected string, actual 1", "quantity: Expected number, actual \"two\""],
+      invalid: ["a.b: x", "quantity: Expected number, actual \"two\""],
       accepted: ["q", "quantity"]
     })
     expect(error.message).toBe(
-      "tool 'search' call rejected: invalid argument(s) ['', ': ', 'quantity']: : .d.d: nested deeper than 64 levels; .x: Expected string, actual 1; quantity: Expected number, actual \"two\". Accepted arguments: ['q', 'quantity']"
+      "tool 'search' call rejected: invalid argument(s) ['a', 'quantity']: a.b: x; quantity: Expected number, actual \"two\". Accepted arguments: ['q', 'quantity']"
     )
   })
 

@@ -7,7 +7,8 @@
  *
  * @internal
  */
-import { PythonText, ToolArgumentError } from "@agentkit/core"
+import { invalidArgumentFields, PythonText, ToolArgumentError } from "@agentkit/core"
+import type { ArgumentProblem } from "@agentkit/core"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import AjvDraft7 from "ajv"
 import type { ErrorObject, ValidateFunction } from "ajv"
@@ -52,10 +53,10 @@ const compile = (fingerprint: string, schema: unknown): ValidateFunction | strin
   return made
 }
 
-const pointer = (path: string): string =>
-  path === "" ? "(root)" : path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")).join(".")
+const pathOf = (pointer: string): ReadonlyArray<string> =>
+  pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
 
-const line = (error: ErrorObject): string => `${pointer(error.instancePath)}: ${error.message ?? error.keyword}`
+const problemOf = (error: ErrorObject): ArgumentProblem => ({ path: pathOf(error.instancePath), message: error.message ?? error.keyword })
 
 /**
  * The problem with edited arguments, as core's `ToolArgumentError` (unexpected, missing, invalid,
@@ -66,11 +67,11 @@ export const check = (
   args: unknown
 ): ToolArgumentError | undefined => {
   const accepted = PythonText.sorted(isObject(tool.parameters) && isObject(tool.parameters.properties) ? Object.keys(tool.parameters.properties) : [])
-  const refuse = (fields: { unexpected?: Array<string>; missing?: Array<string>; invalid?: Array<string> }) =>
-    new ToolArgumentError({ toolName: tool.name, unexpected: fields.unexpected ?? [], missing: fields.missing ?? [], invalid: fields.invalid ?? [], accepted })
-  if (!isObject(args)) return refuse({ invalid: ["(root): expected an object of arguments"] })
+  const refuse = (fields: { unexpected?: ReadonlyArray<string>; missing?: ReadonlyArray<string>; problems?: ReadonlyArray<ArgumentProblem> }) =>
+    new ToolArgumentError({ toolName: tool.name, unexpected: fields.unexpected ?? [], missing: fields.missing ?? [], ...invalidArgumentFields(fields.problems ?? []), accepted })
+  if (!isObject(args)) return refuse({ problems: [{ path: [], message: "expected an object of arguments" }] })
   const validate = compile(tool.fingerprint, tool.parameters)
-  if (typeof validate === "string") return refuse({ invalid: [`(root): ${validate}`] })
+  if (typeof validate === "string") return refuse({ problems: [{ path: [], message: validate }] })
   if (validate(args)) return undefined
   const errors = validate.errors ?? []
   const unexpected = new Set<string>()
@@ -81,5 +82,5 @@ export const check = (
     if (error.keyword === "required") missing.add(String(error.params.missingProperty))
   }
   if (unexpected.size > 0 || missing.size > 0) return refuse({ unexpected: PythonText.sorted(unexpected), missing: PythonText.sorted(missing) })
-  return refuse({ invalid: PythonText.sorted(new Set(errors.map(line))) })
+  return refuse({ problems: errors.map(problemOf) })
 }

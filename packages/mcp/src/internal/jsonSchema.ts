@@ -19,7 +19,8 @@
  *
  * @internal
  */
-import { PythonText } from "@agentkit/core"
+import { invalidArgumentFields, PythonText } from "@agentkit/core"
+import type { ArgumentProblem } from "@agentkit/core"
 import { Ajv2019 } from "ajv/dist/2019.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import AjvDraft7 from "ajv"
@@ -106,6 +107,7 @@ export interface Problems {
   readonly unexpected: ReadonlyArray<string>
   readonly missing: ReadonlyArray<string>
   readonly invalid: ReadonlyArray<string>
+  readonly invalidArguments: ReadonlyArray<string>
 }
 
 /** A compiled argument check: `undefined` when the input is valid. */
@@ -166,15 +168,13 @@ const messageOf = (error: ErrorObject, input: unknown): string => {
   }
 }
 
-const lines = (errors: ReadonlyArray<ErrorObject>, input: unknown): ReadonlyArray<string> =>
-  PythonText.sorted(
-    new Set(
-      errors
-        // "must match a schema in anyOf" and friends repeat what the branch errors already say
-        .filter((error) => !["anyOf", "oneOf", "if", "allOf"].includes(error.keyword) || errors.length === 1)
-        .map((error) => `${error.instancePath === "" ? "(root)" : pathOf(error.instancePath).join(".")}: ${messageOf(error, input)}`)
-    )
-  )
+const problemsOf = (errors: ReadonlyArray<ErrorObject>, input: unknown): ReadonlyArray<ArgumentProblem> =>
+  errors
+    // "must match a schema in anyOf" and friends repeat what the branch errors already say
+    .filter((error) => !["anyOf", "oneOf", "if", "allOf"].includes(error.keyword) || errors.length === 1)
+    .map((error) => ({ path: pathOf(error.instancePath), message: messageOf(error, input) }))
+
+const lines = (errors: ReadonlyArray<ErrorObject>, input: unknown): ReadonlyArray<string> => invalidArgumentFields(problemsOf(errors, input)).invalid
 
 /** The argument names a schema declares at its top level, sorted by code point. */
 export const acceptedOf = (schema: JsonObject): ReadonlyArray<string> =>
@@ -188,11 +188,8 @@ export const argumentCheck = (schema: JsonObject): ArgumentCheck => {
   const { validate } = compile(schema, true)
   return (input) => {
     if (!isObject(input)) {
-      return {
-        unexpected: [],
-        missing: [],
-        invalid: [`(root): expected an object of arguments, got ${input === null ? "null" : Array.isArray(input) ? "array" : typeof input}`]
-      }
+      const got = input === null ? "null" : Array.isArray(input) ? "array" : typeof input
+      return { unexpected: [], missing: [], ...invalidArgumentFields([{ path: [], message: `expected an object of arguments, got ${got}` }]) }
     }
     if (validate(input)) return undefined
     const errors = validate.errors ?? []
@@ -205,9 +202,9 @@ export const argumentCheck = (schema: JsonObject): ArgumentCheck => {
       if (error.keyword === "required") missing.push(String(error.params.missingProperty))
     }
     if (unexpected.length > 0 || missing.length > 0) {
-      return { unexpected: PythonText.sorted(new Set(unexpected)), missing: PythonText.sorted(new Set(missing)), invalid: [] }
+      return { unexpected: PythonText.sorted(new Set(unexpected)), missing: PythonText.sorted(new Set(missing)), invalid: [], invalidArguments: [] }
     }
-    return { unexpected: [], missing: [], invalid: lines(errors, input) }
+    return { unexpected: [], missing: [], ...invalidArgumentFields(problemsOf(errors, input)) }
   }
 }
 

@@ -197,8 +197,7 @@ export const structArb: fc.Arbitrary<Struct> = fc.letrec<{ node: Node; struct: S
 // ---------------------------------------------------------------------------------------------
 // Valid arguments (the wire form), generated from the description
 
-// keys holding ": " are left out: the summary line names a top-level key by its text before ": " (ambiguous for such keys; each problem line still names the full path)
-const safeKey = fc.string({ maxLength: 6 }).filter((k) => k !== "__proto__" && !k.includes(": "))
+const safeKey = fc.string({ maxLength: 6 }).filter((k) => k !== "__proto__")
 
 /** JSON data with no `__proto__` key (that one is a hostile class of its own). */
 export const jsonData: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -396,8 +395,11 @@ export type Expect =
   | { readonly kind: "valid" }
   | { readonly kind: "unexpected"; readonly path: string }
   | { readonly kind: "missing"; readonly path: string }
-  /** a value problem: some line of `invalid` is at `path` or below it, ending with `clause` if given */
-  | { readonly kind: "invalid"; readonly path: string; readonly clause?: RegExp | undefined }
+  /**
+   * a value problem: some line of `invalid` is at `path` or below it, ending with `clause` if given,
+   * and the summary names `top`, the top-level key (taken from the path's keys, not its text)
+   */
+  | { readonly kind: "invalid"; readonly path: string; readonly top: string; readonly clause?: RegExp | undefined }
 
 export interface Call {
   readonly class: Class
@@ -422,6 +424,7 @@ const objectAt = (root: unknown, path: Path): Record<string, unknown> => {
 }
 
 const join = (path: Path): string => (path.length === 0 ? "(root)" : path.join("."))
+const invalidAt = (path: Path, clause?: RegExp): Expect => ({ kind: "invalid", path: join(path), top: path[0] ?? "(root)", clause })
 
 class Widget {
   readonly size = 1
@@ -538,34 +541,34 @@ const mutate = (schema: Struct, valid: unknown, pick: number, a: number, b: numb
         const target = choose(targets.typed)
         if (target === undefined) break
         setAt(input, target[0], target[1])
-        return { class: "wrong types", input, expect: { kind: "invalid", path: join(target[0]) } }
+        return { class: "wrong types", input, expect: invalidAt(target[0]) }
       }
       case 4: {
         const [value, kind] = nonObjects[a % nonObjects.length]!
         return {
           class: "non-objects",
           input: value,
-          expect: { kind: "invalid", path: "(root)", clause: new RegExp(`^\\(root\\): expected an object of arguments, got ${kind}$`) }
+          expect: invalidAt([], new RegExp(`^\\(root\\): expected an object of arguments, got ${kind}$`))
         }
       }
       case 5: {
         const at = choose(targets.positions)
         if (at === undefined) break
         setAt(input, at, nest([65, 66, 200, 10_000][b % 4]!, b % 3 === 0 ? "object" : "array"))
-        return { class: "deep nesting", input, expect: { kind: "invalid", path: join(at), clause: /: nested deeper than 64 levels$/ } }
+        return { class: "deep nesting", input, expect: invalidAt(at, /: nested deeper than 64 levels$/) }
       }
       case 6: {
         const at = choose(targets.positions)
         const hostile = throwing(b)
         if (at === undefined) {
-          return { class: "proxies that throw", input: hostile, expect: { kind: "invalid", path: "(root)", clause: /: cannot be read \(a getter or proxy threw\)$/ } }
+          return { class: "proxies that throw", input: hostile, expect: invalidAt([], /: cannot be read \(a getter or proxy threw\)$/) }
         }
         if (b % 7 === 0) {
           // a getter on the parent that throws
           const key = at[at.length - 1]!
           Object.defineProperty(parentOf(input, at), key, { enumerable: true, configurable: true, get: () => { throw new Error("getter") } })
         } else setAt(input, at, hostile)
-        return { class: "proxies that throw", input, expect: { kind: "invalid", path: join(at), clause: /: cannot be read \(a getter or proxy threw\)$/ } }
+        return { class: "proxies that throw", input, expect: invalidAt(at, /: cannot be read \(a getter or proxy threw\)$/) }
       }
       case 7: {
         const at = choose(targets.objects)!
@@ -577,7 +580,7 @@ const mutate = (schema: Struct, valid: unknown, pick: number, a: number, b: numb
         const at = choose(targets.positions)
         if (at === undefined) break
         setAt(input, at, nonJson(b))
-        return { class: "non-JSON values", input, expect: { kind: "invalid", path: join(at), clause: /: (expected JSON data, got .+|a circular reference)$/ } }
+        return { class: "non-JSON values", input, expect: invalidAt(at, /: (expected JSON data, got .+|a circular reference)$/) }
       }
     }
     return { class: "valid", input, expect: { kind: "valid" } }
@@ -632,12 +635,14 @@ const names = (error: unknown, expect: Exclude<Expect, { kind: "valid" }>): bool
         return error.missing.includes(expect.path) && error.message.includes(PythonText.repr(expect.path))
       case "invalid": {
         if (error.unexpected.length > 0 || error.missing.length > 0) return false
-        const top = expect.path === "(root)" ? "(root)" : expect.path.split(".")[0]!
         const line = error.invalid.find(
           (l) => (l.startsWith(`${expect.path}:`) || l.startsWith(`${expect.path}.`) || expect.path === "(root)") && (expect.clause === undefined || expect.clause.test(l))
         )
         // the summary names the top-level argument (a hostile root is named by its lines alone)
-        return line !== undefined && (expect.path === "(root)" || error.message.includes(`${PythonText.repr(top)}`))
+        return (
+          line !== undefined &&
+          (expect.path === "(root)" || (error.invalidArguments?.includes(expect.top) === true && error.message.includes(PythonText.repr(expect.top))))
+        )
       }
     }
   }
@@ -645,7 +650,7 @@ const names = (error: unknown, expect: Exclude<Expect, { kind: "valid" }>): bool
   // cannot hash), naming where
   if (error instanceof ToolDenied) {
     if (expect.path === "(root)") return expect.kind === "invalid"
-    const top = expect.path.split(".")[0]!
+    const top = expect.kind === "invalid" ? expect.top : expect.path.split(".")[0]!
     return error.message.includes(` at ${expect.path}`) || error.message.includes(PythonText.repr(top))
   }
   return false

@@ -21,7 +21,8 @@
  *
  * @internal
  */
-import { errorMessage, PythonText } from "@agentkit/core"
+import { errorMessage, invalidArgumentFields, PythonText } from "@agentkit/core"
+import type { ArgumentProblem } from "@agentkit/core"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Pipeable from "effect/Pipeable"
@@ -38,6 +39,8 @@ export interface ArgumentProblems {
   readonly missing: ReadonlyArray<string>
   /** `<path>: <message>` for each value the schema rejects (only when no key is wrong). */
   readonly invalid: ReadonlyArray<string>
+  /** The top-level arguments the `invalid` entries are about. */
+  readonly invalidArguments: ReadonlyArray<string>
 }
 
 type Leaf =
@@ -96,7 +99,7 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
       const notArguments = rootProblem(input)
       if (notArguments !== undefined) return invalid([notArguments])
       const copied = plainCopy(input as object)
-      if (copied.problems.length > 0) return invalid(sorted(copied.problems))
+      if (copied.problems.length > 0) return invalid(copied.problems)
       const args = copied.value
       const unexpected = new Set(copied.protoKeys)
       if (!acceptsAnyKey) for (const key of Object.keys(args)) if (!declared.has(key)) unexpected.add(key)
@@ -104,12 +107,12 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
       const result = decode(args)
       if (Either.isLeft(result)) keyProblems(result.left.issue, [], true, unexpected, missing)
       if (unexpected.size > 0 || missing.size > 0) {
-        return Either.left({ unexpected: sorted(unexpected), missing: sorted(missing), invalid: NONE })
+        return Either.left({ unexpected: sorted(unexpected), missing: sorted(missing), invalid: NONE, invalidArguments: NONE })
       }
       return Either.isRight(result) ? Either.right(deepFreeze(result.right)) : invalid(formatIssues(result.left))
     } catch (error) {
       // A throwing filter or transformation is still a rejected call, never a crash.
-      return invalid([`(root): ${errorMessage(error)}`])
+      return invalid([{ path: NONE, message: errorMessage(error) }])
     }
   }
 }
@@ -192,7 +195,7 @@ const strictAST = (ast: AST.AST, done: Map<AST.AST, AST.AST>): AST.AST => {
 const UNREADABLE = "cannot be read (a getter or proxy threw)"
 
 /** Why the input is not an object of arguments (`undefined` when it is one). */
-const rootProblem = (input: unknown): string | undefined => {
+const rootProblem = (input: unknown): ArgumentProblem | undefined => {
   let kind: string | undefined
   try {
     kind =
@@ -204,16 +207,16 @@ const rootProblem = (input: unknown): string | undefined => {
             ? "array"
             : notData(input)
   } catch {
-    return `(root): ${UNREADABLE}`
+    return { path: NONE, message: UNREADABLE }
   }
-  return kind === undefined ? undefined : `(root): expected an object of arguments, got ${kind}`
+  return kind === undefined ? undefined : { path: NONE, message: `expected an object of arguments, got ${kind}` }
 }
 
 /** What `plainCopy` returns: the copy, the paths of the `__proto__` keys left out, the problems. */
 interface Copied {
   readonly value: Record<string, unknown>
   readonly protoKeys: ReadonlyArray<string>
-  readonly problems: ReadonlyArray<string>
+  readonly problems: ReadonlyArray<ArgumentProblem>
 }
 
 const pathText = (path: ReadonlyArray<string>): string => (path.length === 0 ? "(root)" : path.join("."))
@@ -251,7 +254,7 @@ const notData = (value: unknown): string | undefined => {
  * path returned.
  */
 const plainCopy = (input: object): Copied => {
-  const problems: Array<string> = []
+  const problems: Array<ArgumentProblem> = []
   const protoKeys: Array<string> = []
   const root: Record<string, unknown> = {}
   interface Open {
@@ -273,7 +276,7 @@ const plainCopy = (input: object): Copied => {
       stack.push({ source, target, keys, length, path, index: 0 })
       ancestors.add(source)
     } catch {
-      problems.push(`${pathText(path)}: ${UNREADABLE}`)
+      problems.push({ path, message: UNREADABLE })
     }
   }
   enter(input, root, [])
@@ -291,7 +294,7 @@ const plainCopy = (input: object): Copied => {
       continue
     }
     if (++values > MAX_VALUES) {
-      problems.push(`(root): more than ${MAX_VALUES} values`)
+      problems.push({ path: NONE, message: `more than ${MAX_VALUES} values` })
       break
     }
     let value: unknown
@@ -302,21 +305,21 @@ const plainCopy = (input: object): Copied => {
       kind = notData(value)
       isArray = Array.isArray(value)
     } catch {
-      problems.push(`${pathText(childPath(top.path, key))}: ${UNREADABLE}`)
+      problems.push({ path: childPath(top.path, key), message: UNREADABLE })
       continue
     }
     if (kind !== undefined) {
-      problems.push(`${pathText(childPath(top.path, key))}: expected JSON data, got ${kind}`)
+      problems.push({ path: childPath(top.path, key), message: `expected JSON data, got ${kind}` })
       continue
     }
     let copy: unknown = value
     if (typeof value === "object" && value !== null) {
       if (ancestors.has(value)) {
-        problems.push(`${pathText(childPath(top.path, key))}: a circular reference`)
+        problems.push({ path: childPath(top.path, key), message: "a circular reference" })
         continue
       }
       if (top.path.length >= MAX_DEPTH) {
-        problems.push(`${pathText(childPath(top.path, key))}: nested deeper than ${MAX_DEPTH} levels`)
+        problems.push({ path: childPath(top.path, key), message: `nested deeper than ${MAX_DEPTH} levels` })
         continue
       }
       copy = isArray ? [] : {}
@@ -371,45 +374,41 @@ const keyProblems = (
   }
 }
 
-const invalid = (messages: ReadonlyArray<string>): Either.Either<never, ArgumentProblems> =>
-  Either.left({ unexpected: NONE, missing: NONE, invalid: messages })
+const invalid = (problems: ReadonlyArray<ArgumentProblem>): Either.Either<never, ArgumentProblems> =>
+  Either.left({ unexpected: NONE, missing: NONE, ...invalidArgumentFields(problems) })
 
 
 const EXPECTED = /^Expected (.*), actual (.*)$/s
 
-/** `<path>: <message>` lines from a parse error, one per path and message, sorted by code point. */
-const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<string> => {
+/** The value problems of a parse error, one per path and message. */
+const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ArgumentProblem> => {
   // Group union alternatives: one entry per (path, actual value), listing every expected alternative.
-  const lines = new Map<string, { readonly path: string; readonly actual: string; readonly expected: Array<string> }>()
-  const plain = new Set<string>()
+  const lines = new Map<string, { readonly path: ReadonlyArray<string>; readonly actual: string; readonly expected: Array<string> }>()
+  const plain: Array<ArgumentProblem> = []
+  const paths: Array<ReadonlyArray<string>> = []
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.length === 0 ? "(root)" : issue.path.map(String).join(".")
+    const path = issue.path.map(String)
+    paths.push(path)
     const match = issue._tag === "Type" ? EXPECTED.exec(issue.message) : null
     if (match === null) {
-      plain.add(`${path}: ${issue.message}`)
+      plain.push({ path, message: issue.message })
       continue
     }
     const [, expected = "", actual = ""] = match
-    const key = `${path}\u0000${actual}`
+    const key = `${JSON.stringify(path)}\u0000${actual}`
     const line = lines.get(key)
     if (line === undefined) lines.set(key, { path, actual, expected: [expected] })
     else if (!line.expected.includes(expected)) line.expected.push(expected)
   }
-  const paths = new Set<string>()
-  for (const line of plain) paths.add(line.slice(0, line.indexOf(": ")))
-  for (const { path } of lines.values()) paths.add(path)
-  const below = (path: string): boolean => {
-    const prefix = path === "(root)" ? "" : `${path}.`
-    for (const other of paths) if (other !== path && other.startsWith(prefix)) return true
-    return false
-  }
+  const below = (path: ReadonlyArray<string>): boolean =>
+    paths.some((other) => other.length > path.length && path.every((key, i) => other[i] === key))
   for (const { actual, expected, path } of lines.values()) {
     const shown = expected.length > 1 ? expected.filter((e) => e !== "undefined") : expected
     // an optional or nullable value whose inner problems are listed: "Expected undefined" says nothing
     if (shown.every((e) => e === "undefined" || e === "null") && below(path)) continue
-    plain.add(`${path}: Expected ${shown.join(" | ")}, actual ${actual}`)
+    plain.push({ path, message: `Expected ${shown.join(" | ")}, actual ${actual}` })
   }
-  return sorted(plain)
+  return plain
 }
 
 /**

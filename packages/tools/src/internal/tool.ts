@@ -251,8 +251,7 @@ export const build = (
   const validateArgs = (args: unknown): Effect.Effect<unknown, ToolArgumentError> => {
     const decoded = decode(args)
     if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
-    const { unexpected, missing, invalid } = decoded.left
-    return Effect.fail(new ToolArgumentError({ toolName: name, unexpected, missing, invalid, accepted }))
+    return Effect.fail(new ToolArgumentError({ toolName: name, ...decoded.left, accepted }))
   }
 
   const execute = (args: unknown, options: ExecuteOptions) =>

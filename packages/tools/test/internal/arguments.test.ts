@@ -12,9 +12,12 @@ const CancelOrder = Schema.Struct({
 })
 const cancelOrder = makeArgumentDecoder(CancelOrder)
 
-const problems = <A>(result: Either.Either<A, ArgumentProblems>): ArgumentProblems => {
+/** The three lists of the problems (`invalidArguments` is checked where it is the point). */
+const problems = <A>(result: Either.Either<A, ArgumentProblems>): Omit<ArgumentProblems, "invalidArguments"> => {
   if (Either.isRight(result)) throw new Error(`expected problems, got ${JSON.stringify(result.right)}`)
-  return result.left
+  const { invalidArguments, ...lists } = result.left
+  if (lists.invalid.length === 0) expect(invalidArguments).toEqual([])
+  return lists
 }
 const decoded = <A>(result: Either.Either<A, ArgumentProblems>): A => {
   if (Either.isLeft(result)) throw new Error(`expected a value, got ${JSON.stringify(result.left)}`)
@@ -62,6 +65,22 @@ describe("makeArgumentDecoder: keys", () => {
     )
     expect(decoded(decode({ q: "x", colour: "red" }))).toEqual({ q: "x", colour: "red" })
     expect(problems(decode({ colour: "red" }))).toEqual({ unexpected: [], missing: ["q"], invalid: [] })
+  })
+
+  it("names the top-level key each invalid value is under, from its path: a rest key holding '.' or ': ' is named whole", () => {
+    const decode = makeArgumentDecoder(
+      Schema.Struct({ q: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Struct({ n: Schema.Number }) }))
+    )
+    const result = decode({ q: 1, "a: b": { n: "x" }, ": ": { n: null }, "c.d": { n: true } })
+    expect(Either.isLeft(result) && result.left.invalidArguments).toEqual([": ", "a: b", "c.d", "q"])
+    expect(problems(result).invalid).toEqual([
+      ": .n: Expected number, actual null",
+      "a: b.n: Expected number, actual \"x\"",
+      "c.d.n: Expected number, actual true",
+      "q: Expected string | { readonly n: number }, actual 1"
+    ])
+    const root = cancelOrder(null)
+    expect(Either.isLeft(root) && root.left.invalidArguments).toEqual(["(root)"])
   })
 
   it("rejects input that is not an object of arguments", () => {
