@@ -6,6 +6,9 @@ import { defineConfig } from "vitest/config"
 const root = fileURLToPath(new URL(".", import.meta.url))
 const packages = readdirSync(new URL("./packages", import.meta.url))
 const apps = readdirSync(new URL("./apps", import.meta.url))
+// The crash suites kill real worker processes at random points and wait out their leases: they run
+// last, by themselves, so that neither they nor the other suites slow each other down.
+const crashSuites = ["packages/sql/test/crash.test.ts", "packages/durable/test/crash.test.ts"]
 
 export default defineConfig({
   resolve: {
@@ -15,13 +18,14 @@ export default defineConfig({
     projects: [
       ...packages.map((name) => ({
         extends: true as const,
-        test: { name: `@agentkit/${name}`, include: [`packages/${name}/test/**/*.test.ts`] }
+        test: { name: `@agentkit/${name}`, include: [`packages/${name}/test/**/*.test.ts`], exclude: crashSuites }
       })),
       ...apps.map((name) => ({
         extends: true as const,
         test: { name: `app:${name}`, include: [`apps/${name}/test/**/*.test.ts`] }
       })),
-      { extends: true as const, test: { name: "scripts", include: ["scripts/test/**/*.test.mjs"] } }
+      { extends: true as const, test: { name: "scripts", include: ["scripts/test/**/*.test.mjs"] } },
+      { extends: true as const, test: { name: "crash", include: crashSuites, sequence: { groupOrder: 1 } } }
     ]
   }
 })
