@@ -228,7 +228,7 @@ describe("crash suite", () => {
         const report = yield* suite("sqlite", { kind: "sqlite", filename }, SqlStores.layerSqlite({ filename }), { kills, workers: 1, runs: 12 })
         required(report, kills)
       }).pipe(Effect.scoped),
-    300_000
+    600_000
   )
 
   if (postgresUrl !== undefined) {
@@ -249,7 +249,7 @@ describe("crash suite", () => {
           const report = yield* suite("postgres, 2 workers", { kind: "postgres", url: postgresUrl!, schema }, layer, { kills, workers: 2, runs: 12 })
           required(report, kills)
         }).pipe(Effect.scoped),
-      300_000
+      600_000
     )
   }
 })
