@@ -6,14 +6,14 @@
  * nothing. A crash is an interruption in the checkpoint store's `save` (the body stops, the workflow is
  * not complete, `Workflow.resume` re-drives it, as the cluster does on another runner).
  */
-import { Agent, Approval, Operator, ReActCognition } from "@agentkit/agents"
-import { AuditStore, CheckpointStore, ExecutionLedger } from "@agentkit/core"
+import { Agent, Approval, ReActCognition } from "@agentkit/agents"
+import { CheckpointStore, ExecutionLedger } from "@agentkit/core"
 import { DurableAgent, DurableRuns } from "@agentkit/durable"
-import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
+import { FakeLLM, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
-import { Effect, Exit, Layer, Metric, Schema, TestClock } from "effect"
+import { Effect, Exit, Metric, Schema, TestClock } from "effect"
+import { crashingStore, harness, settle } from "./support.js"
 
 const counted = () => {
   const runs = { lookups: 0, charges: 0 }
@@ -33,24 +33,6 @@ const counted = () => {
   return { runs, lookup, charge }
 }
 
-/** A memory store whose `save` is interrupted once, the first time `when` holds: the body's process "crashes". */
-const crashingStore = (when: (state: { phase: string; completed: number }) => boolean) => {
-  const store = CheckpointStore.makeMemory()
-  let crashed = false
-  const service: CheckpointStore.Service = {
-    ...store,
-    save: (lease, request) => {
-      const state = JSON.parse(request.state) as { phase: string; turn: { completed: ReadonlyArray<unknown> } }
-      if (!crashed && when({ phase: state.phase, completed: state.turn.completed.length })) {
-        crashed = true
-        return Effect.interrupt // the runner stopped: no result, nothing completed
-      }
-      return store.save(lease, request)
-    }
-  }
-  return { store: service, crashed: () => crashed }
-}
-
 const setup = (options: {
   readonly llm: FakeLLM.FakeLLM
   readonly store?: CheckpointStore.Service
@@ -62,26 +44,9 @@ const setup = (options: {
   const agent = Agent.make({ name: "billing", model: Seed.MODEL, prompt: "Bill the order.", cognition: ReActCognition.make({ tools: [lookup, charge] }) })
   const durables = (options.versions ?? [1]).map((version) => DurableAgent.make(agent, { version, approvalTimeout: "1 hour", context: options.context }))
   const durable = durables[0]!
-  const store = options.store ?? CheckpointStore.makeMemory()
-  const ledger = options.ledger ?? ExecutionLedger.makeMemory()
-  const audit = AuditStore.makeMemory()
-  const services = Layer.mergeAll(makeTestCtx({ llm: options.llm }), CheckpointStore.layer(store), ExecutionLedger.layer(ledger), AuditStore.layer(audit))
-  const layer = Layer.mergeAll(DurableRuns.layer(durables), ...durables.map((d) => d.layer)).pipe(
-    Layer.provideMerge(Layer.mergeAll(WorkflowEngine.layerMemory, Operator.Operator.layer, services).pipe(Layer.provideMerge(services)))
-  )
+  const { audit, layer, ledger, store } = harness(durables, options)
   return { durable, durables, runs, store, ledger, audit, layer }
 }
-
-/** Lets the engine run until the run stops (suspended, complete, or died); gives the poll's exit. */
-const settle = (durable: DurableAgent.DurableAgent<never>, runId: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 2000; i++) {
-      const polled = yield* Effect.exit(durable.poll(runId))
-      if (Exit.isFailure(polled) || polled.value !== undefined) return polled
-      yield* Effect.yieldNow()
-    }
-    return yield* Effect.die("the run did not stop")
-  })
 
 const lookupThenAnswer = () =>
   FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall("c1")] }), Turn({ content: "Order A-771 shipped." })])
