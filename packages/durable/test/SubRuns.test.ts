@@ -5,8 +5,8 @@
  * after a crash inside a sub-run replays the sub-run's steps instead of calling its model again;
  * a sub-run that suspends on a gated call suspends the root, and a decision resumes the tree.
  */
-import { Agent, Approval, ReActCognition, runAgents } from "@agentkit/agents"
-import type { Chat } from "@agentkit/core"
+import { Agent, Approval, Coordinator, Graph, ReActCognition, runAgents } from "@agentkit/agents"
+import type { Capability, Chat } from "@agentkit/core"
 import { CheckpointStore } from "@agentkit/core"
 import { DurableAgent, DurableRuns } from "@agentkit/durable"
 import type { DurableErrors } from "@agentkit/durable"
@@ -72,6 +72,9 @@ const model = () => {
 
 const specialist = (name: string, tool: ToolRegistry.AnyTool) =>
   Agent.make({ name, model: Seed.MODEL, prompt: name, cognition: ReActCognition.make({ tools: [tool] }) })
+
+const delegateTo = <A, E, R>(runnable: { readonly run: (task: string) => Effect.Effect<A, E, R>; readonly caps?: ReadonlyArray<Capability> | undefined }): ToolRegistry.AnyTool =>
+  asTool(runnable, { name: "delegate", description: DESCRIPTION })
 
 const desk = <T extends ToolRegistry.AnyTool>(delegate: T, context?: DurableAgent.Options["context"]) =>
   DurableAgent.make(Agent.make({ name: "desk", model: Seed.MODEL, prompt: "desk", cognition: ReActCognition.make({ tools: [delegate] }) }), {
@@ -152,6 +155,38 @@ describe("sub-runs inside a durable run", () => {
       )
     }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
   })
+
+  for (const [label, runnable, expected] of [
+    [
+      "a round-robin coordinator: each child's turn under <child>#<turn>",
+      (lookup: ToolRegistry.AnyTool) =>
+        delegateTo(Agent.make({ name: "crew", model: Seed.MODEL, cognition: Coordinator.roundRobin({ children: [specialist("alpha", lookup), specialist("beta", lookup)], maxTurns: 2 }) })),
+      ["delegate#c1/alpha#0/turn-0", "delegate#c1/alpha#0/tool-k-alpha", "delegate#c1/alpha#0/turn-1", "delegate#c1/beta#1/turn-0", "delegate#c1/beta#1/tool-k-beta", "delegate#c1/beta#1/turn-1"]
+    ],
+    [
+      "a graph: each node's steps under its node id",
+      (lookup: ToolRegistry.AnyTool) =>
+        delegateTo(Graph.make({ name: "pipeline", nodes: { first: Graph.agent(specialist("alpha", lookup)), second: Graph.agent(specialist("beta", lookup), { after: ["first"] }) } })),
+      ["delegate#c1/first/turn-0", "delegate#c1/first/tool-k-alpha", "delegate#c1/first/turn-1", "delegate#c1/second/turn-0", "delegate#c1/second/tool-k-beta", "delegate#c1/second/turn-1"]
+    ]
+  ] as const) {
+    it.effect(`${label}, each step once`, () => {
+      const { llm } = model()
+      const { lookup, runs } = tools()
+      const durable = desk(runnable(lookup))
+      const { layer } = harness([durable], { llm })
+      const tracer = Tracing.recording()
+      return Effect.gen(function* () {
+        yield* durable.start({ runId: "r-4", input: "Where is A-771?" })
+        const done = yield* settle(durable, "r-4")
+        expect(answer(done)).toMatch(/^Desk: /)
+        expect(runs.lookups).toBe(2)
+        const names = activities(tracer)
+        expect(names.filter((name) => name.startsWith("delegate#c1/")).sort()).toEqual([...expected].sort())
+        expect(names.filter((name) => !name.includes("/"))).toEqual(["turn-0", "turn-1"])
+      }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
+    })
+  }
 
   it.effect("a gated call inside the child suspends the root; a decision through DurableRuns resumes the tree and the charge runs once", () => {
     const { llm, calls } = model()
