@@ -14,11 +14,16 @@ import { Effect, Exit, Layer } from "effect"
  */
 export const harness = <R>(
   durables: ReadonlyArray<DurableAgent.DurableAgent<R>>,
-  options: { readonly llm: FakeLLM.FakeLLM; readonly store?: CheckpointStore.Service | undefined; readonly ledger?: ExecutionLedger.Service | undefined }
+  options: {
+    readonly llm: FakeLLM.FakeLLM
+    readonly store?: CheckpointStore.Service | undefined
+    readonly ledger?: ExecutionLedger.Service | undefined
+    readonly audit?: AuditStore.Service | undefined
+  }
 ) => {
   const store = options.store ?? CheckpointStore.makeMemory()
   const ledger = options.ledger ?? ExecutionLedger.makeMemory()
-  const audit = AuditStore.makeMemory()
+  const audit = options.audit ?? AuditStore.makeMemory()
   const services = Layer.mergeAll(makeTestCtx({ llm: options.llm }), CheckpointStore.layer(store), ExecutionLedger.layer(ledger), AuditStore.layer(audit))
   const layer = Layer.mergeAll(DurableRuns.layer(durables), ...durables.map((d) => d.layer)).pipe(
     Layer.provideMerge(Layer.mergeAll(WorkflowEngine.layerMemory, Operator.Operator.layer, services).pipe(Layer.provideMerge(services)))
