@@ -120,11 +120,15 @@ describe("suspension, decisions and the sweep", () => {
           Effect.flip(service.decide("nope", entry.id, Approval.approve(entry.digest), "ops")),
           Effect.flip(service.decide("r-3", "p-0000000000000000", Approval.approve(entry.digest), "ops")),
           Effect.flip(service.decide("r-3", entry.id, Approval.approve("0".repeat(64)), "ops")),
-          Effect.flip(service.decide("r-3", entry.id, { verdict: "markDone", digest: entry.digest, outcome: "x" }, "ops"))
+          Effect.flip(service.decide("r-3", entry.id, { verdict: "markDone", digest: entry.digest, outcome: "x" }, "ops")),
+          // not a decision at all (the Python form, JSON null)
+          Effect.flip(service.decide("r-3", entry.id, "approve", "ops")),
+          Effect.flip(service.decide("r-3", entry.id, null, "ops"))
         ],
         { concurrency: 1 }
       )
-      expect(refused.map((e) => e._tag)).toEqual(["RunNotFound", "UnknownPending", "DigestMismatch", "InvalidDecision"])
+      expect(refused.map((e) => e._tag)).toEqual(["RunNotFound", "UnknownPending", "DigestMismatch", "InvalidDecision", "InvalidDecision", "InvalidDecision"])
+      expect(refused[4]!.message).toContain("must be one of approve, reject, edit")
       expect(yield* store.decisions("r-3")).toEqual([])
       expect(runs.charges).toBe(0)
 
