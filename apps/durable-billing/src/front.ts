@@ -9,7 +9,7 @@
  * A bad request is a 400 with the typed error's tag and message; an unknown run a 404.
  */
 import { CheckpointStore } from "@agentkit/core"
-import { RunState } from "@agentkit/agents"
+import { Operator, RunState } from "@agentkit/agents"
 import { DurableRunner, DurableRuns } from "@agentkit/durable"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
@@ -71,7 +71,7 @@ const router = HttpRouter.empty.pipe(
 const Front = router.pipe(
   HttpServer.serve(),
   Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
-  Layer.provide(DurableRuns.layer([billing])),
+  Layer.provide(DurableRuns.layer([billing]).pipe(Layer.provideMerge(Operator.Operator.layer))),
   Layer.provide(DurableRunner.layerClient({ shardsPerGroup: 30 })),
   Layer.provide(stores())
 )

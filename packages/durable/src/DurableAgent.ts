@@ -4,7 +4,9 @@
  * call (`turn-<i>`) and tool call (`tool-<callId>`) is an activity whose result is journaled, so a
  * run re-driven on another runner after a crash replays them instead of calling again. The
  * checkpoint store stays the source of truth for the run's status, pending entries and decisions:
- * the run's lifecycle (create, take over, suspend, resume, finish) is the in-process one.
+ * the run's lifecycle (create, take over, suspend, resume, finish) is the in-process one. A
+ * sub-run's steps (`asTool`, `runAgents`, coordinators, graphs) are activities too, named under
+ * its path below the root (`ask_billing#c1/turn-0`).
  *
  * A suspended run waits on a `DurableDeferred` raced against a `DurableClock` (the approval
  * timeout); the deferred is completed by a runner once every pending entry has a recorded

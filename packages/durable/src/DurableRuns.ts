@@ -7,16 +7,17 @@
  * version knows (left alone), the stuck ones (decided long ago, still suspended) and the running
  * ones whose lease expired. The figures are also set on gauges (`metrics`).
  *
- * Decisions are recorded here through the store ports, a thin seam: the agents `Operator`
- * service records them the same way once it lands, and this module then defers to it.
+ * Decisions are recorded through the agents `Operator` service (the one the console and the CLI
+ * use): the tenant is checked before anything is written, the kind, digest and (for `edit`) the
+ * arguments against the pending entry, the first decision wins, and each one is audited.
  *
  * @since 0.2.0
  * @experimental
  */
-import { CanonicalJson, CheckpointStore, RunNotFound } from "@agentkit/core"
-import type { AlreadyDecided, CorruptEntry, RunFinished, StoreError } from "@agentkit/core"
-import { Approval, DigestMismatch, InvalidDecision, RunState, UnknownPending } from "@agentkit/agents"
-import type { RunStateCorrupt, RunStateVersionUnsupported } from "@agentkit/agents"
+import { CheckpointStore } from "@agentkit/core"
+import type { CorruptEntry, StoreError } from "@agentkit/core"
+import { Operator, RunState } from "@agentkit/agents"
+import type { Approval } from "@agentkit/agents"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
@@ -26,7 +27,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import type * as DurableAgent from "./DurableAgent.js"
 import { UnknownWorkflowVersion } from "./DurableErrors.js"
 
@@ -58,7 +58,11 @@ export interface SweepReport {
 }
 
 /**
- * Why a decision was refused (nothing was recorded).
+ * Why a decision was refused (nothing was recorded): the `Operator`'s errors. `RunNotFound` (no
+ * such root run), `OtherTenant` (the run is not one of the caller's tenants), `UnknownPending`,
+ * `InvalidDecision` (a verdict the entry's kind does not accept, or not a decision),
+ * `DigestMismatch` (a stale digest), `ToolArgumentError` (edited arguments the tool's recorded
+ * schema refuses), `AlreadyDecided` (naming the first decision and who made it).
  *
  * @example
  * ```ts
@@ -70,17 +74,7 @@ export interface SweepReport {
  * @since 0.2.0
  * @category models
  */
-export type DecideError =
-  | RunNotFound
-  | UnknownPending
-  | InvalidDecision
-  | DigestMismatch
-  | AlreadyDecided
-  | RunFinished
-  | RunStateCorrupt
-  | RunStateVersionUnsupported
-  | StoreError
-  | CorruptEntry
+export type DecideError = Operator.DecideError
 
 /**
  * The service.
@@ -98,13 +92,17 @@ export type DecideError =
 export interface Service {
   /** Starts a run of `agent` on workflow `version`; an unregistered version fails and nothing runs. */
   readonly start: (agent: string, version: number, payload: DurableAgent.Payload) => Effect.Effect<string, UnknownWorkflowVersion>
-  /** Records a decision on a suspended run's pending entry, after checking its id, kind and digest. */
+  /**
+   * Records a decision on a suspended run's pending entry through the `Operator` (with `access`,
+   * only on a run of one of its tenants); a runner's `sweep` applies it once every entry is decided.
+   */
   readonly decide: (
     rootRunId: string,
     pendingId: string,
     decision: unknown,
-    by: string
-  ) => Effect.Effect<CheckpointStore.RecordedDecision, DecideError>
+    by: string,
+    access?: Operator.Access
+  ) => Effect.Effect<Operator.RecordedDecision, DecideError>
   /** Wakes the suspended runs whose entries are all decided; reports what it found. */
   readonly sweep: Effect.Effect<SweepReport, StoreError | CorruptEntry>
 }
@@ -125,12 +123,11 @@ export interface Service {
  */
 export class DurableRuns extends Context.Tag("@agentkit/durable/DurableRuns")<DurableRuns, Service>() {}
 
-const decodeDecision = Schema.decodeUnknownOption(Approval.Decision)
-
-const received = (value: unknown): string => {
-  const text = CanonicalJson.stringify(value)
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text
-}
+/** A decision as the `Operator` takes it: the caller's `by` wins; a value that is not a record is checked as a verdict. */
+const withBy = (value: unknown, by: string): Approval.Decision & { readonly by: string } =>
+  (typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value, by } : { verdict: value, by }) as Approval.Decision & {
+    readonly by: string
+  }
 
 /** The durable agents' workflows, registered with the engine. */
 const registered = (agents: ReadonlyArray<DurableAgent.DurableAgent<never>>) => {
@@ -187,15 +184,17 @@ export interface Options {
 
 /**
  * The service over the given durable agents (every version a runner can drive), the checkpoint
- * store and the workflow engine.
+ * store, the workflow engine and the `Operator` (`Operator.layer` over the same stores).
  *
  * @example
  * ```ts
- * import { Agent } from "@agentkit/agents"
+ * import { Agent, Operator } from "@agentkit/agents"
  * import { DurableAgent, DurableRuns } from "@agentkit/durable"
+ * import { Layer } from "effect"
  *
  * const support = DurableAgent.make(Agent.make({ name: "support", model: "claude-sonnet-4-6" }), { version: 1 })
- * const runs = DurableRuns.layer([support])
+ * // the Operator over the same stores the runs use (CheckpointStore, AuditStore)
+ * const runs = DurableRuns.layer([support]).pipe(Layer.provideMerge(Operator.Operator.layer))
  * ```
  *
  * @since 0.2.0
@@ -204,11 +203,12 @@ export interface Options {
 export const layer = <R>(
   agents: ReadonlyArray<DurableAgent.DurableAgent<R>>,
   options: Options = {}
-): Layer.Layer<DurableRuns, never, CheckpointStore | WorkflowEngine> =>
+): Layer.Layer<DurableRuns, never, CheckpointStore | WorkflowEngine | Operator.Operator> =>
   Layer.effect(
     DurableRuns,
     Effect.gen(function* () {
       const store = yield* CheckpointStore
+      const operator = yield* Operator.Operator
       const engine = yield* Effect.context<WorkflowEngine>()
       const byName = registered(agents as unknown as ReadonlyArray<DurableAgent.DurableAgent<never>>)
       const stuckAfter = Duration.toMillis(Duration.decode(options.stuckAfter ?? "1 minute"))
@@ -222,25 +222,7 @@ export const layer = <R>(
         return Effect.provide(durable.start(payload), engine)
       }
 
-      const decide: Service["decide"] = (rootRunId, pendingId, value, by) =>
-        Effect.gen(function* () {
-          const found = yield* store.load(rootRunId)
-          if (Option.isNone(found) || found.value.runId !== found.value.rootRunId) return yield* new RunNotFound({ runId: rootRunId })
-          const state = yield* RunState.decode(rootRunId, found.value.state)
-          const entry = state.pending.find((e) => e.id === pendingId)
-          if (entry === undefined) {
-            return yield* new UnknownPending({ runId: rootRunId, pendingId, expected: state.pending.map((e) => e.id) })
-          }
-          const accepted = Approval.verdictsFor(entry.kind)
-          const decision = decodeDecision(value)
-          if (Option.isNone(decision) || !accepted.includes(decision.value.verdict)) {
-            return yield* new InvalidDecision({ runId: rootRunId, pendingId, kind: entry.kind, accepted, received: received(value) })
-          }
-          if (decision.value.digest !== entry.digest) {
-            return yield* new DigestMismatch({ runId: rootRunId, pendingId, expected: entry.digest, received: decision.value.digest })
-          }
-          return yield* store.decide(rootRunId, pendingId, { decision: CanonicalJson.stringify(Schema.encodeSync(Approval.Decision)(decision.value)), by })
-        })
+      const decide: Service["decide"] = (rootRunId, pendingId, value, by, access) => operator.decide(rootRunId, pendingId, withBy(value, by), access)
 
       /** Wakes one run whose entries are all decided, on the version that knows it. */
       const wake = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string, pending: ReadonlyArray<Approval.PendingEntry>) =>

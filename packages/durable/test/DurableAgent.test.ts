@@ -9,11 +9,11 @@
 import { Agent, Approval, ReActCognition } from "@agentkit/agents"
 import { CheckpointStore, ExecutionLedger } from "@agentkit/core"
 import { DurableAgent, DurableRuns } from "@agentkit/durable"
-import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
+import { FakeLLM, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
-import { Effect, Exit, Layer, Metric, Schema, TestClock } from "effect"
+import { Effect, Exit, Metric, Schema, TestClock } from "effect"
+import { crashingStore, harness, settle } from "./support.js"
 
 const counted = () => {
   const runs = { lookups: 0, charges: 0 }
@@ -33,53 +33,20 @@ const counted = () => {
   return { runs, lookup, charge }
 }
 
-/** A memory store whose `save` is interrupted once, the first time `when` holds: the body's process "crashes". */
-const crashingStore = (when: (state: { phase: string; completed: number }) => boolean) => {
-  const store = CheckpointStore.makeMemory()
-  let crashed = false
-  const service: CheckpointStore.Service = {
-    ...store,
-    save: (lease, request) => {
-      const state = JSON.parse(request.state) as { phase: string; turn: { completed: ReadonlyArray<unknown> } }
-      if (!crashed && when({ phase: state.phase, completed: state.turn.completed.length })) {
-        crashed = true
-        return Effect.interrupt // the runner stopped: no result, nothing completed
-      }
-      return store.save(lease, request)
-    }
-  }
-  return { store: service, crashed: () => crashed }
-}
-
 const setup = (options: {
   readonly llm: FakeLLM.FakeLLM
   readonly store?: CheckpointStore.Service
   readonly ledger?: ExecutionLedger.Service
   readonly versions?: ReadonlyArray<number>
+  readonly context?: DurableAgent.Options["context"]
 }) => {
   const { charge, lookup, runs } = counted()
   const agent = Agent.make({ name: "billing", model: Seed.MODEL, prompt: "Bill the order.", cognition: ReActCognition.make({ tools: [lookup, charge] }) })
-  const durables = (options.versions ?? [1]).map((version) => DurableAgent.make(agent, { version, approvalTimeout: "1 hour" }))
+  const durables = (options.versions ?? [1]).map((version) => DurableAgent.make(agent, { version, approvalTimeout: "1 hour", context: options.context }))
   const durable = durables[0]!
-  const store = options.store ?? CheckpointStore.makeMemory()
-  const ledger = options.ledger ?? ExecutionLedger.makeMemory()
-  const services = Layer.mergeAll(makeTestCtx({ llm: options.llm }), CheckpointStore.layer(store), ExecutionLedger.layer(ledger))
-  const layer = Layer.mergeAll(DurableRuns.layer(durables), ...durables.map((d) => d.layer)).pipe(
-    Layer.provideMerge(Layer.merge(WorkflowEngine.layerMemory, services))
-  )
-  return { durable, durables, runs, store, ledger, layer }
+  const { audit, layer, ledger, store } = harness(durables, options)
+  return { durable, durables, runs, store, ledger, audit, layer }
 }
-
-/** Lets the engine run until the run stops (suspended, complete, or died); gives the poll's exit. */
-const settle = (durable: DurableAgent.DurableAgent<never>, runId: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 2000; i++) {
-      const polled = yield* Effect.exit(durable.poll(runId))
-      if (Exit.isFailure(polled) || polled.value !== undefined) return polled
-      yield* Effect.yieldNow()
-    }
-    return yield* Effect.die("the run did not stop")
-  })
 
 const lookupThenAnswer = () =>
   FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall("c1")] }), Turn({ content: "Order A-771 shipped." })])
@@ -153,11 +120,15 @@ describe("suspension, decisions and the sweep", () => {
           Effect.flip(service.decide("nope", entry.id, Approval.approve(entry.digest), "ops")),
           Effect.flip(service.decide("r-3", "p-0000000000000000", Approval.approve(entry.digest), "ops")),
           Effect.flip(service.decide("r-3", entry.id, Approval.approve("0".repeat(64)), "ops")),
-          Effect.flip(service.decide("r-3", entry.id, { verdict: "markDone", digest: entry.digest, outcome: "x" }, "ops"))
+          Effect.flip(service.decide("r-3", entry.id, { verdict: "markDone", digest: entry.digest, outcome: "x" }, "ops")),
+          // not a decision at all (the Python form, JSON null)
+          Effect.flip(service.decide("r-3", entry.id, "approve", "ops")),
+          Effect.flip(service.decide("r-3", entry.id, null, "ops"))
         ],
         { concurrency: 1 }
       )
-      expect(refused.map((e) => e._tag)).toEqual(["RunNotFound", "UnknownPending", "DigestMismatch", "InvalidDecision"])
+      expect(refused.map((e) => e._tag)).toEqual(["RunNotFound", "UnknownPending", "DigestMismatch", "InvalidDecision", "InvalidDecision", "InvalidDecision"])
+      expect(refused[4]!.message).toContain("must be one of approve, reject, edit")
       expect(yield* store.decisions("r-3")).toEqual([])
       expect(runs.charges).toBe(0)
 
@@ -173,6 +144,78 @@ describe("suspension, decisions and the sweep", () => {
       expect(llm.calls).toBe(2)
       // a second sweep finds nothing to do
       expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
+    }).pipe(Effect.provide(layer))
+  })
+
+  /** Suspends a gated charge run and gives its one pending entry. */
+  const suspendedCharge = (durable: DurableAgent.DurableAgent<never>, store: CheckpointStore.Service, runId: string) =>
+    Effect.gen(function* () {
+      yield* durable.start({ runId, input: "Charge 12", autonomy: "gated" })
+      yield* settle(durable, runId)
+      const record = yield* store.load(runId)
+      return (JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+    })
+
+  it.effect("a decision goes through the Operator: it is audited with who made it, and the sweep applies it", () => {
+    const llm = chargeThenAnswer()
+    const { audit, durable, layer, runs, store } = setup({ llm, context: { scope: { orgId: "acme" } } })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      const entry = yield* suspendedCharge(durable, store, "r-11")
+      const tenant = (yield* store.load("r-11")).pipe((r) => (r._tag === "Some" ? r.value.tenant : ""))
+      const recorded = yield* service.decide("r-11", entry.id, Approval.approve(entry.digest), "alice", { tenants: [tenant] })
+      expect(recorded).toMatchObject({ rootRunId: "r-11", pendingId: entry.id, by: "alice", decision: { verdict: "approve", by: "alice" } })
+      const trail = (yield* audit.list({ runId: "r-11" })).records
+      expect(trail.map((r) => [r.decision, r.action, r.by, r.tool, r.callId, r.tenant])).toEqual([["operator", "approve", "alice", "charge_card", "c9", tenant]])
+      expect((yield* service.sweep).woken).toEqual(["r-11"])
+      const done = yield* settle(durable, "r-11")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a decision on another tenant's run is refused before anything is written: no decision, no audit record, the run waits", () => {
+    const llm = chargeThenAnswer()
+    const { audit, durable, layer, runs, store } = setup({ llm, context: { scope: { orgId: "acme" } } })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      const entry = yield* suspendedCharge(durable, store, "r-12")
+      const error = yield* Effect.flip(service.decide("r-12", entry.id, Approval.approve(entry.digest), "mallory", { tenants: ["[9,null,null,null]"] }))
+      expect(error._tag).toBe("OtherTenant")
+      expect(yield* store.decisions("r-12")).toEqual([])
+      expect((yield* audit.list({})).records).toEqual([])
+      expect(yield* service.sweep).toMatchObject({ woken: [], waiting: ["r-12"] })
+      expect(runs.charges).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("two concurrent decisions on one entry: the first wins, the second is AlreadyDecided naming the winner; one record, one audit", () => {
+    const llm = chargeThenAnswer()
+    const { audit, durable, layer, runs, store } = setup({ llm })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      const entry = yield* suspendedCharge(durable, store, "r-13")
+      const both = yield* Effect.all(
+        [
+          Effect.either(service.decide("r-13", entry.id, Approval.approve(entry.digest), "alice")),
+          Effect.either(service.decide("r-13", entry.id, Approval.reject(entry.digest, "no"), "bob"))
+        ],
+        { concurrency: "unbounded" }
+      )
+      const winners = both.filter((r) => r._tag === "Right")
+      const losers = both.flatMap((r) => (r._tag === "Left" ? [r.left] : []))
+      expect(winners).toHaveLength(1)
+      expect(losers).toHaveLength(1)
+      const winner = winners[0]!._tag === "Right" ? winners[0]!.right : undefined
+      const loser = losers[0]!
+      expect(loser._tag).toBe("AlreadyDecided")
+      expect(loser._tag === "AlreadyDecided" ? loser.by : undefined).toBe(winner?.by)
+      expect((yield* store.decisions("r-13")).map((d) => d.by)).toEqual([winner?.by])
+      expect((yield* audit.list({ runId: "r-13" })).records.map((r) => r.by)).toEqual([winner?.by])
+      yield* service.sweep
+      const done = yield* settle(durable, "r-13")
+      expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
+      expect(runs.charges).toBe(winner?.by === "alice" ? 1 : 0)
     }).pipe(Effect.provide(layer))
   })
 

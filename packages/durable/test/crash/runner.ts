@@ -10,7 +10,7 @@
  * DURABLE_LOCK_MS (shard lock expiry), DURABLE_LEASE_MS (run lease ttl), DURABLE_DRAIN_MS (how long
  * a SIGTERMed runner lets its entities finish).
  */
-import { Agent, ReActCognition, RunLease } from "@agentkit/agents"
+import { Agent, Operator, ReActCognition, RunLease } from "@agentkit/agents"
 import { SqlStores } from "@agentkit/sql"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
@@ -96,7 +96,7 @@ const main = Effect.gen(function* () {
 })
 
 const live = Layer.mergeAll(billing.layer, DurableRunner.sweeper("500 millis")).pipe(
-  Layer.provideMerge(DurableRuns.layer([billing])),
+  Layer.provideMerge(DurableRuns.layer([billing]).pipe(Layer.provideMerge(Operator.Operator.layer))),
   Layer.provideMerge(engine),
   Layer.provideMerge(Layer.merge(stores, services))
 )
