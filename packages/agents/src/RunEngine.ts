@@ -2,8 +2,9 @@
  * The engine hook (experimental): how another engine drives the same ReAct step function. The
  * loop's model and tool calls go through an engine port, named after the step (`turn-<iteration>`,
  * `tool-<callId>`, and `tool-<callId>/retry-<createdAt>` for a call retried after it was found in
- * doubt). When a `RunEngine` is in the context, the ReAct cognition passes its in-process calls to
- * `wrap` and drives the loop through what comes back, so a durable engine can journal each call as
+ * doubt; a selector coordinator's pick is `select-<turn>`). When a `RunEngine` is in the context,
+ * the ReAct cognition passes its in-process calls to `wrap` and drives the loop through what comes
+ * back (and a selector coordinator its model call), so a durable engine can journal each call as
  * a named activity. Optional: read from the context, never in `agent.run`'s requirements.
  *
  * @since 0.2.0

@@ -53,10 +53,11 @@ const tools = () => {
  * The scripted model of every agent: a specialist calls its tool once, then answers with the
  * tool's text; the desk delegates once, then answers with the specialist's words.
  */
-const model = () => {
+const model = (selector?: (request: Chat.ChatRequest) => ReturnType<typeof Turn>) => {
   const calls: Record<string, number> = {}
   const llm = FakeLLM.respond((request) => {
     const agent = who(request)
+    if (selector !== undefined && agent.startsWith("You coordinate")) return selector(request)
     calls[agent] = (calls[agent] ?? 0) + 1
     const result = lastTool(request)
     if (agent === "desk") {
@@ -88,7 +89,7 @@ const answer = (polled: Exit.Exit<Workflow.Result<DurableAgent.Result, DurableEr
 
 /** The activities the engine ran (their spans), in order. */
 const activities = (tracer: ReturnType<typeof Tracing.recording>) =>
-  tracer.spans.map((span) => span.name).filter((name) => /(^|\/)(turn|tool)-/.test(name))
+  tracer.spans.map((span) => span.name).filter((name) => /(^|\/)(turn|tool|select)-/.test(name))
 
 describe("sub-runs inside a durable run", () => {
   it.effect("asTool(child): the child's steps are activities under its path; a crash after the child's turn-0 replays it, its model is not called again", () => {
@@ -187,6 +188,28 @@ describe("sub-runs inside a durable run", () => {
       }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
     })
   }
+
+  it.effect("a selector coordinator: its model's pick of each turn is a step of its own (select-<turn>), asked once per turn", () => {
+    const picks: Array<string> = []
+    const { llm, calls } = model(() => {
+      picks.push(picks.length === 0 ? "alpha" : "DONE")
+      return Turn({ content: picks.at(-1)! })
+    })
+    const { lookup, runs } = tools()
+    const durable = desk(delegateTo(Agent.make({ name: "crew", model: Seed.MODEL, cognition: Coordinator.selector({ children: [specialist("alpha", lookup), specialist("beta", lookup)], maxTurns: 3 }) })))
+    const { layer } = harness([durable], { llm })
+    const tracer = Tracing.recording()
+    return Effect.gen(function* () {
+      yield* durable.start({ runId: "r-5", input: "Where is A-771?" })
+      expect(answer(yield* settle(durable, "r-5"))).toBe("Desk: alpha: order A-771: shipped")
+      expect(picks).toEqual(["alpha", "DONE"])
+      expect(calls).toEqual({ desk: 2, alpha: 2 })
+      expect(runs.lookups).toBe(1)
+      expect(activities(tracer).filter((name) => name.startsWith("delegate#c1/")).sort()).toEqual(
+        ["delegate#c1/select-0", "delegate#c1/alpha#0/turn-0", "delegate#c1/alpha#0/tool-k-alpha", "delegate#c1/alpha#0/turn-1", "delegate#c1/select-1"].sort()
+      )
+    }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
+  })
 
   it.effect("a gated call inside the child suspends the root; a decision through DurableRuns resumes the tree and the charge runs once", () => {
     const { llm, calls } = model()

@@ -19,6 +19,8 @@ import type * as Agent from "../Agent.js"
 import type { AgentResult } from "../AgentResult.js"
 import type { AgentError, Cognition, Drive, Resume } from "../Cognition.js"
 import { AgentDefinitionError } from "../Errors.js"
+import { RunEngine } from "../RunEngine.js"
+import type { Calls } from "../RunEngine.js"
 import * as RunState from "../RunState.js"
 import { outcome } from "./fanOut.js"
 import * as Lifecycle from "./lifecycle.js"
@@ -82,6 +84,9 @@ const toolsOf = (children: ReadonlyArray<Agent.Agent<unknown>>): ToolRegistry.To
 
 const DONE = "DONE"
 
+/** The tool call of the calls a selector passes to an engine: it makes none. */
+const selectorRunsNoTool: Calls["runTool"] = (name) => Effect.dieMessage(`a coordinator's selector runs no tool (asked for step ${name})`)
+
 export const make = <R>(settings: Settings): Cognition<R> => {
   const { children, maxTurns, policy } = settings
   if (children.length === 0) throw new AgentDefinitionError({ message: "Coordinator: children must name at least one agent" })
@@ -112,11 +117,12 @@ export const make = <R>(settings: Settings): Cognition<R> => {
       ]
         .filter((part) => part !== "")
         .join("\n\n")
-      const response = yield* invoker.chat({
-        model: agent.model,
-        messages: [Message.system(system), Message.user(render(messages, state.results))],
-        tools: []
-      })
+      const request = { model: agent.model, messages: [Message.system(system), Message.user(render(messages, state.results))], tools: [] }
+      // the selector's model call is a named step (`select-<turn>`): another engine may journal it
+      const hook = yield* Effect.serviceOption(RunEngine)
+      const response = yield* hook._tag === "None"
+        ? invoker.chat(request)
+        : hook.value.wrap({ callModel: (_name, asked) => invoker.chat(asked), runTool: selectorRunsNoTool }).callModel(`select-${state.turn}`, request)
       const reply = response.content.trim()
       if (reply === DONE) return { child: DONE, reason: `selector returned '${DONE}'`, usage: response.usage }
       if (byName.has(reply)) return { child: reply, reason: `selector returned '${reply}'`, usage: response.usage }
