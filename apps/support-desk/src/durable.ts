@@ -117,12 +117,16 @@ export const serveConsole = (
     output.print("(loopback only: no token needed) decide the call in the inbox; Ctrl-C stops the console")
     const operator = yield* Operator.Operator
     const waiting = Effect.map(operator.show(runId), (run) => run.status === "suspended" || run.status === "running")
-    // the recovery worker resumes the run once the console has recorded a decision for every pending call
-    yield* RunRecovery.runOnce({ agents: [agent] }).pipe(
-      recorded,
-      Effect.zipRight(waiting),
-      Effect.repeat({ schedule: Schedule.spaced(options.every ?? "500 millis"), while: (still) => still })
+    // the recovery worker resumes the run once the console has recorded a decision for every
+    // pending call; only that resumption is traced (the polls are not the run's spans)
+    const undecided = Effect.map(
+      operator.show(runId),
+      (run) => run.status === "suspended" && run.pending.some((entry) => !run.decided.some((decision) => decision.pendingId === entry.id))
     )
+    const step = Effect.flatMap(undecided, (still) =>
+      still ? Effect.succeed(true) : RunRecovery.runOnce({ agents: [agent] }).pipe(recorded, Effect.zipRight(waiting))
+    )
+    yield* step.pipe(Effect.repeat({ schedule: Schedule.spaced(options.every ?? "500 millis"), while: (still) => still }))
     const run = yield* operator.show(runId)
     const answer = finalAnswer(run)
     if (answer !== undefined) output.print(`support: ${answer}`)

@@ -13,6 +13,7 @@
  */
 import type { SpanStore } from "@agentkit/core"
 import { SqlSpanStore, SqlStores } from "@agentkit/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
@@ -33,13 +34,19 @@ if (chromiumPath === undefined) {
 }
 const screenshots = fileURLToPath(new URL("../build/screenshots/", import.meta.url))
 
-/** The spans of a run tree as this process reads them from the SQLite file (a process other than the demo's). */
+/**
+ * The spans of a run tree as this process reads them from the SQLite file (a process other than
+ * the demo's), and how many traces the file holds in all.
+ */
 const spansInFile = (filename: string, key: string) =>
   Effect.runPromise(
     Effect.scoped(
-      Effect.flatMap(SqlSpanStore.SqlSpanStore, (store) => store.trace(key)).pipe(
-        Effect.provide(SqlSpanStore.layer().pipe(Layer.provide(SqlStores.layerSqlite({ filename }))))
-      )
+      Effect.gen(function* () {
+        const spans = yield* Effect.flatMap(SqlSpanStore.SqlSpanStore, (store) => store.trace(key))
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ readonly n: unknown }>`SELECT COUNT(DISTINCT trace_id) AS n FROM agentkit_spans`
+        return { spans, traces: Number(row?.n) }
+      }).pipe(Effect.provide(SqlSpanStore.layer().pipe(Layer.provideMerge(SqlStores.layerSqlite({ filename })))))
     )
   )
 
@@ -130,7 +137,11 @@ describe("demo:approvals --console", () => {
           expect(tool!.status).toBe("ok")
           // another process (this one) reads the same spans from the SQLite file
           const fromFile = await spansInFile(db, runId)
-          expect(fromFile.map((span) => span.spanId).sort()).toEqual(spans.map((span) => span.spanId).sort())
+          expect(fromFile.spans.map((span) => span.spanId).sort()).toEqual(spans.map((span) => span.spanId).sort())
+          // besides the run's two traces the file holds only the resumption's own recovery statements
+          // (each a one-statement trace): the recovery worker's polls, every 500 ms, are not traced
+          expect(fromFile.traces - 2).toBeGreaterThanOrEqual(0)
+          expect(fromFile.traces - 2).toBeLessThanOrEqual(3)
           if (page !== undefined) {
             await page.reload()
             const summaries = page.getByTestId("trace").locator("summary")
