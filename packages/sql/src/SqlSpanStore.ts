@@ -6,9 +6,11 @@
  * - `offer` never blocks: it appends the span, cut as `SpanStore.bound` cuts it, to a bounded
  *   buffer; a fiber writes the buffer every `flushEvery` in one transaction, and once more when
  *   the layer's scope closes. `trace` writes what this process holds first.
- * - Retention deletes whole traces: those whose newest span started more than `ttl` ago, and the
- *   oldest beyond `maxTraces`; on a schedule (`pruneEvery`) and by `prune`. A trace keeps its
- *   first `maxSpansPerTrace` spans.
+ * - Retention deletes whole traces: those whose newest span started more than `ttl` ago; those no
+ *   span of which carries a run tree's key (the trace view can never show them: spans of the
+ *   app's own work outside any run) after `keylessTtl`; and beyond `maxTraces` the keyless ones
+ *   first, then the oldest. On a schedule (`pruneEvery`) and by `prune`. A trace keeps its first
+ *   `maxSpansPerTrace` spans.
  * - The table (`<prefix>spans`) comes with the stores' migrations (schema version 3): building the
  *   layer runs them unless `migrate: false`, and refuses a database of a newer schema.
  *
@@ -34,6 +36,8 @@ import type * as SqlStores from "./SqlStores.js"
  * writes.
  *
  * - `ttl`: a trace whose newest span started longer ago is deleted (default 7 days).
+ * - `keylessTtl`: the same for a trace none of whose spans carries a run tree's key (default 1
+ *   hour; a run's key is on its root span, which ends last, so keep it above your longest run).
  * - `maxTraces`: the newest traces kept (default 10,000); `maxSpansPerTrace` (default 2,000).
  * - `maxValueLength`, `maxAttributes`, `maxEvents`: how a span is cut (`SpanStore.Limits`).
  * - `flushEvery`: how often buffered spans are written (default 500 ms); `maxBuffered`: spans
@@ -52,6 +56,7 @@ import type * as SqlStores from "./SqlStores.js"
  */
 export interface Options extends Pick<SqlStores.Options, "prefix" | "schema" | "migrate" | "retry" | "busyTimeout">, SpanStore.Limits {
   readonly ttl?: Duration.DurationInput | undefined
+  readonly keylessTtl?: Duration.DurationInput | undefined
   readonly maxTraces?: number | undefined
   readonly maxSpansPerTrace?: number | undefined
   readonly flushEvery?: Duration.DurationInput | undefined
@@ -60,13 +65,14 @@ export interface Options extends Pick<SqlStores.Options, "prefix" | "schema" | "
 }
 
 /**
- * How many spans a `prune` deleted: of traces past the TTL, and of traces beyond the cap.
+ * How many spans a `prune` deleted: of traces past the TTL, of keyless traces past theirs, and of
+ * traces beyond the cap.
  *
  * @example
  * ```ts
  * import type { SqlSpanStore } from "@agentkit/sql"
  *
- * const line = (report: SqlSpanStore.PruneReport) => `${report.expired + report.overCap} spans deleted`
+ * const line = (report: SqlSpanStore.PruneReport) => `${report.expired + report.keyless + report.overCap} spans deleted`
  * ```
  *
  * @since 0.1.0
@@ -74,6 +80,7 @@ export interface Options extends Pick<SqlStores.Options, "prefix" | "schema" | "
  */
 export interface PruneReport {
   readonly expired: number
+  readonly keyless: number
   readonly overCap: number
 }
 
@@ -143,6 +150,7 @@ export const make = (
   Effect.gen(function* () {
     const env = yield* makeEnv(options)
     const ttlMs = yield* millis("sqlSpanStore.ttl", options.ttl, "7 days")
+    const keylessTtlMs = yield* millis("sqlSpanStore.keylessTtl", options.keylessTtl, "1 hour")
     const flushMs = yield* millis("sqlSpanStore.flushEvery", options.flushEvery, "500 millis")
     const pruneMs = yield* millis("sqlSpanStore.pruneEvery", options.pruneEvery, "10 minutes")
     const maxTraces = yield* positive("sqlSpanStore.maxTraces", options.maxTraces, 10_000)
@@ -152,7 +160,7 @@ export const make = (
     const maxAttributes = yield* positive("sqlSpanStore.maxAttributes", options.maxAttributes, 128)
     const maxEvents = yield* positive("sqlSpanStore.maxEvents", options.maxEvents, 128)
     yield* Migrations.run(env.sql, env.tables, env.dialect, env.runner, { migrate: options.migrate ?? true })
-    const store = internal.make(env, { ttlMs, maxTraces, maxSpansPerTrace, maxBuffered, maxValueLength, maxAttributes, maxEvents })
+    const store = internal.make(env, { ttlMs, keylessTtlMs, maxTraces, maxSpansPerTrace, maxBuffered, maxValueLength, maxAttributes, maxEvents })
     // the writer and retention: a failure is counted (flush) or tried again next time (prune), never fatal
     yield* Effect.forkScoped(Effect.repeat(Effect.ignore(store.flush), Schedule.spaced(flushMs)))
     yield* Effect.forkScoped(Effect.repeat(Effect.ignore(Effect.delay(store.prune, pruneMs)), Schedule.forever))

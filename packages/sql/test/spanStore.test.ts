@@ -70,14 +70,32 @@ for (const target of targets) {
         store.offer({ ...rootSpan("mixed", "run-mixed", 24 * DAY), spanId: "late-child" })
         store.offer(rootSpan("new", "run-new", 29 * DAY))
         expect(yield* store.flush).toBe(4)
-        expect(yield* store.prune).toEqual({ expired: 1, overCap: 0 })
+        expect(yield* store.prune).toEqual({ expired: 1, keyless: 0, overCap: 0 })
         expect(yield* store.trace("run-old")).toEqual([])
         expect((yield* store.trace("run-mixed")).length).toBe(2) // its newest span is 6 days old: the whole trace stays
         expect((yield* store.trace("run-new")).length).toBe(1)
         yield* TestClock.adjust(`${2 * DAY} millis`)
-        expect(yield* store.prune).toEqual({ expired: 2, overCap: 0 })
+        expect(yield* store.prune).toEqual({ expired: 2, keyless: 0, overCap: 0 })
         expect(yield* store.trace("run-mixed")).toEqual([])
         expect((yield* store.trace("run-new")).length).toBe(1)
+      }))
+
+    it.scoped("keyless traces (no run tree's: the app's own spans) go after keylessTtl, and first when over the cap; keyed ones stay", () =>
+      Effect.gen(function* () {
+        const place = yield* target.fresh
+        yield* TestClock.setTime(10 * DAY)
+        const { store } = yield* open(place, { ttl: "7 days", keylessTtl: "1 hour", maxTraces: 3, flushEvery: "1 day", pruneEvery: "30 days" })
+        const keyless = (traceId: string, startMs: number): SpanStore.SpanRecord => ({ ...rootSpan(traceId, "", startMs), name: "sql.execute", attributes: {} })
+        store.offer(rootSpan("run-1", "run-1", 10 * DAY - 3 * 3_600_000)) // keyed, 3 h old: stays
+        store.offer(keyless("poll-old", 10 * DAY - 2 * 3_600_000)) // keyless, 2 h old: past keylessTtl
+        for (let i = 0; i < 4; i++) store.offer(keyless(`poll-${i}`, 10 * DAY - 60_000 + i)) // keyless, newer than run-1
+        store.offer(rootSpan("run-2", "run-2", 10 * DAY - 3_600_000 * 5))
+        yield* store.flush
+        // 1 keyless trace past its TTL; then 6 left for a cap of 3: keyless ones go first (3 of the
+        // 4, though all are newer than the run trees), both run trees stay
+        expect(yield* store.prune).toEqual({ expired: 0, keyless: 1, overCap: 3 })
+        expect((yield* store.trace("run-1")).length).toBe(1)
+        expect((yield* store.trace("run-2")).length).toBe(1)
       }))
 
     it.scoped("retention runs on its schedule: moving the clock past pruneEvery deletes what the TTL no longer covers; the writer flushes on its own", () =>

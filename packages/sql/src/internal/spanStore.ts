@@ -2,8 +2,10 @@
  * The span store on SQL: `offer` only appends to a bounded buffer (it runs inside a tracer's
  * `end`), `flush` writes the buffer in one transaction (`INSERT ... ON CONFLICT DO NOTHING`, so a
  * retried batch never doubles a span), and `trace` flushes first, then reads every span of the
- * traces whose spans carry the key. Retention deletes whole traces: those whose newest span
- * started before the TTL, and the oldest beyond `maxTraces`, in batches. @internal
+ * traces whose spans carry the key. Retention deletes whole traces, in batches: those whose
+ * newest span started before the TTL; those no span of which carries a key (no run tree's: the
+ * trace view can never show them) after the shorter keyless TTL; and beyond `maxTraces` the
+ * keyless ones first, then the oldest. @internal
  */
 import { SpanStore, StoreError, Tracing } from "@agentkit/core"
 import * as Clock from "effect/Clock"
@@ -16,6 +18,7 @@ import type { Env } from "./tables.js"
 /** The settled options (validated by the public module). */
 export interface Settings extends SpanStore.Limits {
   readonly ttlMs: number
+  readonly keylessTtlMs: number
   readonly maxTraces: number
   readonly maxSpansPerTrace: number
   readonly maxBuffered: number
@@ -24,6 +27,7 @@ export interface Settings extends SpanStore.Limits {
 /** What `prune` forgot. */
 export interface Pruned {
   readonly expired: number
+  readonly keyless: number
   readonly overCap: number
 }
 
@@ -150,6 +154,7 @@ export const make = (env: Env, settings: Settings): Store => {
     yield* flush
     const now = yield* Clock.currentTimeMillis
     const cutoff = Math.floor(now - settings.ttlMs)
+    const keylessCutoff = Math.floor(now - settings.keylessTtlMs)
     return yield* runner.run("spans.prune", () =>
       Effect.gen(function* () {
         const expired = yield* deleteInBatches(
@@ -158,13 +163,20 @@ export const make = (env: Env, settings: Settings): Store => {
           "seq",
           sql`trace_id IN (SELECT trace_id FROM ${table} GROUP BY trace_id HAVING MAX(started_at) < ${cutoff})`
         )
+        const keyless = yield* deleteInBatches(
+          env,
+          tables.spans,
+          "seq",
+          sql`trace_id IN (SELECT trace_id FROM ${table} GROUP BY trace_id HAVING MAX(trace_key) IS NULL AND MAX(started_at) < ${keylessCutoff})`
+        )
         const overCap = yield* deleteInBatches(
           env,
           tables.spans,
           "seq",
-          sql`trace_id IN (SELECT trace_id FROM ${table} GROUP BY trace_id ORDER BY MAX(started_at) DESC, MAX(seq) DESC${env.dialect.offset(settings.maxTraces)})`
+          sql`trace_id IN (SELECT trace_id FROM ${table} GROUP BY trace_id
+            ORDER BY CASE WHEN MAX(trace_key) IS NULL THEN 1 ELSE 0 END, MAX(started_at) DESC, MAX(seq) DESC${env.dialect.offset(settings.maxTraces)})`
         )
-        return { expired, overCap }
+        return { expired, keyless, overCap }
       })
     )
   })
