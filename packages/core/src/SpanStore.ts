@@ -188,7 +188,8 @@ export const bound = (span: SpanRecord, limits: Limits = {}): SpanRecord => {
 
 /**
  * The in-memory store's limits. A trace past `maxSpansPerTrace` keeps its first spans; past
- * `maxTraces` the oldest trace is forgotten. Each span is cut as `bound` does (`Limits`).
+ * `maxTraces` the oldest trace none of whose spans carries a key (no run tree's) is forgotten,
+ * else the oldest trace. Each span is cut as `bound` does (`Limits`).
  *
  * @example
  * ```ts
@@ -260,8 +261,16 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
         let spans = traces.get(span.traceId)
         if (spans === undefined) {
           if (traces.size >= maxTraces) {
-            const oldest = traces.keys().next()
-            if (oldest.done !== true) forget(oldest.value)
+            // a trace of no run tree (no span carries a key: the trace view never shows it) goes first
+            let victim: string | undefined
+            for (const traceId of traces.keys()) {
+              if (!keyOf.has(traceId)) {
+                victim = traceId
+                break
+              }
+            }
+            victim ??= traces.keys().next().value
+            if (victim !== undefined) forget(victim)
           }
           spans = []
           traces.set(span.traceId, spans)

@@ -276,6 +276,18 @@ export const register = (it: TestFunction, options: Options): void => {
       expectEqual(kept, [3, 4, 5], "the traces kept")
     }), { maxTraces: 3 })
 
+  test("beyond maxTraces, traces of no run tree (no span carries a key) are forgotten before any run tree's", ({ settle, store }) =>
+    Effect.gen(function* () {
+      yield* offerAll(store, tree("k0", "run-k0", 1_000))
+      yield* offerAll(store, tree("k1", "run-k1", 2_000))
+      // the app's own spans outside any run, newer than both run trees
+      for (let i = 0; i < 4; i++) yield* offerAll(store, [span(`free${i}`, `free${i}-sql`, { startMs: 3_000 + i, name: "sql.execute" })])
+      yield* offerAll(store, tree("k2", "run-k2", 9_000))
+      yield* store.trace("run-k2")
+      yield* settle
+      for (const key of ["run-k0", "run-k1", "run-k2"]) expectEqual((yield* store.trace(key)).length, 3, `the spans of ${key}`)
+    }), { maxTraces: 4 })
+
   test("what one store wrote, another view of it reads (another process, for a durable store)", ({ reopen, store }) =>
     Effect.gen(function* () {
       yield* offerAll(store, tree("tr", "run-r", 1_000))
