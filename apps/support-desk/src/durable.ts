@@ -10,9 +10,9 @@
  */
 import { Approval, Operator, RunRecovery } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
-import { Message } from "@agentkit/core"
-import { Console } from "@agentkit/console"
-import { SqlStores } from "@agentkit/sql"
+import { Message, SpanStore } from "@agentkit/core"
+import { Console, SpanRecorder } from "@agentkit/console"
+import { SqlSpanStore, SqlStores } from "@agentkit/sql"
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer, Schedule } from "effect"
 import type { Duration } from "effect"
@@ -33,6 +33,12 @@ export const storesAt = (db: string) => {
   mkdirSync(dirname(db), { recursive: true })
   return SqlStores.layerSqlite({ filename: db })
 }
+
+/**
+ * The span store in the same SQLite file (its `agentkit_spans` table): the runs' spans, written
+ * by whichever process ran them, for the console's trace view in any process.
+ */
+export const spansAt = (db: string) => SqlSpanStore.layer({ flushEvery: "250 millis" }).pipe(Layer.provideMerge(storesAt(db)))
 
 /** Quotes a command-line argument for a POSIX shell when it needs it. */
 const shellQuote = (text: string) => (/^[\w./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
@@ -60,11 +66,20 @@ const failed = (output: Output) => (error: { readonly message: string }) =>
 
 const newRunId = () => `support-desk-${randomUUID().slice(0, 8)}`
 
+/**
+ * Runs `self` with its spans teed into the span store in context (when there is one): the app's
+ * tracer still gets every span. Only the runs are traced this way, not the console's HTTP server.
+ */
+const recorded = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.serviceOption(SpanStore.SpanStore), (store) =>
+    store._tag === "None" ? self : Effect.provide(self, SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store.value))))
+  )
+
 /** Runs the conversation until it suspends (printing the pending calls); false when it finished instead. */
 const start = (output: Output, agent: ReturnType<typeof supportAgent>, runId: string) =>
   Effect.gen(function* () {
     output.print(`customer: ${REQUEST}`)
-    const result: AgentResult.AgentResult = yield* agent.run([Message.user(REQUEST)]).pipe(Effect.provide(runLayer(runId)))
+    const result: AgentResult.AgentResult = yield* agent.run([Message.user(REQUEST)]).pipe(Effect.provide(runLayer(runId)), recorded)
     if (result.suspended === undefined) {
       output.print(`support: ${result.output}`)
       return false
@@ -102,11 +117,16 @@ export const serveConsole = (
     output.print("(loopback only: no token needed) decide the call in the inbox; Ctrl-C stops the console")
     const operator = yield* Operator.Operator
     const waiting = Effect.map(operator.show(runId), (run) => run.status === "suspended" || run.status === "running")
-    // the recovery worker resumes the run once the console has recorded a decision for every pending call
-    yield* RunRecovery.runOnce({ agents: [agent] }).pipe(
-      Effect.zipRight(waiting),
-      Effect.repeat({ schedule: Schedule.spaced(options.every ?? "500 millis"), while: (still) => still })
+    // the recovery worker resumes the run once the console has recorded a decision for every
+    // pending call; only that resumption is traced (the polls are not the run's spans)
+    const undecided = Effect.map(
+      operator.show(runId),
+      (run) => run.status === "suspended" && run.pending.some((entry) => !run.decided.some((decision) => decision.pendingId === entry.id))
     )
+    const step = Effect.flatMap(undecided, (still) =>
+      still ? Effect.succeed(true) : RunRecovery.runOnce({ agents: [agent] }).pipe(recorded, Effect.zipRight(waiting))
+    )
+    yield* step.pipe(Effect.repeat({ schedule: Schedule.spaced(options.every ?? "500 millis"), while: (still) => still }))
     const run = yield* operator.show(runId)
     const answer = finalAnswer(run)
     if (answer !== undefined) output.print(`support: ${answer}`)
@@ -118,7 +138,7 @@ export const serveConsole = (
     Effect.provide(
       Console.serve({ host: "127.0.0.1", port: options.port }).pipe(
         Layer.provideMerge(Operator.Operator.layer),
-        Layer.provideMerge(storesAt(db)),
+        Layer.provideMerge(spansAt(db)),
         Layer.provideMerge(invokerLayer())
       )
     ),

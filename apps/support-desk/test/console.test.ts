@@ -2,15 +2,53 @@
  * `pnpm demo:approvals -- --console` as a real process (`node dist/src/approvals.js --console`):
  * it suspends the run, serves the operator console on 127.0.0.1 and prints its URL; over HTTP the
  * inbox shows the run, a write without the CSRF header is refused, a decision recorded through
- * the API resumes the run to the end, a second decision gets 409; a second demo on the taken port fails clearly; SIGTERM (by PID) stops it.
+ * the API resumes the run to the end, a second decision gets 409; the run's trace (its spans,
+ * written to the SQL span store in the demo's SQLite file) is a tree with the model calls and the
+ * tool call, and this test's own process reads the same spans from the file; a second demo on the
+ * taken port fails clearly; SIGTERM (by PID) stops it.
+ *
+ * In Debian's chromium (playwright-core) the inbox shows the waiting call and the run's page shows
+ * its span tree; screenshots go to build/screenshots/ (gitignored). Under `CI=true` a missing
+ * chromium fails; elsewhere the browser part is skipped, saying why.
  */
+import type { SpanStore } from "@agentkit/core"
+import { SqlSpanStore, SqlStores } from "@agentkit/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
+
+const chromiumPath = [process.env.CHROMIUM_PATH, "/usr/lib/chromium/chromium", "/usr/bin/chromium"].find(
+  (path): path is string => path !== undefined && path !== "" && existsSync(path)
+)
+const ci = process.env.CI === "true"
+if (chromiumPath === undefined) {
+  if (ci) throw new Error("CI=true: the --console browser test needs chromium (apt-get install -y --no-install-recommends chromium)")
+  console.log("demo:approvals --console: the browser part is skipped: no chromium (apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH)")
+}
+const screenshots = fileURLToPath(new URL("../build/screenshots/", import.meta.url))
+
+/**
+ * The spans of a run tree as this process reads them from the SQLite file (a process other than
+ * the demo's), and how many traces the file holds in all.
+ */
+const spansInFile = (filename: string, key: string) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const spans = yield* Effect.flatMap(SqlSpanStore.SqlSpanStore, (store) => store.trace(key))
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ readonly n: unknown }>`SELECT COUNT(DISTINCT trace_id) AS n FROM agentkit_spans`
+        return { spans, traces: Number(row?.n) }
+      }).pipe(Effect.provide(SqlSpanStore.layer().pipe(Layer.provideMerge(SqlStores.layerSqlite({ filename })))))
+    )
+  )
 
 /** Resolves with the first match of `pattern` in what the process has printed so far (or later). */
 const waitFor = (read: () => string, pattern: RegExp, what: string, exited: () => boolean) =>
@@ -33,8 +71,10 @@ describe("demo:approvals --console", () => {
     () =>
       Effect.promise(async () => {
         const dir = mkdtempSync(join(tmpdir(), "agentkit-console-demo-"))
+        const db = join(dir, "approvals.db")
         const app = fileURLToPath(new URL("../dist/src/approvals.js", import.meta.url))
-        const child = spawn(process.execPath, [app, "--", "--console", "--db", join(dir, "approvals.db")], { stdio: ["pipe", "pipe", "pipe"] })
+        const child = spawn(process.execPath, [app, "--", "--console", "--db", db], { stdio: ["pipe", "pipe", "pipe"] })
+        let browser: Browser | undefined
         let stdout = ""
         let stderr = ""
         let exitCode: number | null | undefined
@@ -49,6 +89,22 @@ describe("demo:approvals --console", () => {
           const waiting = inbox.runs.find((run) => run.runId === runId)
           expect(waiting?.pending.map((entry) => entry.call.name)).toEqual(["cancel_order"])
           const entry = waiting!.pending[0]!
+          // the inbox in chromium: the waiting call, then the run's page with its span tree so far
+          const page = chromiumPath === undefined ? undefined : await (browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-gpu"] })).newPage({ viewport: { width: 1280, height: 860 } })
+          if (page !== undefined) {
+            mkdirSync(screenshots, { recursive: true })
+            await page.goto(url)
+            const card = page.getByTestId("inbox").locator(`[data-pending="${entry.id}"]`)
+            await card.waitFor()
+            expect(await card.getByTestId("tool").textContent()).toBe("cancel_order")
+            expect(await card.getByTestId("digest").textContent()).toBe(entry.digest)
+            await page.screenshot({ path: `${screenshots}/console-1-inbox.png` })
+            await page.locator(`article[data-run="${runId}"] a`).first().click()
+            await page.getByTestId("trace").locator("summary").first().waitFor()
+            const before = await page.getByTestId("trace").locator("summary").allTextContents()
+            expect(before[0]).toMatch(/^invoke_agent support — /)
+            expect(before.some((text) => text.startsWith("chat claude-sonnet-4-6 — "))).toBe(true)
+          }
           const decision = JSON.stringify({ runId, pendingId: entry.id, verdict: "approve", digest: entry.digest })
           // a write without the CSRF header is refused, and nothing is recorded
           const forged = await fetch(`${url}/api/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: decision })
@@ -64,6 +120,46 @@ describe("demo:approvals --console", () => {
           expect(run.status).toBe("done")
           expect(run.decided.length).toBe(1)
           expect((await post()).status).toBe(409) // the decision is taken: a second one loses
+          // the run's trace: a tree (every parent is in it) of both turns, with the model calls and the tool call
+          const { spans } = (await (await fetch(`${url}/api/trace?runId=${runId}`)).json()) as { spans: Array<SpanStore.SpanRecord> }
+          expect(spans.length).toBeGreaterThan(0)
+          const ids = new Set(spans.map((span) => span.spanId))
+          const roots = spans.filter((span) => span.parentSpanId === undefined)
+          expect(roots.map((span) => span.name)).toEqual(["invoke_agent support", "invoke_agent support"]) // suspended, then resumed
+          expect(roots.every((span) => span.attributes["gen_ai.conversation.id"] === runId)).toBe(true)
+          expect(spans.every((span) => span.parentSpanId === undefined || ids.has(span.parentSpanId))).toBe(true)
+          const byId = new Map(spans.map((span) => [span.spanId, span]))
+          const models = spans.filter((span) => span.name === "chat claude-sonnet-4-6")
+          expect(models.length).toBe(2)
+          const tool = spans.find((span) => span.name === "execute_tool cancel_order")
+          expect(tool?.attributes["gen_ai.tool.name"]).toBe("cancel_order")
+          expect(byId.get(tool!.parentSpanId!)?.name).toBe("invoke_agent support")
+          expect(tool!.status).toBe("ok")
+          // another process (this one) reads the same spans from the SQLite file
+          const fromFile = await spansInFile(db, runId)
+          expect(fromFile.spans.map((span) => span.spanId).sort()).toEqual(spans.map((span) => span.spanId).sort())
+          // besides the run's two traces the file holds only the resumption's own recovery statements
+          // (each a one-statement trace): the recovery worker's polls, every 500 ms, are not traced
+          expect(fromFile.traces - 2).toBeGreaterThanOrEqual(0)
+          expect(fromFile.traces - 2).toBeLessThanOrEqual(3)
+          if (page !== undefined) {
+            await page.reload()
+            const summaries = page.getByTestId("trace").locator("summary")
+            await summaries.filter({ hasText: "execute_tool cancel_order" }).first().waitFor()
+            const after = await summaries.allTextContents()
+            expect(after.filter((text) => /^invoke_agent support — /.test(text)).length).toBe(2)
+            expect(after.filter((text) => /^chat claude-sonnet-4-6 — /.test(text)).length).toBe(2)
+            await page.getByTestId("trace").scrollIntoViewIfNeeded()
+            await page.screenshot({ path: `${screenshots}/console-2-trace.png` })
+            // the flow in one picture (inbox above, the trace below), as the console README shows it
+            const shot = (name: string) => `data:image/png;base64,${readFileSync(`${screenshots}/${name}`).toString("base64")}`
+            const flow = await browser!.newPage({ viewport: { width: 960, height: 930 } })
+            await flow.setContent(
+              `<body style="margin:0;background:#1f4e79"><div style="height:458px;overflow:hidden"><img src="${shot("console-1-inbox.png")}" style="width:960px"></div>` +
+                `<div style="height:6px"></div><div style="height:466px;overflow:hidden"><img src="${shot("console-2-trace.png")}" style="width:960px"></div></body>`
+            )
+            await flow.screenshot({ path: `${screenshots}/console-flow.png` })
+          }
           expect(gone()).toBe(false) // it keeps serving after the run finished
           // a port already taken: a clear error, exit 1, and no run is started
           const port = new URL(url).port
@@ -75,6 +171,7 @@ describe("demo:approvals --console", () => {
           expect(stdout).toContain("console stopped")
           expect(stderr).toBe("")
         } finally {
+          await browser?.close()
           if (!gone()) process.kill(child.pid!, "SIGKILL")
           rmSync(dir, { recursive: true, force: true })
         }

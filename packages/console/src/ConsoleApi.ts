@@ -31,10 +31,11 @@ import {
   Unavailable
 } from "./Errors.js"
 import { Operator } from "@agentkit/agents"
+import { SpanStore } from "@agentkit/core"
 
 const { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } = Operator
+const { SpanRecord } = SpanStore
 import { Principal } from "./OperatorAuth.js"
-import { SpanRecord } from "./SpanStore.js"
 
 /**
  * The authenticated operator of the current request (provided by the `Authentication`

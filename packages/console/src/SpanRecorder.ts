@@ -16,8 +16,10 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import { SpanStore } from "./SpanStore.js"
-import type { SpanRecord, Service as SpanStoreService } from "./SpanStore.js"
+import { SpanStore } from "@agentkit/core"
+
+type SpanRecord = SpanStore.SpanRecord
+type SpanStoreService = SpanStore.Service
 
 type Value = SpanRecord["attributes"][string]
 
@@ -160,9 +162,9 @@ export const tee = (tracer: Tracer.Tracer, store: SpanStoreService): Tracer.Trac
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<never, never, SpanStore> = Layer.unwrapEffect(
+export const layer: Layer.Layer<never, never, SpanStore.SpanStore> = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const store = yield* SpanStore
+    const store = yield* SpanStore.SpanStore
     const app = yield* Effect.tracer
     return Layer.setTracer(tee(app, store))
   })

@@ -36,4 +36,4 @@ export * as OperatorAuth from "./OperatorAuth.js"
 export * as SpanRecorder from "./SpanRecorder.js"
 
 /** @since 0.1.0 */
-export * as SpanStore from "./SpanStore.js"
+export { SpanStore } from "@agentkit/core"

@@ -3,7 +3,8 @@
  * console on 127.0.0.1. An operator signs in, sees the pending call with its digest in the
  * inbox, opens it (the hostile `<script>` argument is text, and no script ran), edits an
  * argument, approves, and sees the run leave the inbox and the audit row; a viewer sees no
- * decision buttons. Screenshots of each screen go to build/screenshots/ (gitignored).
+ * decision buttons. The run's span tree shows a hostile span (markup in its name and arguments, a
+ * huge value) as text, its value cut. Screenshots of each screen go to build/screenshots/ (gitignored).
  *
  * Under CI=true these tests never skip: a missing chromium fails. Elsewhere they skip, saying why.
  */
@@ -53,6 +54,17 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     }
     const spans = SpanStore.makeMemory()
     await traceRun(spans, "run-acme-1")
+    // a span of the same run tree whose name and attributes are hostile (markup, a huge value)
+    spans.offer({
+      traceId: "hostile-trace",
+      spanId: "hostile-span",
+      name: "<b>hostile</b> span",
+      startMs: Date.now() + 60_000,
+      durationMs: 1,
+      status: "ok",
+      attributes: { "gen_ai.conversation.id": "run-acme-1", "gen_ai.tool.call.arguments": hostile, huge: "x".repeat(100_000) },
+      events: []
+    })
     server = await start(operator, { spans, title: "Acme operations" })
     browser = await launch()
   }, 60_000)
@@ -119,8 +131,15 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
       expect.stringMatching(/^invoke_agent support — /),
       expect.stringMatching(/^chat claude-sonnet-4-6 — /),
       expect.stringMatching(/^execute_tool lookup_order — /),
-      expect.stringMatching(/^chat claude-sonnet-4-6 — /)
+      expect.stringMatching(/^chat claude-sonnet-4-6 — /),
+      expect.stringMatching(/^<b>hostile<\/b> span — /)
     ])
+    // the hostile span is text: its markup made no element and ran nothing; its huge value was cut
+    const attributes = await trace.locator("pre").allTextContents()
+    const shown = attributes.find((text) => text.includes("gen_ai.tool.call.arguments") && text.includes("huge"))!
+    expect(JSON.parse(shown)).toEqual({ "gen_ai.conversation.id": "run-acme-1", "gen_ai.tool.call.arguments": hostile, huge: `${"x".repeat(4096)}…` })
+    expect(await trace.locator("b, script, img").count()).toBe(0)
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined()
     await page.screenshot({ path: `${artifacts}/2-run.png`, fullPage: true })
 
     // back to the inbox: edit an argument and approve

@@ -22,7 +22,7 @@ import { makeEnv } from "./internal/stores.js"
  * ```ts
  * import { SqlMigrations } from "@agentkit/sql"
  *
- * SqlMigrations.latest // 2
+ * SqlMigrations.latest // 3
  * ```
  *
  * @since 0.1.0

@@ -11,3 +11,5 @@ export { SchemaVersionUnsupported } from "./Errors.js"
 export * as SqlMigrations from "./SqlMigrations.js"
 /** @since 0.1.0 */
 export * as SqlStores from "./SqlStores.js"
+/** @since 0.1.0 */
+export * as SqlSpanStore from "./SqlSpanStore.js"

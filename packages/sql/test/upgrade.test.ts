@@ -60,7 +60,7 @@ for (const target of targets) {
 
           // this release opens the same database: it migrates first
           const stores = yield* Layer.build(Operator.Operator.layer.pipe(Layer.provideMerge(place.stores())))
-          expect(yield* SqlMigrations.version(place.options).pipe(Effect.provideService(SqlClient.SqlClient, sql))).toBe(2)
+          expect(yield* SqlMigrations.version(place.options).pipe(Effect.provideService(SqlClient.SqlClient, sql))).toBe(SqlMigrations.latest)
           const operator = Context.get(stores, Operator.Operator)
           const waiting = yield* operator.list({ status: ["suspended"] })
           expect(waiting.runs.map((r) => r.runId)).toEqual(["golden-suspended-approval"])

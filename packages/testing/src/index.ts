@@ -19,6 +19,8 @@ export * as Seed from "./Seed.js"
 /** @since 0.1.0 */
 export * as StoreContract from "./StoreContract.js"
 /** @since 0.1.0 */
+export * as SpanStoreContract from "./SpanStoreContract.js"
+/** @since 0.1.0 */
 export type { TestContextOptions } from "./TestContext.js"
 /** @since 0.1.0 */
 export { Tracing } from "@agentkit/core"

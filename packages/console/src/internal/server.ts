@@ -21,8 +21,8 @@ import * as Errors from "../Errors.js"
 import type { Approval, DigestMismatch, InvalidDecision, UnknownPending } from "@agentkit/agents"
 import { Operator as Op } from "@agentkit/agents"
 import type { AlreadyDecided, StoreError, ToolArgumentError } from "@agentkit/core"
+import { SpanStore } from "@agentkit/core"
 import * as OperatorAuth from "../OperatorAuth.js"
-import { SpanStore } from "../SpanStore.js"
 import * as live from "./live.js"
 import * as security from "./security.js"
 
@@ -130,7 +130,7 @@ const handlers = (settings: Settings) => {
   const ReadLive = HttpApiBuilder.group(ConsoleApi.ConsoleApi, "read", (h) =>
     Effect.gen(function* () {
       const operator = yield* Op.Operator
-      const spans = yield* Effect.serviceOption(SpanStore)
+      const spans = yield* Effect.serviceOption(SpanStore.SpanStore)
       return h
         .handle("session", () => Effect.map(ConsoleApi.CurrentOperator, (current) => ({ operator: current.principal, csrf: current.csrf })))
         .handle("runs", ({ urlParams: q }) =>
@@ -165,7 +165,10 @@ const handlers = (settings: Settings) => {
             const { principal } = yield* ConsoleApi.CurrentOperator
             const run = yield* visibleRun(operator, principal, urlParams.runId)
             if (Option.isNone(spans)) return { spans: [] }
-            return { spans: yield* spans.value.trace(run.correlationId ?? run.rootRunId) }
+            const found = yield* spans.value
+              .trace(run.correlationId ?? run.rootRunId)
+              .pipe(Effect.mapError((error) => new Errors.Unavailable({ message: `the span store failed (${error.operation}): ${error.message}`, retryable: error.retryable })))
+            return { spans: found }
           })
         )
         .handle("audit", ({ urlParams: q }) =>

@@ -24,12 +24,12 @@ export interface Running {
   readonly url: string
   readonly port: number
   readonly operator: MemoryOperator.MemoryOperator
-  readonly spans: SpanStore.MemoryStore
+  readonly spans: SpanStore.Service
 }
 
 export const layerOf = (
   operator: MemoryOperator.MemoryOperator,
-  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.MemoryStore } = {}
+  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.Service } = {}
 ) => {
   const spans = options.spans ?? SpanStore.makeMemory()
   const auth = options.auth === false ? Layer.empty : OperatorAuth.Authenticator.tokens(principals)
@@ -43,7 +43,7 @@ export const layerOf = (
 /** Starts a console; the returned close() stops it. */
 export const start = async (
   operator: MemoryOperator.MemoryOperator,
-  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.MemoryStore } = {}
+  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.Service } = {}
 ): Promise<Running & { readonly close: () => Promise<void> }> => {
   const scope = Effect.runSync(Scope.make())
   const spans = options.spans ?? SpanStore.makeMemory()

@@ -17,7 +17,7 @@ import type { Runner } from "./errors.js"
 import type { Dialect, Tables } from "./tables.js"
 
 /** The schema version this release works with: the id of its newest migration. */
-export const latest = 2
+export const latest = 3
 
 type Statements = ReadonlyArray<string>
 
@@ -118,6 +118,24 @@ const statements = (t: Tables, d: Dialect): Record<number, { readonly name: stri
           cost_nanos BIGINT NOT NULL
         )`,
         `CREATE INDEX ${t.index("quota_events_bucket")} ON ${q(t.quotaEvents)} (bucket, at)`
+      ]
+    },
+    3: {
+      name: "spans",
+      statements: [
+        // one row per finished span, its record as JSON text; trace_key (the run tree's
+        // correlation id) is set on the spans that carry it, the rest are found by trace_id
+        `CREATE TABLE ${q(t.spans)} (
+          seq ${d.serial},
+          trace_id ${key} NOT NULL,
+          span_id ${key} NOT NULL,
+          trace_key ${key},
+          started_at BIGINT NOT NULL,
+          record TEXT NOT NULL,
+          UNIQUE (trace_id, span_id)
+        )`,
+        `CREATE INDEX ${t.index("spans_key")} ON ${q(t.spans)} (trace_key)`,
+        `CREATE INDEX ${t.index("spans_started")} ON ${q(t.spans)} (started_at)`
       ]
     }
   }

@@ -29,7 +29,7 @@ import * as Quota from "./quotaStore.js"
 import { makeDialect, makeTables } from "./tables.js"
 import type { Env } from "./tables.js"
 
-const millis = (
+export const millis = (
   field: string,
   input: Duration.DurationInput | undefined,
   fallback: Duration.DurationInput,

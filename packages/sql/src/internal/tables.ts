@@ -21,6 +21,7 @@ export interface Tables {
   readonly memo: string
   readonly quotaPartitions: string
   readonly quotaEvents: string
+  readonly spans: string
   readonly migrations: string
   /** An index name: unqualified (Postgres puts an index in its table's schema). */
   readonly index: (name: string) => string
@@ -66,6 +67,7 @@ export const makeTables = (options: {
       memo: name("memo"),
       quotaPartitions: name("quota_partitions"),
       quotaEvents: name("quota_events"),
+      spans: name("spans"),
       migrations: name("migrations"),
       index: (index: string) => `${prefix}${index}`
     })

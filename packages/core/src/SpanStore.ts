@@ -2,25 +2,28 @@
  * The span store port: finished spans kept for the console's trace view, grouped by trace and
  * found by the key of the run tree they belong to (its correlation id, which defaults to the root
  * run's id; agentkit sets it on every run span as `gen_ai.conversation.id`). `SpanRecorder` feeds
- * it; the in-memory store is here, a SQL one with retention comes with `@agentkit/sql`.
+ * it (`@agentkit/console`); the in-memory store is here, a SQL one with retention is
+ * `SqlSpanStore` of `@agentkit/sql`.
  *
  * `offer` is synchronous and must never block or throw: it is called from a tracer's `end`. A
- * durable store buffers and writes in batches.
+ * durable store buffers and writes in batches. Every store keeps a span as `bound` cuts it, so
+ * hostile or huge attribute values are stored bounded (and the console renders them as text).
  *
  * @since 0.1.0
  */
-import { Tracing } from "@agentkit/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type { StoreError } from "./Errors.js"
+import * as Tracing from "./Tracing.js"
 
 /**
  * An attribute or event-attribute value as stored: JSON-safe.
  *
  * @example
  * ```ts
- * import { SpanStore } from "@agentkit/console"
+ * import { SpanStore } from "@agentkit/core"
  * import { Schema } from "effect"
  *
  * Schema.is(SpanStore.AttributeValue)(["a", "b"]) // true
@@ -41,7 +44,7 @@ export const AttributeValue = Schema.Union(
  *
  * @example
  * ```ts
- * import { SpanStore } from "@agentkit/console"
+ * import { SpanStore } from "@agentkit/core"
  * import { Schema } from "effect"
  *
  * const decode = Schema.decodeUnknownSync(SpanStore.SpanRecord)
@@ -71,7 +74,7 @@ export const SpanRecord = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { SpanStore } from "@agentkit/console"
+ * import type { SpanStore } from "@agentkit/core"
  *
  * const line = (span: SpanStore.SpanRecord) => `${span.name} ${span.durationMs.toFixed(1)} ms ${span.status}`
  * ```
@@ -86,7 +89,7 @@ export interface SpanRecord extends Schema.Schema.Type<typeof SpanRecord> {}
  *
  * @example
  * ```ts
- * import { SpanStore } from "@agentkit/console"
+ * import { SpanStore } from "@agentkit/core"
  * import { Effect } from "effect"
  *
  * const spans = Effect.flatMap(SpanStore.SpanStore, (store) => store.trace("run-1"))
@@ -98,17 +101,99 @@ export interface SpanRecord extends Schema.Schema.Type<typeof SpanRecord> {}
 export interface Service {
   /** Keeps a finished span. Synchronous, never blocks, never throws. */
   readonly offer: (span: SpanRecord) => void
-  /** Every kept span of the traces of a run tree (by its correlation id), in start order. */
-  readonly trace: (key: string) => Effect.Effect<ReadonlyArray<SpanRecord>>
+  /**
+   * Every kept span of the traces of a run tree (by its correlation id), in start order. Only a
+   * durable store fails (its database is unreachable).
+   */
+  readonly trace: (key: string) => Effect.Effect<ReadonlyArray<SpanRecord>, StoreError>
+}
+
+/**
+ * How much of a span a store keeps: string values (attribute and event-attribute values, array
+ * items, the name, the error) are cut at `maxValueLength` characters (an ellipsis marks the
+ * cut), a span keeps its first `maxAttributes` attributes and `maxEvents` events.
+ *
+ * @example
+ * ```ts
+ * import type { SpanStore } from "@agentkit/core"
+ *
+ * const tight: SpanStore.Limits = { maxValueLength: 1024, maxEvents: 32 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Limits {
+  /** Default 4096 characters. */
+  readonly maxValueLength?: number | undefined
+  /** Default 128. */
+  readonly maxAttributes?: number | undefined
+  /** Default 128. */
+  readonly maxEvents?: number | undefined
+}
+
+type Value = SpanRecord["attributes"][string]
+
+const cutText = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+const cutValue = (value: Value, max: number): Value =>
+  typeof value === "string"
+    ? cutText(value, max)
+    : Array.isArray(value)
+      ? value.slice(0, 128).map((item) => (typeof item === "string" ? cutText(item, max) : item))
+      : value
+
+const cutAttributes = (attributes: SpanRecord["attributes"], max: number, count: number): Record<string, Value> => {
+  const out: Record<string, Value> = {}
+  let kept = 0
+  for (const [key, value] of Object.entries(attributes)) {
+    if (kept++ >= count) break
+    out[cutText(key, 256)] = cutValue(value, max)
+  }
+  return out
+}
+
+/**
+ * A span as a store keeps it, cut to `limits` (what every store applies in `offer`).
+ *
+ * @example
+ * ```ts
+ * import { SpanStore } from "@agentkit/core"
+ *
+ * const span: SpanStore.SpanRecord = {
+ *   traceId: "t1", spanId: "s1", name: "execute_tool cancel_order", startMs: 0, durationMs: 1, status: "ok",
+ *   attributes: { "gen_ai.tool.call.arguments": "<script>".repeat(10_000) }, events: []
+ * }
+ * SpanStore.bound(span, { maxValueLength: 100 }).attributes["gen_ai.tool.call.arguments"] // 100 characters and "…"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bound = (span: SpanRecord, limits: Limits = {}): SpanRecord => {
+  const max = limits.maxValueLength ?? 4096
+  const attributes = limits.maxAttributes ?? 128
+  const { error, parentSpanId, ...rest } = span
+  return {
+    ...rest,
+    ...(parentSpanId === undefined ? {} : { parentSpanId }),
+    name: cutText(span.name, Math.min(max, 1024)),
+    ...(error === undefined ? {} : { error: cutText(error, max) }),
+    attributes: cutAttributes(span.attributes, max, attributes),
+    events: span.events
+      .slice(0, limits.maxEvents ?? 128)
+      .map((event) => ({ name: cutText(event.name, Math.min(max, 1024)), atMs: event.atMs, attributes: cutAttributes(event.attributes, max, attributes) }))
+  }
 }
 
 /**
  * The in-memory store's limits. A trace past `maxSpansPerTrace` keeps its first spans; past
- * `maxTraces` the oldest trace is forgotten. String values are cut at `maxValueLength`.
+ * `maxTraces` the oldest trace none of whose spans carries a key (no run tree's) is forgotten,
+ * else the oldest trace. Each span is cut as `bound` does (`Limits`).
  *
  * @example
  * ```ts
- * import type { SpanStore } from "@agentkit/console"
+ * import type { SpanStore } from "@agentkit/core"
  *
  * const small: SpanStore.MemoryOptions = { maxTraces: 100 }
  * ```
@@ -116,13 +201,11 @@ export interface Service {
  * @since 0.1.0
  * @category models
  */
-export interface MemoryOptions {
+export interface MemoryOptions extends Limits {
   /** Default 1000. */
   readonly maxTraces?: number | undefined
   /** Default 2000. */
   readonly maxSpansPerTrace?: number | undefined
-  /** Default 4096 characters. */
-  readonly maxValueLength?: number | undefined
 }
 
 /**
@@ -130,7 +213,7 @@ export interface MemoryOptions {
  *
  * @example
  * ```ts
- * import { SpanStore } from "@agentkit/console"
+ * import { SpanStore } from "@agentkit/core"
  *
  * const store: SpanStore.MemoryStore = SpanStore.makeMemory()
  * store.size // 0 traces
@@ -149,7 +232,7 @@ export interface MemoryStore extends Service {
  *
  * @example
  * ```ts
- * import { SpanStore } from "@agentkit/console"
+ * import { SpanStore } from "@agentkit/core"
  *
  * const store = SpanStore.makeMemory({ maxTraces: 500 })
  * ```
@@ -160,12 +243,9 @@ export interface MemoryStore extends Service {
 export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
   const maxTraces = options.maxTraces ?? 1000
   const maxSpans = options.maxSpansPerTrace ?? 2000
-  const maxValue = options.maxValueLength ?? 4096
   const traces = new Map<string, Array<SpanRecord>>()
   const keys = new Map<string, Set<string>>()
   const keyOf = new Map<string, string>()
-  const cut = (value: SpanRecord["attributes"][string]): SpanRecord["attributes"][string] =>
-    typeof value === "string" && value.length > maxValue ? `${value.slice(0, maxValue)}…` : value
   const forget = (traceId: string) => {
     traces.delete(traceId)
     const key = keyOf.get(traceId)
@@ -181,16 +261,22 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
         let spans = traces.get(span.traceId)
         if (spans === undefined) {
           if (traces.size >= maxTraces) {
-            const oldest = traces.keys().next()
-            if (oldest.done !== true) forget(oldest.value)
+            // a trace of no run tree (no span carries a key: the trace view never shows it) goes first
+            let victim: string | undefined
+            for (const traceId of traces.keys()) {
+              if (!keyOf.has(traceId)) {
+                victim = traceId
+                break
+              }
+            }
+            victim ??= traces.keys().next().value
+            if (victim !== undefined) forget(victim)
           }
           spans = []
           traces.set(span.traceId, spans)
         }
         if (spans.length >= maxSpans) return
-        const attributes: Record<string, SpanRecord["attributes"][string]> = {}
-        for (const [key, value] of Object.entries(span.attributes)) attributes[key] = cut(value)
-        spans.push({ ...span, attributes })
+        spans.push(bound(span, options))
         const key = span.attributes[Tracing.Attribute.conversationId]
         if (typeof key === "string" && !keyOf.has(span.traceId)) {
           keyOf.set(span.traceId, key)
@@ -217,7 +303,7 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
  *
  * @example
  * ```ts
- * import { SpanStore } from "@agentkit/console"
+ * import { SpanStore } from "@agentkit/core"
  *
  * const StoreLive = SpanStore.SpanStore.memory({ maxTraces: 500 })
  * ```
@@ -225,7 +311,7 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
  * @since 0.1.0
  * @category services
  */
-export class SpanStore extends Context.Tag("@agentkit/console/SpanStore")<SpanStore, Service>() {
+export class SpanStore extends Context.Tag("@agentkit/core/SpanStore")<SpanStore, Service>() {
   /** A layer of a fresh in-memory store. */
   static memory(options?: MemoryOptions): Layer.Layer<SpanStore> {
     return Layer.sync(SpanStore, () => makeMemory(options))
