@@ -98,6 +98,9 @@ describe("demo:approvals --console", () => {
             await card.waitFor()
             expect(await card.getByTestId("tool").textContent()).toBe("cancel_order")
             expect(await card.getByTestId("digest").textContent()).toBe(entry.digest)
+            // the demo's run has no scope: its tenant reads as such, its exact key in the tooltip
+            const tenant = page.locator(`article[data-run="${runId}"] span[title]`).filter({ hasText: /^tenant / })
+            expect([await tenant.textContent(), await tenant.getAttribute("title")]).toEqual(["tenant (no tenant)", "[null,null,null,null]"])
             await page.screenshot({ path: `${screenshots}/console-1-inbox.png` })
             await page.locator(`article[data-run="${runId}"] a`).first().click()
             await page.getByTestId("trace").locator("summary").first().waitFor()
@@ -149,6 +152,13 @@ describe("demo:approvals --console", () => {
             const after = await summaries.allTextContents()
             expect(after.filter((text) => /^invoke_agent support — /.test(text)).length).toBe(2)
             expect(after.filter((text) => /^chat claude-sonnet-4-6 — /.test(text)).length).toBe(2)
+            // the stores' own queries are in the trace but hidden until asked for
+            expect(after.some((text) => text.startsWith("sql."))).toBe(false)
+            const queries = spans.filter((span) => span.name.startsWith("sql.")).length
+            expect(queries).toBeGreaterThan(0)
+            await page.getByTestId("show-queries").check()
+            expect((await summaries.allTextContents()).length).toBe(after.length + queries)
+            await page.getByTestId("show-queries").uncheck()
             await page.getByTestId("trace").scrollIntoViewIfNeeded()
             await page.screenshot({ path: `${screenshots}/console-2-trace.png` })
             // the flow in one picture (inbox above, the trace below), as the console README shows it

@@ -24,6 +24,26 @@ let events
  * @param {...(Node | string | number | null | undefined | false)} children
  * @returns {HTMLElement}
  */
+/**
+ * A tenant key as people read it: a scope's store key (`[7,42,null,null]`: org, domain, user,
+ * session) by its present parts, `(no tenant)` when none is; any other key as it is.
+ * @param {string} key
+ */
+const tenantLabel = (key) => {
+  let parts
+  try {
+    parts = JSON.parse(key)
+  } catch {
+    return key
+  }
+  if (!Array.isArray(parts) || parts.length !== 4) return key
+  const named = ["org", "domain", "user", "session"].flatMap((name, i) => (parts[i] === null ? [] : [`${name} ${JSON.stringify(parts[i])}`]))
+  return named.length === 0 ? "(no tenant)" : named.join(" · ")
+}
+
+/** The tenant of a run or record, labelled, its exact key in the tooltip. @param {string} key */
+const tenantText = (key) => h("span", { title: key }, `tenant ${tenantLabel(key)}`)
+
 const h = (tag, attrs = {}, ...children) => {
   const el = document.createElement(tag)
   for (const [key, value] of Object.entries(attrs)) {
@@ -243,7 +263,7 @@ const inboxView = async () => {
               { class: "row run-head" },
               h("a", { href: `#/run/${encodeURIComponent(run.runId)}`, class: "mono" }, run.runId),
               h("span", {}, `agent ${run.agent}`),
-              h("span", {}, `tenant ${run.tenant}`),
+              tenantText(run.tenant),
               h("span", {}, `thread ${run.threadId ?? "—"}`),
               h("span", {}, `waiting since ${when(run.updatedAt)}`),
               h("span", {}, `cost so far ${money(run.usage.costUsd)}`),
@@ -363,13 +383,41 @@ const pendingCard = (run, entry) => {
   return card
 }
 
-/** @param {any[]} spans */
-const spanTree = (spans) => {
+/** A store's own query (`sql.execute`, `sql.transaction`): hidden from the tree unless asked for. @param {any} span */
+const isStoreQuery = (span) => typeof span.name === "string" && span.name.startsWith("sql.")
+
+/**
+ * A run's span tree. The stores' queries are hidden by default (a checkbox shows them); a span
+ * under a hidden one hangs from its nearest shown ancestor.
+ * @param {any[]} all
+ */
+const spanTree = (all) => {
+  const queries = all.filter(isStoreQuery).length
+  const tree = h("div", {})
+  const draw = (/** @type {boolean} */ showQueries) => replace(tree, spanList(showQueries ? all : all.filter((span) => !isStoreQuery(span)), all))
+  draw(false)
+  const toggle = h("label", { class: "muted" }, h("input", { type: "checkbox", "data-testid": "show-queries", onchange: (/** @type {Event} */ e) => draw(/** @type {HTMLInputElement} */ (e.target).checked) }), ` show the stores' queries (${queries})`)
+  return h("div", { class: "tree", "data-testid": "trace" }, queries > 0 ? toggle : null, tree)
+}
+
+/** @param {any[]} spans the spans shown @param {any[]} all every span of the run (for the ancestors of hidden ones) */
+const spanList = (spans, all) => {
+  const byId = new Map(all.map((s) => [s.spanId, s]))
+  const shown = new Set(spans.map((s) => s.spanId))
+  /** The nearest shown ancestor's id, "" for none. @param {any} span */
+  const parentOf = (span) => {
+    const seen = new Set()
+    let id = span.parentSpanId
+    while (id && !shown.has(id) && byId.has(id) && !seen.has(id)) {
+      seen.add(id)
+      id = byId.get(id).parentSpanId
+    }
+    return id && shown.has(id) ? id : ""
+  }
   /** @type {Map<string, any[]>} */
   const children = new Map()
-  const ids = new Set(spans.map((s) => s.spanId))
   for (const span of spans) {
-    const parent = span.parentSpanId && ids.has(span.parentSpanId) ? span.parentSpanId : ""
+    const parent = parentOf(span)
     children.set(parent, [...(children.get(parent) ?? []), span])
   }
   /** @param {string} parent @returns {HTMLElement} */
@@ -396,7 +444,7 @@ const spanTree = (spans) => {
         )
       )
     )
-  return h("div", { class: "tree", "data-testid": "trace" }, spans.length === 0 ? h("p", { class: "muted" }, "No spans recorded for this run.") : list(""))
+  return spans.length === 0 ? h("p", { class: "muted" }, "No spans recorded for this run.") : list("")
 }
 
 /** @param {any[]} records */
@@ -414,7 +462,7 @@ const auditTable = (records) =>
           { "data-testid": "audit-row" },
           h("td", {}, when(r.at)),
           h("td", { class: "mono" }, r.runId),
-          h("td", {}, r.tenant),
+          h("td", { title: r.tenant }, tenantLabel(r.tenant)),
           h("td", {}, r.tool || "—"),
           h("td", {}, r.action ? `${r.decision}: ${r.action}` : r.decision),
           h("td", {}, r.by ?? "—"),
@@ -441,7 +489,7 @@ const runView = async (runId) => {
         "div",
         { class: "row card" },
         h("span", { "data-testid": "status" }, h("span", { class: run.status === "done" ? "tag ok" : run.status === "failed" || run.status === "cancelled" ? "tag bad" : "tag warn" }, run.status)),
-        h("span", {}, `tenant ${run.tenant}`),
+        tenantText(run.tenant),
         h("span", {}, `thread ${run.threadId ?? "—"}`),
         h("span", {}, `cost ${money(run.usage.costUsd)}`),
         h("span", {}, `tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out`),
@@ -504,7 +552,7 @@ const runsView = async () => {
     /** @type {Map<string, any[]>} */
     const threads = new Map()
     for (const run of result.runs) {
-      const key = `${run.tenant} · ${run.threadId ?? "(no thread)"}`
+      const key = `${tenantLabel(run.tenant)} · ${run.threadId ?? "(no thread)"}`
       threads.set(key, [...(threads.get(key) ?? []), run])
     }
     replace(
