@@ -8,14 +8,13 @@
  *
  * Under CI=true these tests never skip: a missing chromium fails. Elsewhere they skip, saying why.
  */
-import { Agent, ReActCognition } from "@agentkit/agents"
-import { SpanRecorder, SpanStore } from "@agentkit/console"
-import { FakeLLM, makeTestCtx, Seed, Tracing, Turn } from "@agentkit/testing"
+import { SpanStore } from "@agentkit/console"
+import { Tracing } from "@agentkit/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { artifacts, launch, unavailable } from "./support/browser.js"
-import { hostile, seed, start, tokens } from "./support/harness.js"
+import { hostile, seed, start, tokens, traceRun } from "./support/harness.js"
 import * as MemoryOperator from "./support/MemoryOperator.js"
 
 const ci = process.env.CI === "true"
@@ -27,18 +26,6 @@ describe("chromium is there when CI runs", () => {
   })
 })
 
-/** Records a real agent run's spans (FakeLLM) under the run's id, through the tee. */
-const traceRun = (spans: SpanStore.MemoryStore, runId: string) => {
-  const agent = Agent.make({
-    name: "support",
-    model: Seed.MODEL,
-    prompt: Seed.PROMPT,
-    cognition: ReActCognition.make({ tools: [Seed.lookupOrder, Seed.cancelOrder] })
-  })
-  const llm = FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall()] }), Turn({ content: Seed.ANSWER })])
-  const tee = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(spans)), Layer.provide(Tracing.recording().layer))
-  return Effect.runPromise(agent.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: runId })), Effect.provide(tee)))
-}
 
 describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
   let server: Awaited<ReturnType<typeof start>>
@@ -53,7 +40,7 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
       operator.plant({ runId: `run-acme-done-${i}`, tenant: "acme", threadId: "thread-7", status: "done", usage: { inputTokens: 900 + i, outputTokens: 200, costUsd: 0.003 } })
     }
     const spans = SpanStore.makeMemory()
-    await traceRun(spans, "run-acme-1")
+    await traceRun(spans, "run-acme-1", Tracing.recording().layer)
     // a span of the same run tree whose name and attributes are hostile (markup, a huge value)
     spans.offer({
       traceId: "hostile-trace",

@@ -5,17 +5,15 @@
  * holds as for the in-memory store: another tenant's run's trace is 404, and a tenant's trace never
  * holds another run tree's spans. Hostile attribute values come back as the text they are, bounded.
  */
-import { Agent, ReActCognition } from "@agentkit/agents"
-import { SpanRecorder, SpanStore } from "@agentkit/console"
+import type { SpanStore } from "@agentkit/console"
 import { SqlSpanStore, SqlStores } from "@agentkit/sql"
-import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as MemoryOperator from "./support/MemoryOperator.js"
-import { call, seed, start, tokens } from "./support/harness.js"
+import { call, seed, start, tokens, traceRun } from "./support/harness.js"
 
 const script = `<script>window.__pwned = true</script><img src=x onerror="alert(1)">`
 
@@ -26,18 +24,6 @@ const openStore = async (filename: string, scope: Scope.Scope) =>
     SqlSpanStore.SqlSpanStore
   )
 
-/** A real agent run's spans (FakeLLM), teed into `store` under the run's id, over Effect's own tracer (random ids, as in production). */
-const traceRun = (store: SpanStore.Service, runId: string) => {
-  const agent = Agent.make({
-    name: "support",
-    model: Seed.MODEL,
-    prompt: Seed.PROMPT,
-    cognition: ReActCognition.make({ tools: [Seed.lookupOrder, Seed.cancelOrder] })
-  })
-  const llm = FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall()] }), Turn({ content: Seed.ANSWER })])
-  const tee = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)))
-  return Effect.runPromise(agent.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: runId })), Effect.provide(tee)))
-}
 
 describe("the trace view over the SQL span store", () => {
   const dir = mkdtempSync(join(tmpdir(), "agentkit-console-spans-"))

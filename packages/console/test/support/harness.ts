@@ -1,5 +1,7 @@
 /** A real console server on 127.0.0.1 (a random port) over the in-memory operator, for tests. */
-import { Console, OperatorAuth, SpanStore } from "@agentkit/console"
+import { Agent, ReActCognition } from "@agentkit/agents"
+import { Console, OperatorAuth, SpanRecorder, SpanStore } from "@agentkit/console"
+import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { HttpServer } from "@effect/platform"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import type * as MemoryOperator from "./MemoryOperator.js"
@@ -117,3 +119,20 @@ export const seed = (operator: MemoryOperator.MemoryOperator) => ({
     pending: [{ kind: "InDoubt", tool: "charge_card", arguments: { order_id: "A-900" } }]
   })
 })
+
+/**
+ * A real agent run's spans (FakeLLM), teed into `store` under the run's id: over `tracer` when
+ * given, else over Effect's own tracer (random ids, as in production).
+ */
+export const traceRun = (store: SpanStore.Service, runId: string, tracer?: Layer.Layer<never>) => {
+  const agent = Agent.make({
+    name: "support",
+    model: Seed.MODEL,
+    prompt: Seed.PROMPT,
+    cognition: ReActCognition.make({ tools: [Seed.lookupOrder, Seed.cancelOrder] })
+  })
+  const llm = FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall()] }), Turn({ content: Seed.ANSWER })])
+  const teed = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)))
+  const tee = tracer === undefined ? teed : teed.pipe(Layer.provide(tracer))
+  return Effect.runPromise(agent.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: runId })), Effect.provide(tee)))
+}

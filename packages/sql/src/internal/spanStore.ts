@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { decodeWith } from "./codec.js"
 import { deleteInBatches, transaction } from "./tables.js"
 import type { Env } from "./tables.js"
+import type { PruneReport, Service } from "../SqlSpanStore.js"
 
 /** The settled options (validated by the public module). */
 export interface Settings extends SpanStore.Limits {
@@ -22,19 +23,6 @@ export interface Settings extends SpanStore.Limits {
   readonly maxTraces: number
   readonly maxSpansPerTrace: number
   readonly maxBuffered: number
-}
-
-/** What `prune` forgot. */
-export interface Pruned {
-  readonly expired: number
-  readonly keyless: number
-  readonly overCap: number
-}
-
-export interface Store extends SpanStore.Service {
-  readonly flush: Effect.Effect<number, StoreError>
-  readonly prune: Effect.Effect<Pruned, StoreError>
-  readonly dropped: () => number
 }
 
 /** A key or id longer than this is not indexed (a Postgres btree entry has a size limit). */
@@ -64,7 +52,7 @@ const toRow = (span: SpanStore.SpanRecord): Row | undefined => {
   }
 }
 
-export const make = (env: Env, settings: Settings): Store => {
+export const make = (env: Env, settings: Settings): Service => {
   const { sql, tables, runner } = env
   const table = sql(tables.spans)
   let buffer: Array<Row> = []
@@ -150,7 +138,7 @@ export const make = (env: Env, settings: Settings): Store => {
         )
       )
 
-  const prune: Effect.Effect<Pruned, StoreError> = Effect.gen(function* () {
+  const prune: Effect.Effect<PruneReport, StoreError> = Effect.gen(function* () {
     yield* flush
     const now = yield* Clock.currentTimeMillis
     const cutoff = Math.floor(now - settings.ttlMs)
