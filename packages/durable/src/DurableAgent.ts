@@ -14,7 +14,9 @@
  * recorded in the store, and an entry without one is rejected, as in-process. The in-flight
  * activity of a crashed runner is run again by the engine; the execution ledger (provide one)
  * makes a side-effecting, non-idempotent tool run at most once even then: the re-run finds the
- * claim and the run suspends with an `InDoubt` entry.
+ * claim and the run suspends with an `InDoubt` entry. A body that stops on a defect (the engine's
+ * storage failing under it) suspends its execution rather than completing it, so that a sweep
+ * resumes it (`DurableRuns.sweep`, `resumed`).
  *
  * @since 0.2.0
  * @experimental
@@ -174,6 +176,25 @@ const reasonOf = (error: unknown): string => {
   return String(error)
 }
 
+/**
+ * A defect in a body (not a failure it journals: the engine's own storage failing under it, e.g.
+ * SQLite busy past its timeout) suspends the execution instead of completing it. Completed, it
+ * would end for good while its record stays `running` (its lease released on the defect, or left
+ * to expire) and nothing would drive the run again; suspended, a sweep finds the record's lease
+ * expired and resumes it (`Workflow.resume`): the body replays its journal and the lifecycle
+ * takes the run over, one more recovery counted (a defect that keeps recurring ends the run
+ * `failed` past `maxRecoveries`).
+ */
+const suspendOnDefect =
+  (runId: string) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | WorkflowInstance> =>
+    Effect.catchAllDefect(self, (defect) =>
+      Effect.zipRight(
+        Effect.logWarning(`durable run '${runId}': its body stopped on a defect; the execution is suspended until a sweep resumes it`, defect),
+        Effect.flatMap(WorkflowInstance, Workflow.suspend)
+      )
+    )
+
 const decodeDecision = Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision))
 
 /** The decisions recorded for a run (one that does not decode is left out: it rejects). */
@@ -260,7 +281,7 @@ export const make = <R>(agent: Agent.Agent<R>, options: Options): DurableAgent<R
       }
       const { output, partial, stopReason, usage } = step.result
       return { output, partial, stopReason, usage }
-    })
+    }).pipe(suspendOnDefect(payload.runId))
 
   const executionId = (runId: string) => workflow.executionId({ runId, input: "" })
   return {

@@ -224,8 +224,9 @@ export const unconsumedMessages = (
 
 /**
  * A fiber that sweeps every `every` (default 5 seconds) while the layer lives: wakes suspended
- * runs whose entries are all decided (see `DurableRuns.sweep`). A failed sweep is logged and the
- * next one runs on schedule.
+ * runs whose entries are all decided and resumes running ones whose lease expired and whose
+ * execution is suspended (see `DurableRuns.sweep`). A failed sweep is logged and the next one
+ * runs on schedule.
  *
  * @example
  * ```ts

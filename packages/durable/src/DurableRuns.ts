@@ -5,7 +5,8 @@
  * (its `DurableDeferred` completed, then `Workflow.resume`, the mitigation for the v3 lost-wake
  * bug Effect-TS/effect#6318), and report what is waiting, what was woken, the runs no registered
  * version knows (left alone), the stuck ones (decided long ago, still suspended) and the running
- * ones whose lease expired. The figures are also set on gauges (`metrics`).
+ * ones whose lease expired (resumed when their execution is suspended: nothing else would drive
+ * them again). The figures are also set on gauges (`metrics`).
  *
  * Decisions are recorded through the agents `Operator` service (the one the console and the CLI
  * use): the tenant is checked before anything is written, the kind, digest and (for `edit`) the
@@ -55,6 +56,11 @@ export interface SweepReport {
   readonly stuck: ReadonlyArray<string>
   /** Running records of these agents whose lease expired: their runner stopped and none took them over yet. */
   readonly expiredLeases: ReadonlyArray<string>
+  /**
+   * Of `expiredLeases`: runs with no live execution (it is suspended: its body stopped on a
+   * defect, e.g. the engine's storage failing), resumed by this sweep (`Workflow.resume`).
+   */
+  readonly resumed: ReadonlyArray<string>
 }
 
 /**
@@ -103,7 +109,10 @@ export interface Service {
     by: string,
     access?: Operator.Access
   ) => Effect.Effect<Operator.RecordedDecision, DecideError>
-  /** Wakes the suspended runs whose entries are all decided; reports what it found. */
+  /**
+   * Wakes the suspended runs whose entries are all decided, resumes the running ones whose lease
+   * expired and whose execution is suspended; reports what it found.
+   */
   readonly sweep: Effect.Effect<SweepReport, StoreError | CorruptEntry>
 }
 
@@ -242,12 +251,26 @@ export const layer = <R>(
           return false
         }).pipe(Effect.provide(engine))
 
+      /** Resumes a running run whose lease expired if its execution is suspended (no live execution drives it); whether it did. */
+      const resumeStopped = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string) =>
+        Effect.gen(function* () {
+          for (const durable of durables) {
+            const result = yield* durable.poll(runId)
+            if (result === undefined) continue
+            if (result._tag !== "Suspended") return false
+            yield* durable.workflow.resume(yield* durable.executionId(runId))
+            return true
+          }
+          return false
+        }).pipe(Effect.provide(engine))
+
       const sweep: Service["sweep"] = Effect.gen(function* () {
         const woken: Array<string> = []
         const waiting: Array<string> = []
         const unknownVersion: Array<string> = []
         const stuck: Array<string> = []
         const expiredLeases: Array<string> = []
+        const resumed: Array<string> = []
         const now = yield* Clock.currentTimeMillis
         for (const [name, durables] of byName) {
           let cursor: string | undefined
@@ -276,14 +299,17 @@ export const layer = <R>(
           let expired: string | undefined
           do {
             const page = yield* store.list({ status: "running", agent: name, rootOnly: true, leaseExpiredAt: now, limit: 200, ...(expired === undefined ? {} : { cursor: expired }) })
-            for (const record of page.records) expiredLeases.push(record.runId)
+            for (const record of page.records) {
+              expiredLeases.push(record.runId)
+              if (yield* resumeStopped(durables, record.runId)) resumed.push(record.runId)
+            }
             expired = page.cursor
           } while (expired !== undefined)
         }
         yield* Metric.set(metrics.decidedNotApplied, woken.length)
         yield* Metric.set(metrics.stuck, stuck.length)
         yield* Metric.set(metrics.expiredLeases, expiredLeases.length)
-        return { woken, waiting, unknownVersion, stuck, expiredLeases }
+        return { woken, waiting, unknownVersion, stuck, expiredLeases, resumed }
       })
 
       return { start, decide, sweep }

@@ -113,7 +113,7 @@ describe("suspension, decisions and the sweep", () => {
       const state = JSON.parse(record._tag === "Some" ? record.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }
       const entry = state.pending[0]!
       expect(entry.kind).toBe("Approval")
-      expect(yield* service.sweep).toEqual({ woken: [], waiting: ["r-3"], unknownVersion: [], stuck: [], expiredLeases: [] })
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: ["r-3"], unknownVersion: [], stuck: [], expiredLeases: [], resumed: [] })
 
       const refused = yield* Effect.all(
         [
@@ -137,13 +137,13 @@ describe("suspension, decisions and the sweep", () => {
       const still = yield* settle(durable, "r-3")
       expect(Exit.isSuccess(still) && still.value?._tag).toBe("Suspended")
       expect(runs.charges).toBe(0)
-      expect(yield* service.sweep).toEqual({ woken: ["r-3"], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
+      expect(yield* service.sweep).toEqual({ woken: ["r-3"], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [], resumed: [] })
       const done = yield* settle(durable, "r-3")
       expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
       expect(runs.charges).toBe(1)
       expect(llm.calls).toBe(2)
       // a second sweep finds nothing to do
-      expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [] })
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [], resumed: [] })
     }).pipe(Effect.provide(layer))
   })
 
@@ -308,8 +308,39 @@ describe("suspension, decisions and the sweep", () => {
       yield* store.create({ runId: "r-8", rootRunId: "r-8", agent: "billing", tenant: "", state: "{}" }, { owner: "a dead runner", ttlMs: 1000 })
       expect((yield* service.sweep).expiredLeases).toEqual([])
       yield* TestClock.adjust("2 seconds")
-      expect((yield* service.sweep).expiredLeases).toEqual(["r-8"])
+      // no execution here knows it: reported, not resumed
+      expect(yield* service.sweep).toMatchObject({ expiredLeases: ["r-8"], resumed: [] })
       expect((yield* Metric.value(DurableRuns.metrics.expiredLeases)).value).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a body stopped by a defect outside any activity (record running, lease released, no live execution) is resumed by the sweep and finishes once", () => {
+    const llm = lookupThenAnswer()
+    // the engine's storage failing under the body (the crash test saw SQLITE_BUSY): a defect, not a journaled failure
+    const dying = crashingStore((s) => s.phase === "tools" && s.completed === 1, Effect.die(new Error("SQLITE_BUSY: database is locked")))
+    const { durable, layer, runs, store } = setup({ llm, store: dying.store })
+    return Effect.gen(function* () {
+      const service = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "r-13", input: "Where is A-771?" })
+      const stopped = yield* settle(durable, "r-13")
+      expect(dying.crashed()).toBe(true)
+      const record = yield* store.load("r-13")
+      // the lifecycle released the lease on the defect (it expires now, at TestClock 0)
+      expect(record._tag === "Some" ? [record.value.status, record.value.lease?.expiresAt] : undefined).toEqual(["running", 0])
+      // not complete: a completed execution is never driven again, and its record would stay running
+      expect(Exit.isSuccess(stopped) && stopped.value?._tag).toBe("Suspended")
+      const report = yield* service.sweep
+      expect(report).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: ["r-13"], resumed: ["r-13"] })
+      const done = yield* settle(durable, "r-13")
+      expect(Exit.isSuccess(done) && done.value?._tag === "Complete" && Exit.isSuccess(done.value.exit) ? done.value.exit.value.output : undefined).toBe(
+        "Order A-771 shipped."
+      )
+      const after = yield* store.load("r-13")
+      expect(after._tag === "Some" ? after.value.status : undefined).toBe("done")
+      // replayed, not called again: turn-0 and the lookup once, turn-1 once
+      expect(llm.calls).toBe(2)
+      expect(runs.lookups).toBe(1)
+      expect(yield* service.sweep).toEqual({ woken: [], waiting: [], unknownVersion: [], stuck: [], expiredLeases: [], resumed: [] })
     }).pipe(Effect.provide(layer))
   })
 })

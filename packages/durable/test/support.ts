@@ -31,8 +31,11 @@ export const harness = <R>(
   return { store, ledger, audit, layer }
 }
 
-/** A memory store whose `save` is interrupted once, the first time `when` holds: the body's process "crashes". */
-export const crashingStore = (when: (state: { runId: string; phase: string; completed: number }) => boolean) => {
+/**
+ * A memory store whose `save` is interrupted once, the first time `when` holds: the body's process
+ * "crashes" (or, with `crash`, fails that way once, e.g. a defect).
+ */
+export const crashingStore = (when: (state: { runId: string; phase: string; completed: number }) => boolean, crash: Effect.Effect<never> = Effect.interrupt) => {
   const store = CheckpointStore.makeMemory()
   let crashed = false
   const service: CheckpointStore.Service = {
@@ -41,7 +44,7 @@ export const crashingStore = (when: (state: { runId: string; phase: string; comp
       const state = JSON.parse(request.state) as { phase: string; turn: { completed: ReadonlyArray<unknown> } }
       if (!crashed && when({ runId: request.runId, phase: state.phase, completed: state.turn.completed.length })) {
         crashed = true
-        return Effect.interrupt // the runner stopped: no result, nothing completed
+        return crash // the runner stopped: no result, nothing completed
       }
       return store.save(lease, request)
     }
