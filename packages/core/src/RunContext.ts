@@ -287,7 +287,6 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
       }
       const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId) ?? checkLegs(options.legs)
       if (idError !== undefined) return Effect.fail(idError)
-      const budget = options.budget instanceof Budget.Budget ? Effect.succeed(options.budget) : Budget.make(options.budget)
       let scope: Scope.Scope
       try {
         scope =
@@ -306,7 +305,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           })
         )
       }
-      return Effect.map(budget, (budget) => {
+      const build = (budget: Budget.Budget): RunContext.Service => {
         const runId = options.runId ?? crypto.randomUUID()
         const context = new RunContextValue(
           runId,
@@ -326,7 +325,11 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
         )
         if (options.legs !== undefined) context.touch(options.legs)
         return context
-      })
+      }
+      // the default (unlimited) budget needs no check: it is made in place, with no extra step
+      if (options.budget === undefined) return Effect.succeed(build(Budget.unsafeMake()))
+      if (options.budget instanceof Budget.Budget) return Effect.succeed(build(options.budget))
+      return Effect.map(Budget.make(options.budget), build)
     })
   }
 
