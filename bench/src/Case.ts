@@ -26,6 +26,8 @@ export interface Case {
   readonly workload: Workload
   /** `true` for the workload's floor: the one case every other case is divided by. */
   readonly floor: boolean
+  /** Run only when asked for by `--case` (a case too slow, or too heavy, for every `pnpm bench`). */
+  readonly optIn?: boolean | undefined
   /** Builds the case over the workload's mock model (once; not measured). */
   readonly setup: (model: MockModel) => Promise<Runner>
 }

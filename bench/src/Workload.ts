@@ -36,8 +36,24 @@ export const minimal: Workload = {
   answer: "done"
 }
 
+/**
+ * The realistic workload of issue 19: 20 model steps (19 tool calls, one a step) over a transcript
+ * that grows to about 100 KB (each call's argument and the tool's result are 2.6 KB), so per-turn
+ * copies and full-state checkpoints, O(n²) over a run, show.
+ */
+export const realistic: Workload = {
+  id: "realistic",
+  title: "20 model steps, 19 tool calls, ~100 KB transcript",
+  model: "bench-model",
+  prompt: "Echo.",
+  input: "say hi, many times",
+  toolRounds: 19,
+  argument: "lorem ipsum dolor sit amet, ".repeat(93).slice(0, 2600),
+  answer: "done"
+}
+
 /** The workloads, in report order. A new workload is added here and gets its own floor case. */
-export const workloads: ReadonlyArray<Workload> = [minimal]
+export const workloads: ReadonlyArray<Workload> = [minimal, realistic]
 
 /**
  * The one tool every workload uses: it echoes its `text` argument, answering asynchronously (a

@@ -67,10 +67,12 @@ const settings: Harness.Settings = {
 
 const selected = (() => {
   const wanted = values.case
-  if (wanted === undefined) return cases
+  if (wanted === undefined) return cases.filter((c) => c.optIn !== true)
   const known = new Set(cases.flatMap((c) => [c.id, `${c.workload.id}/${c.id}`]))
   for (const id of wanted) if (!known.has(id)) fail(`unknown case '${id}'`)
-  return cases.filter((c) => c.floor || wanted.includes(c.id) || wanted.includes(`${c.workload.id}/${c.id}`))
+  const chosen = cases.filter((c) => !c.floor && (wanted.includes(c.id) || wanted.includes(`${c.workload.id}/${c.id}`)))
+  // a workload's floor is kept when any of its cases is chosen
+  return cases.filter((c) => chosen.includes(c) || (c.floor && chosen.some((other) => other.workload === c.workload)))
 })()
 
 if ((globalThis as { gc?: unknown }).gc === undefined) fail("run with node --expose-gc (pnpm bench does)")

@@ -12,7 +12,8 @@ import { Agent, ReActCognition } from "@agentkit/agents"
 import { ChatModel, Invoker, RunContext } from "@agentkit/core"
 import { Tool } from "@agentkit/tools"
 import { Layer, ManagedRuntime } from "effect"
-import type { Case } from "../Case.js"
+import type { Case, Runner } from "../Case.js"
+import type { MockModel } from "../MockModel.js"
 import { echoTool, type Workload } from "../Workload.js"
 
 /** The workload's agent: its prompt, its model, the echo tool in a ReAct loop. */
@@ -22,6 +23,8 @@ export const makeAgent = (workload: Workload) =>
     model: workload.model,
     prompt: workload.prompt,
     cognition: ReActCognition.make({
+      // the default (8) unless the workload has more steps
+      maxIterations: Math.max(8, workload.toolRounds + 1),
       tools: [
         Tool.make(echoTool.name, {
           description: echoTool.description,
@@ -40,15 +43,28 @@ export const agentkitCase = (workload: Workload): Case => ({
   title: "agentkit (default)",
   workload,
   floor: false,
-  setup: async (model) => {
-    const agent = makeAgent(workload)
-    // Built once, as a server builds its layers; each run is one `runPromise` with a fresh context.
-    const runtime = ManagedRuntime.make(Layer.provide(Invoker.layer(), ChatModel.layer({ chat: (request) => model.chat(request) })))
-    await runtime.runtime()
-    return {
-      run: (tracing) =>
-        runtime.runPromise(agent.run(workload.input).pipe(RunContext.provide({ tracing }))).then((result) => result.output),
-      dispose: () => runtime.dispose()
-    }
-  }
+  setup: (model) => runnerOf(workload, Layer.provide(Invoker.layer(), mockModel(model)))
 })
+
+/** The mock model as agentkit's `ChatModel`. */
+export const mockModel = (model: MockModel) => ChatModel.layer({ chat: (request) => model.chat(request) })
+
+/**
+ * The runner of an agentkit case over `layer` (an Invoker and whatever else the case adds), with
+ * `release` called on dispose. The runtime is built once, as a server builds its layers; each run
+ * is one `runPromise` with a fresh context.
+ */
+export const runnerOf = async <E>(
+  workload: Workload,
+  layer: Layer.Layer<Invoker, E>,
+  release: () => Promise<void> = () => Promise.resolve()
+): Promise<Runner> => {
+  const agent = makeAgent(workload)
+  const runtime = ManagedRuntime.make(layer)
+  await runtime.runtime()
+  return {
+    run: (tracing) =>
+      runtime.runPromise(agent.run(workload.input).pipe(RunContext.provide({ tracing }))).then((result) => result.output),
+    dispose: () => runtime.dispose().then(release)
+  }
+}

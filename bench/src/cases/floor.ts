@@ -22,8 +22,8 @@ interface FloorResult {
   readonly steps: number
 }
 
-/** A step limit, as any agent loop has. */
-const maxSteps = 10
+/** A step limit, as any agent loop has (at least the workload's steps). */
+const maxStepsOf = (workload: Workload) => Math.max(10, workload.toolRounds + 1)
 
 const decodeEcho = Schema.decodeUnknown(Schema.Struct(echoTool.fields))
 
@@ -43,6 +43,7 @@ export const makeFloorRun = (model: MockModel, workload: Workload): ((tracing: b
   const chatName = `chat ${workload.model}`
   const chatSpan = spanOptions({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workload.model })
   const runSpan = spanOptions({ "gen_ai.operation.name": "invoke_agent" })
+  const maxSteps = maxStepsOf(workload)
   return (tracing) => {
     const loop = Effect.gen(function* () {
       const messages: Array<FloorMessage> = [

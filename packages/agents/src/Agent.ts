@@ -218,7 +218,8 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     // a conversation passed in counts for the tool results it holds (a caller may add legs, never
     // remove them); advertising a tool whose description is untrusted counts from the first turn
     const legs = typeof input === "string" ? advertised : [...advertised, ...Trifecta.historyLegs(input, cognition.tools)]
-    if (legs.length === 0) return observe(Effect.zipRight(staticCheck, drive))
+    // without a static finding there is nothing to run before the loop (no extra step)
+    if (legs.length === 0) return observe(staticCheck === Effect.void ? drive : Effect.zipRight(staticCheck, drive))
     const touched = Effect.zipRight(Effect.flatMap(RunContext, (context) => Effect.sync(() => context.touch(legs))), staticCheck)
     return observe(Effect.zipRight(touched, drive))
   }

@@ -5,7 +5,7 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { Cancellation, Cancelled } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
-import { Tool } from "@agentkit/tools"
+import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Stream } from "effect"
 import { call, DESCRIPTION, forever, support } from "./fixtures.js"
@@ -155,6 +155,47 @@ describe("cancellation", () => {
       const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, cancellation: token })))
       token.cancel()
       expect(result.output).toBe("done")
+    })
+  )
+  it.effect("a parent cancelled while two sub-agents run concurrently: both sub-runs stop (finalizers run), the run ends Cancelled, the caller goes on", () =>
+    Effect.gen(function* () {
+      const token = Cancellation.make()
+      const started = [yield* Deferred.make<void>(), yield* Deferred.make<void>()] as const
+      const log: Array<string> = []
+      const slow = Tool.make("slow", {
+        description: DESCRIPTION,
+        parameters: {},
+        sideEffecting: false,
+        handler: (_args, { callId }) =>
+          Deferred.succeed(started[callId === "s1" ? 0 : 1], undefined).pipe(
+            Effect.zipRight(forever),
+            Effect.ensuring(Effect.sync(() => log.push(`${callId} finalized`)))
+          )
+      })
+      const researcher = Agent.make({ name: "researcher", model: MODEL, cognition: ReActCognition.make({ tools: [slow] }) })
+      const research = asTool(researcher, { name: "research", description: DESCRIPTION })
+      const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [research] }) })
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [call("r1", "research", { task: "one" }), call("r2", "research", { task: "two" })] }),
+        Turn({ toolCalls: [call("s1", "slow")] }),
+        Turn({ toolCalls: [call("s2", "slow")] })
+      ])
+      const fiber = yield* Effect.fork(
+        Effect.gen(function* () {
+          const exit = yield* Effect.exit(agent.run(TASK))
+          yield* Effect.yieldNow() // the caller goes on: the cancellation was the run's, not its caller's
+          log.push("caller went on")
+          return exit
+        }).pipe(Effect.provide(makeTestCtx({ llm, cancellation: token })))
+      )
+      yield* Deferred.await(started[0])
+      yield* Deferred.await(started[1])
+      token.cancel()
+      const exit = yield* Fiber.join(fiber)
+      expect(failureOf(exit)).toBeInstanceOf(Cancelled)
+      expect([...log].sort()).toEqual(["caller went on", "s1 finalized", "s2 finalized"])
+      expect(log.at(-1)).toBe("caller went on")
+      expect(llm.calls).toBe(3)
     })
   )
 })

@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
@@ -209,36 +208,48 @@ export class Budget {
    * (A small permit pool of our own: Effect's semaphore costs several µs per use on this path.)
    */
   withPermit<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
-    return Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(this.#acquire(restore), Effect.ensuring(restore(self), this.#release))
-    )
-  }
-
-  #acquire(restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>): Effect.Effect<void> {
-    return Effect.suspend(() => {
-      if (this.#free > 0) {
-        this.#free -= 1
-        return Effect.void
-      }
-      let granted = false
-      return restore(
-        Effect.async<void>((resume) => {
-          const grant = () => {
-            granted = true
-            resume(Effect.void)
-          }
-          this.#waiting.push(grant)
-          return Effect.sync(() => {
-            const index = this.#waiting.indexOf(grant)
-            if (index >= 0) this.#waiting.splice(index, 1)
-            else if (granted) this.#handOver() // interrupted after the permit was handed over: pass it on
-          })
-        })
-      )
+    return Effect.uninterruptibleMask((restore) => {
+      // a free permit is taken in place (no extra step); otherwise the caller waits in line
+      const held = this.#take()
+      const run = Effect.matchCauseEffect(restore(self), {
+        onFailure: (cause) => {
+          this.#handOver()
+          return Effect.failCause(cause)
+        },
+        onSuccess: (a) => {
+          this.#handOver()
+          return Effect.succeed(a)
+        }
+      })
+      return held ? run : Effect.zipRight(this.#wait(restore), run)
     })
   }
 
-  readonly #release: Effect.Effect<void> = Effect.sync(() => this.#handOver())
+  /** Takes a free permit, if there is one. */
+  #take(): boolean {
+    if (this.#free === 0) return false
+    this.#free -= 1
+    return true
+  }
+
+  /** Waits in line for a permit, interruptibly (a permit handed over to an interrupted waiter is passed on). */
+  #wait(restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>): Effect.Effect<void> {
+    let granted = false
+    return restore(
+      Effect.async<void>((resume) => {
+        const grant = () => {
+          granted = true
+          resume(Effect.void)
+        }
+        this.#waiting.push(grant)
+        return Effect.sync(() => {
+          const index = this.#waiting.indexOf(grant)
+          if (index >= 0) this.#waiting.splice(index, 1)
+          else if (granted) this.#handOver() // interrupted after the permit was handed over: pass it on
+        })
+      })
+    )
+  }
 
   #handOver(): void {
     const next = this.#waiting.shift()
@@ -258,14 +269,20 @@ export class Budget {
    */
   get reserveModelCall(): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => {
-      const crossed = this.#crossed()
-      if (crossed !== undefined) return Effect.fail(crossed)
-      if (this.maxModelCalls !== undefined && this.#modelCalls + this.#inFlightModelCalls + 1 > this.maxModelCalls) {
-        return Effect.fail(this.#overCalls())
-      }
-      this.#inFlightModelCalls += 1
-      return Effect.void
+      const refused = this.#reserveModel()
+      return refused === undefined ? Effect.void : Effect.fail(refused)
     })
+  }
+
+  /** Reserves one model call in place; the error when it is refused. */
+  #reserveModel(): BudgetExceeded | undefined {
+    const crossed = this.#crossed()
+    if (crossed !== undefined) return crossed
+    if (this.maxModelCalls !== undefined && this.#modelCalls + this.#inFlightModelCalls + 1 > this.maxModelCalls) {
+      return this.#overCalls()
+    }
+    this.#inFlightModelCalls += 1
+    return undefined
   }
 
   /**
@@ -275,7 +292,8 @@ export class Budget {
   settleModelCall(usage: Usage.Usage | undefined): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => {
       this.#inFlightModelCalls -= 1
-      return this.#count(usage)
+      const crossed = this.#count(usage)
+      return crossed === undefined ? Effect.void : Effect.fail(crossed)
     })
   }
 
@@ -285,19 +303,23 @@ export class Budget {
    * when it succeeds.
    */
   modelCall<A, E, R>(self: Effect.Effect<A, E, R>, usageOf: (a: A) => Usage.Usage): Effect.Effect<A, E | BudgetExceeded, R> {
-    return Effect.uninterruptibleMask(
-      (restore): Effect.Effect<A, E | BudgetExceeded, R> =>
-        Effect.zipRight(
-          this.reserveModelCall,
-          Effect.flatMap(
-            Effect.exit(restore(self)),
-            (exit): Effect.Effect<A, E | BudgetExceeded> =>
-              Exit.isSuccess(exit)
-                ? Effect.as(this.settleModelCall(usageOf(exit.value)), exit.value)
-                : Effect.zipRight(Effect.ignore(this.settleModelCall(undefined)), exit)
-          )
-        )
-    )
+    // reserved, counted and charged in place (no extra steps): this is every model call's path
+    return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
+      const refused = this.#reserveModel()
+      if (refused !== undefined) return Effect.fail(refused)
+      return Effect.matchCauseEffect(restore(self), {
+        onFailure: (cause) => {
+          this.#inFlightModelCalls -= 1
+          this.#count(undefined) // a ceiling it crosses is for later calls: this one failed already
+          return Effect.failCause(cause)
+        },
+        onSuccess: (a) => {
+          this.#inFlightModelCalls -= 1
+          const crossed = this.#count(usageOf(a))
+          return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
+        }
+      })
+    })
   }
 
   /**
@@ -314,22 +336,29 @@ export class Budget {
   /** Reserves one tool execution: refused (and not counted) past `maxToolCalls` (`tool calls N+1 > N`). */
   get reserveToolCall(): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => {
-      if (this.maxToolCalls !== undefined && this.#toolCalls + this.#inFlightToolCalls + 1 > this.maxToolCalls) {
-        return Effect.fail(
-          new BudgetExceeded({ limit: "toolCalls", message: `tool calls ${this.maxToolCalls + 1} > ${this.maxToolCalls}` })
-        )
-      }
-      this.#inFlightToolCalls += 1
-      return Effect.void
+      const refused = this.#reserveTool()
+      return refused === undefined ? Effect.void : Effect.fail(refused)
     })
+  }
+
+  /** Reserves one tool execution in place; the error when it is refused. */
+  #reserveTool(): BudgetExceeded | undefined {
+    if (this.maxToolCalls !== undefined && this.#toolCalls + this.#inFlightToolCalls + 1 > this.maxToolCalls) {
+      return new BudgetExceeded({ limit: "toolCalls", message: `tool calls ${this.maxToolCalls + 1} > ${this.maxToolCalls}` })
+    }
+    this.#inFlightToolCalls += 1
+    return undefined
+  }
+
+  /** A reserved tool execution returned, in place. */
+  #settleTool(): void {
+    this.#inFlightToolCalls -= 1
+    this.#toolCalls += 1
   }
 
   /** A reserved tool execution returned: it is counted. */
   get settleToolCall(): Effect.Effect<void> {
-    return Effect.sync(() => {
-      this.#inFlightToolCalls -= 1
-      this.#toolCalls += 1
-    })
+    return Effect.sync(() => this.#settleTool())
   }
 
   /** A reserved tool execution never started (a stored outcome was returned instead): not counted. */
@@ -346,28 +375,49 @@ export class Budget {
    */
   toolCall<A, E, R>(self: Effect.Effect<A, E, R>, options?: { readonly permit?: boolean }): Effect.Effect<A, E | BudgetExceeded, R> {
     const permit = options?.permit === true
-    return Effect.uninterruptibleMask(
-      (restore): Effect.Effect<A, E | BudgetExceeded, R> =>
-        Effect.zipRight(
-          this.reserveToolCall,
-          permit
-            ? Effect.zipRight(
-                Effect.onInterrupt(this.#acquire(restore), () => this.releaseToolCall),
-                Effect.ensuring(restore(self), Effect.zipRight(this.#release, this.settleToolCall))
-              )
-            : Effect.ensuring(restore(self), this.settleToolCall)
-        )
-    )
+    // reserved, permitted and settled in place (no extra steps when a permit is free): this is
+    // every tool call's path
+    return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
+      const refused = this.#reserveTool()
+      if (refused !== undefined) return Effect.fail(refused)
+      if (!permit) {
+        return Effect.matchCauseEffect(restore(self), {
+          onFailure: (cause) => {
+            this.#settleTool()
+            return Effect.failCause(cause)
+          },
+          onSuccess: (a) => {
+            this.#settleTool()
+            return Effect.succeed(a)
+          }
+        })
+      }
+      const run = Effect.matchCauseEffect(restore(self), {
+        onFailure: (cause) => {
+          this.#handOver()
+          this.#settleTool()
+          return Effect.failCause(cause)
+        },
+        onSuccess: (a) => {
+          this.#handOver()
+          this.#settleTool()
+          return Effect.succeed(a)
+        }
+      })
+      if (this.#take()) return run
+      // no permit free: wait in line; interrupted while waiting, the reservation is released
+      return Effect.zipRight(Effect.onInterrupt(this.#wait(restore), () => this.releaseToolCall), run)
+    })
   }
 
-  #count(usage: Usage.Usage | undefined): Effect.Effect<void, BudgetExceeded> {
+  /** Counts one model call and charges its usage; the ceiling it crosses, if any. */
+  #count(usage: Usage.Usage | undefined): BudgetExceeded | undefined {
     this.#modelCalls += 1
     if (usage !== undefined) {
       this.#costNanos += Usage.nanos(usage)
       this.#tokens += Usage.totalTokens(usage)
     }
-    const crossed = this.#crossed()
-    return crossed === undefined ? Effect.void : Effect.fail(crossed)
+    return this.#crossed()
   }
 
   #overCalls(): BudgetExceeded {
@@ -443,18 +493,20 @@ export const make = (limits: Limits = {}): Effect.Effect<Budget, ConfigurationEr
  */
 export const unsafeMake = (limits: Limits = {}): Budget => new Budget(limits)
 
+/** What each limit must be: built once, at module load. */
+const rules: ReadonlyArray<readonly [keyof Limits, (n: unknown) => boolean, string]> = [
+  ["maxCostUsd", isAmount, "a non-negative finite number (USD)"],
+  ["maxModelCalls", isCount, "a non-negative integer"],
+  ["maxTokens", isCount, "a non-negative integer"],
+  ["maxToolCalls", isCount, "a non-negative integer"],
+  ["maxDepth", isCount, "a non-negative integer"],
+  ["maxConcurrency", (n) => isCount(n) && (n as number) >= 1, "a positive integer"]
+]
+
 const validate = (limits: Limits): ConfigurationError | undefined => {
   if (typeof limits !== "object" || limits === null) {
     return new ConfigurationError({ field: "budget", message: `budget must be an object of limits; got ${String(limits)}` })
   }
-  const rules: ReadonlyArray<readonly [keyof Limits, (n: unknown) => boolean, string]> = [
-    ["maxCostUsd", isAmount, "a non-negative finite number (USD)"],
-    ["maxModelCalls", isCount, "a non-negative integer"],
-    ["maxTokens", isCount, "a non-negative integer"],
-    ["maxToolCalls", isCount, "a non-negative integer"],
-    ["maxDepth", isCount, "a non-negative integer"],
-    ["maxConcurrency", (n) => isCount(n) && (n as number) >= 1, "a positive integer"]
-  ]
   for (const [field, ok, accepted] of rules) {
     const value = limits[field]
     if (value !== undefined && !ok(value)) {

@@ -91,8 +91,6 @@ export interface Service {
 
 const noEmit = (_delta: ChatDelta): void => {}
 
-const usageOf = (response: ChatResponse) => response.usage
-
 /** What the Invoker sets on its `chat {model}` span when the model has answered. */
 const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   const attributes: Record<string, Tracing.AttributeValue> = {
@@ -196,14 +194,12 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // as in the Python agentkit, and a call served from a cache never reaches the model, so it is
   // never counted or charged (and its response reaches the caller with zero usage).
   // The run's tally is charged at the same point (so a run tree's usage is what its budget spent).
-  const chatPipeline = compose(options.chatMiddleware ?? [], (call) =>
-    call.context.budget.modelCall(
-      Effect.map(model.chat(call.request, { emit: call.emit }), (response) => {
-        call.context.charge(response.usage)
-        return response
-      }),
-      usageOf
-    )
+  const chatMiddleware = options.chatMiddleware ?? []
+  const chatPipeline = compose(chatMiddleware, (call) =>
+    call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), (response) => {
+      call.context.charge(response.usage)
+      return response.usage
+    })
   )
   const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
 
@@ -212,9 +208,12 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
       // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
-      const run = Effect.map(chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context }), (response) =>
-        meta.cacheHit === true ? { ...response, usage: Usage.zero } : response
-      )
+      const answered = chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context })
+      // only a middleware (or the caller's own metadata) can mark a cache hit: without either, no extra step
+      const run =
+        chatMiddleware.length === 0 && meta.cacheHit !== true
+          ? answered
+          : Effect.map(answered, (response) => (meta.cacheHit === true ? { ...response, usage: Usage.zero } : response))
       if (!context.tracing) return run
       return run.pipe(
         Effect.tap((response) => Tracing.annotate(responseAttributes(response))),

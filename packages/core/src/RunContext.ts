@@ -9,7 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Cause from "effect/Cause"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
 import * as Budget from "./Budget.js"
@@ -231,6 +233,17 @@ class RunContextValue implements RunContext.Service {
   }
 }
 
+/**
+ * A fresh run id. `crypto.randomUUID()` builds its text from pieces (a rope of about 20 strings,
+ * ~0.5 KB); reading one character flattens it into one 36-character string, which is all a run
+ * (and every id built from it) then keeps alive.
+ */
+const newRunId = (): string => {
+  const id = crypto.randomUUID()
+  id.charCodeAt(0)
+  return id
+}
+
 const checkLegs = (legs: unknown): ConfigurationError | undefined =>
   legs === undefined || (Array.isArray(legs) && legs.every((leg) => capabilities.includes(leg)))
     ? undefined
@@ -287,7 +300,6 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
       }
       const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId) ?? checkLegs(options.legs)
       if (idError !== undefined) return Effect.fail(idError)
-      const budget = options.budget instanceof Budget.Budget ? Effect.succeed(options.budget) : Budget.make(options.budget)
       let scope: Scope.Scope
       try {
         scope =
@@ -306,8 +318,8 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
           })
         )
       }
-      return Effect.map(budget, (budget) => {
-        const runId = options.runId ?? crypto.randomUUID()
+      const build = (budget: Budget.Budget): RunContext.Service => {
+        const runId = options.runId ?? newRunId()
         const context = new RunContextValue(
           runId,
           undefined,
@@ -326,7 +338,11 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
         )
         if (options.legs !== undefined) context.touch(options.legs)
         return context
-      })
+      }
+      // the default (unlimited) budget needs no check: it is made in place, with no extra step
+      if (options.budget === undefined) return Effect.succeed(build(Budget.unsafeMake()))
+      if (options.budget instanceof Budget.Budget) return Effect.succeed(build(options.budget))
+      return Effect.map(Budget.make(options.budget), build)
     })
   }
 
@@ -354,37 +370,96 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
    * cancelled fails at once. Interrupting the fiber directly stays an ordinary interruption.
    */
   static cancellable<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Cancelled, R | RunContext> {
-    return Effect.flatMap(RunContext, (context) => {
-      const token = context.cancellation
+    return Effect.withFiberRuntime((fiber) => {
+      const token = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext).cancellation
       if (token.isCancelled) return Effect.fail(new Cancelled())
-      // The work runs in a child fiber so the token can interrupt it from plain code. Interrupting
-      // the caller interrupts (and awaits) that child at once, so the caller's own finalizers never
-      // run while the work is still running.
-      //
-      // Starting a fiber normally costs two trips through the scheduler (start the child, resume
-      // the caller), which is most of the price of a short run. So the child is started, and the
-      // caller resumed, in place (the `immediate` scheduler); the work itself runs on the caller's
-      // scheduler as usual.
-      return Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(Effect.fork(restore(Effect.withScheduler(self, scheduler))), (fiber) => {
-            const off = token.onCancel(() => fiber.unsafeInterruptAsFork(fiber.id()))
-            return Effect.flatMap(
-              restore(Fiber.await(fiber)).pipe(
-                Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-                Effect.ensuring(Effect.sync(off))
-              ),
-              (exit): Effect.Effect<A, E | Cancelled> =>
-                Exit.isFailure(exit) && token.isCancelled && Cause.isInterruptedOnly(exit.cause)
-                  ? Effect.fail(new Cancelled())
-                  : exit
-            )
-          })
-        ).pipe(Effect.withScheduler(immediate))
-      )
+      // In place when the fiber has no child fibers yet (a run started on its own fiber, as a
+      // server does): interrupting this fiber then reaches only the run's own work.
+      const children = childrenOf(fiber)
+      return children !== undefined && children.size === 0 ? inPlace(fiber, children, token, self) : forked(token, self)
     })
   }
 }
+
+/**
+ * The interruptor of a run whose cancellation handle flipped: no real fiber has this id, so the
+ * boundary can tell a cancellation from any other interruption.
+ */
+const cancelledBy = FiberId.make(-1, 0)
+
+/** The fiber's live child fibers (the runtime's own set), or `undefined` if this runtime does not expose them. */
+const childrenOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | undefined => {
+  const runtime = fiber as unknown as { readonly getChildren?: () => ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> }
+  return typeof runtime.getChildren === "function" ? runtime.getChildren() : undefined
+}
+
+/** Whether every interruption recorded in `cause` is a cancellation. */
+const cancelledOnly = (cause: Cause.Cause<never>): boolean => {
+  const by = Cause.interruptors(cause)
+  return HashSet.size(by) === 1 && HashSet.has(by, cancelledBy)
+}
+
+/**
+ * The cancellation boundary without a second fiber: the token interrupts this very fiber as
+ * `cancelledBy`. When the work ends (whatever its outcome, once the listener is removed), an
+ * interruption of this fiber by `cancelledBy` alone is the boundary's own: it is cleared, so the
+ * caller goes on, and work that was only interrupted becomes `Cancelled`; work that finished
+ * first keeps its result. Any other interruption (from outside, or with one) is left as it is.
+ * Child fibers the work left running are interrupted, as when the work had a fiber of its own.
+ */
+const inPlace = <A, E, R>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  children: ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>>,
+  token: Cancellation.CancellationToken,
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Cancelled, R> =>
+  Effect.uninterruptibleMask((restore) => {
+    const off = token.onCancel(() => fiber.unsafeInterruptAsFork(cancelledBy))
+    const settle = (cause: Cause.Cause<E> | undefined, exit: Effect.Effect<A, E>): Effect.Effect<A, E | Cancelled> => {
+      off()
+      let result: Effect.Effect<A, E | Cancelled> = exit
+      const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
+      if (!Cause.isEmpty(interrupted) && token.isCancelled && cancelledOnly(interrupted)) {
+        if (cause !== undefined && Cause.isInterruptedOnly(cause)) result = Effect.fail(new Cancelled())
+        result = Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), result)
+      }
+      return children.size === 0 ? result : Effect.zipRight(Fiber.interruptAll(Array.from(children)), result)
+    }
+    return Effect.matchCauseEffect(restore(self), {
+      onFailure: (cause) => settle(cause, Effect.failCause(cause)),
+      onSuccess: (a) => settle(undefined, Effect.succeed(a))
+    })
+  })
+
+/**
+ * The cancellation boundary for a fiber that already has child fibers (interrupting it would reach
+ * them too): the work runs in a child fiber of its own, which the token interrupts.
+ */
+const forked = <A, E, R>(token: Cancellation.CancellationToken, self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Cancelled, R> =>
+  // Interrupting the caller interrupts (and awaits) that child at once, so the caller's own
+  // finalizers never run while the work is still running.
+  //
+  // Starting a fiber normally costs two trips through the scheduler (start the child, resume
+  // the caller), which is most of the price of a short run. So the child is started, and the
+  // caller resumed, in place (the `immediate` scheduler); the work itself runs on the caller's
+  // scheduler as usual.
+  Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.fork(restore(Effect.withScheduler(self, scheduler))), (fiber) => {
+        const off = token.onCancel(() => fiber.unsafeInterruptAsFork(fiber.id()))
+        return Effect.flatMap(
+          restore(Fiber.await(fiber)).pipe(
+            Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+            Effect.ensuring(Effect.sync(off))
+          ),
+          (exit): Effect.Effect<A, E | Cancelled> =>
+            Exit.isFailure(exit) && token.isCancelled && Cause.isInterruptedOnly(exit.cause)
+              ? Effect.fail(new Cancelled())
+              : exit
+        )
+      })
+    ).pipe(Effect.withScheduler(immediate))
+  )
 
 /**
  * The run context's types: `RunContext.Service` (the context value) and `RunContext.Options`.

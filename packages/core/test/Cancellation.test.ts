@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, FiberId, HashSet, Option } from "effect"
 import { Cancellation, Cancelled, RunContext } from "@agentkit/core"
 
 /** An effect that signals `started`, then waits forever; its interruption is recorded in `log`. */
@@ -241,5 +241,163 @@ describe("RunContext.cancellable", () => {
       token.cancel()
       for (const fiber of fibers) expectCancelled(yield* Fiber.await(fiber))
       expect(log.filter((line) => line.endsWith("finalized")).sort()).toEqual(["run0 finalized", "run1 finalized", "run2 finalized"])
+    }))
+})
+
+describe("RunContext.cancellable: one fiber per run (the token interrupts the run's own fiber)", () => {
+  const notCancelled = <A, E>(exit: Exit.Exit<A, E>) =>
+    Exit.isFailure(exit) && Option.isSome(Cause.failureOption(exit.cause)) && Cause.failureOption(exit.cause).pipe(Option.getOrThrow) instanceof Cancelled
+
+  it.live("cancel() after a run that suspended and returned is a no-op: the caller goes on, not interrupted", () =>
+    Effect.gen(function* () {
+      const token = Cancellation.make()
+      const log: Array<string> = []
+      const fiber = yield* Effect.fork(
+        Effect.gen(function* () {
+          const value = yield* RunContext.cancellable(Effect.as(Effect.sleep("2 millis"), "done"))
+          log.push(value)
+          token.cancel()
+          yield* Effect.sleep("2 millis") // a step that would be interrupted if the cancel reached this fiber
+          log.push("caller went on")
+          return "caller done"
+        }).pipe(RunContext.provide({ cancellation: token }))
+      )
+      const exit = yield* Fiber.await(fiber)
+      expect(exit).toEqual(Exit.succeed("caller done"))
+      expect(log).toEqual(["done", "caller went on"])
+    }))
+
+  it.effect("cancel racing a completing run: a cancel that lands when the work can no longer be interrupted keeps its result; the caller is not interrupted", () =>
+    Effect.gen(function* () {
+      const token = Cancellation.make()
+      const log: Array<string> = []
+      const fiber = yield* Effect.fork(
+        Effect.gen(function* () {
+          // started uninterruptibly: the cancel lands while the work finishes, and cannot stop it
+          const value = yield* Effect.uninterruptible(
+            RunContext.cancellable(Effect.sync(() => token.cancel()).pipe(Effect.zipRight(Effect.yieldNow()), Effect.as("finished")))
+          )
+          log.push(value)
+          yield* Effect.yieldNow() // interruptible again: a cancellation left behind would stop the caller here
+          log.push("caller went on")
+          return value
+        }).pipe(RunContext.provide({ cancellation: token }))
+      )
+      const exit = yield* Fiber.await(fiber)
+      expect(exit).toEqual(Exit.succeed("finished"))
+      expect(log).toEqual(["finished", "caller went on"])
+      expect(token.isCancelled).toBe(true)
+    }))
+
+  it.effect("a cancel from inside the work stops it at its next step: Cancelled, and the caller goes on", () =>
+    Effect.gen(function* () {
+      const token = Cancellation.make()
+      const log: Array<string> = []
+      const exit = yield* Effect.exit(
+        RunContext.cancellable(
+          Effect.sync(() => token.cancel()).pipe(
+            Effect.zipRight(Effect.sync(() => log.push("next step ran"))),
+            Effect.ensuring(Effect.sync(() => log.push("work finalized")))
+          )
+        ).pipe(RunContext.provide({ cancellation: token }))
+      )
+      expectCancelled(exit)
+      log.push("caller went on")
+      expect(log).toEqual(["work finalized", "caller went on"])
+    }))
+
+  for (const order of ["cancel first", "interrupt first"] as const) {
+    it.effect(`an outer interruption is never turned into Cancelled, even with the token cancelled at the same time (${order})`, () =>
+      Effect.gen(function* () {
+        const token = Cancellation.make()
+        const started = yield* Deferred.make<void>()
+        const log: Array<string> = []
+        const fiber = yield* Effect.fork(
+          RunContext.cancellable(blocked(started, log)).pipe(
+            Effect.ensuring(Effect.sync(() => log.push("caller finalized"))),
+            RunContext.provide({ cancellation: token })
+          )
+        )
+        yield* Deferred.await(started)
+        const outside = FiberId.make(4242, 0)
+        yield* Effect.sync(() => {
+          if (order === "cancel first") token.cancel()
+          fiber.unsafeInterruptAsFork(outside)
+          if (order === "interrupt first") token.cancel()
+        })
+        const exit = yield* Fiber.await(fiber)
+        expect(Exit.isInterrupted(exit)).toBe(true)
+        expect(notCancelled(exit)).toBe(false)
+        if (Exit.isFailure(exit)) expect(HashSet.has(Cause.interruptors(exit.cause), outside)).toBe(true)
+        expect(log).toEqual(["work interrupted", "work finalized", "caller finalized"])
+      }))
+  }
+
+  it.effect("the caller's other child fibers are not touched by a cancel", () =>
+    Effect.gen(function* () {
+      const token = Cancellation.make()
+      const started = yield* Deferred.make<void>()
+      const log: Array<string> = []
+      const fiber = yield* Effect.fork(
+        Effect.gen(function* () {
+          const sibling = yield* Effect.fork(Effect.onInterrupt(Effect.never, () => Effect.sync(() => log.push("sibling interrupted"))))
+          const exit = yield* Effect.exit(RunContext.cancellable(blocked(started, log)))
+          log.push(Option.isNone(yield* Fiber.poll(sibling)) ? "sibling still running" : "sibling ended")
+          yield* Fiber.interrupt(sibling)
+          return exit
+        }).pipe(RunContext.provide({ cancellation: token }))
+      )
+      yield* Deferred.await(started)
+      token.cancel()
+      const exit = yield* Fiber.join(fiber)
+      expectCancelled(exit)
+      expect(log).toEqual(["work interrupted", "work finalized", "sibling still running", "sibling interrupted"])
+    }))
+
+  it.effect("a fiber the work forks and leaves running is interrupted when the run ends", () =>
+    Effect.gen(function* () {
+      const log: Array<string> = []
+      const value = yield* RunContext.cancellable(
+        Effect.fork(Effect.onInterrupt(Effect.never, () => Effect.sync(() => log.push("left-over interrupted")))).pipe(
+          Effect.zipRight(Effect.yieldNow()),
+          Effect.as("done")
+        )
+      )
+      expect(value).toBe("done")
+      expect(log).toEqual(["left-over interrupted"])
+    }).pipe(RunContext.provide({})))
+
+  it.effect("nested runs with their own tokens: cancelling the inner one stops only it; cancelling the outer one stops both", () =>
+    Effect.gen(function* () {
+      const outer = Cancellation.make()
+      const inner = Cancellation.make()
+      const log: Array<string> = []
+      const innerStarted = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(
+        RunContext.cancellable(
+          Effect.gen(function* () {
+            const exit = yield* Effect.exit(RunContext.cancellable(blocked(innerStarted, log, "inner")).pipe(RunContext.provide({ cancellation: inner })))
+            log.push(notCancelled(exit) ? "inner cancelled" : "inner other")
+            return "outer done"
+          })
+        ).pipe(RunContext.provide({ cancellation: outer }))
+      )
+      yield* Deferred.await(innerStarted)
+      inner.cancel()
+      expect(yield* Fiber.await(first)).toEqual(Exit.succeed("outer done"))
+      expect(log).toEqual(["inner interrupted", "inner finalized", "inner cancelled"])
+
+      const again = Cancellation.make()
+      const restarted = yield* Deferred.make<void>()
+      log.length = 0
+      const second = yield* Effect.fork(
+        RunContext.cancellable(
+          RunContext.cancellable(blocked(restarted, log, "inner")).pipe(RunContext.provide({ cancellation: Cancellation.make() }))
+        ).pipe(RunContext.provide({ cancellation: again }))
+      )
+      yield* Deferred.await(restarted)
+      again.cancel()
+      expectCancelled(yield* Fiber.await(second))
+      expect(log).toEqual(["inner interrupted", "inner finalized"])
     }))
 })

@@ -339,6 +339,8 @@ class Steps {
     state.completed.clear()
     state.pending = []
     this.projected = undefined
+    // without a store or an event sink there is nothing between the rounds (no extra steps)
+    if (this.engine.checkpoint === undefined && emit === undefined) return this.modelStep()
     return this.save("running").pipe(
       Effect.tap(() => emit?.(AgentEvent.Step({ iteration: state.iteration }))),
       Effect.zipRight(Effect.suspend(() => this.modelStep()))
@@ -554,8 +556,10 @@ class Steps {
       ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
       ...(agent.temperature === undefined ? {} : { temperature: agent.temperature })
     }
-    return Cancellation.check(this.context.cancellation).pipe(
-      Effect.zipRight(this.engine.callModel(`turn-${state.iteration}`, request, loop.onDelta)),
+    // the check is read now (when the step runs): a token not cancelled adds no step
+    const check = Cancellation.check(this.context.cancellation)
+    const called = this.engine.callModel(`turn-${state.iteration}`, request, loop.onDelta)
+    return (check === Effect.void ? called : Effect.zipRight(check, called)).pipe(
       Effect.flatMap((response) => {
         state.usage = Usage.add(state.usage, response.usage)
         // the termination condition sees the turn before any of its tools runs
