@@ -9,7 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Option, Schedule } from "effect"
 import { createClient } from "@libsql/client"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -210,6 +210,32 @@ describe("a database that is gone", () => {
       const refused = yield* failure(Layer.build(SqlStores.layerSqlite({ filename: join(dir, "stores.db") })))
       expect(refused).toBeInstanceOf(StoreError)
       expect((refused as StoreError).message).toMatch(/not a database|SQLITE_NOTADB/i)
+    }))
+
+  it.scoped("SQLite: transactions run on the client's one connection: 300 writes leave no connection (file descriptor) behind", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "agentkit-fds-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const filename = join(dir, "stores.db")
+      // the descriptors this process holds on the database's files (the file, its -wal and -shm)
+      const open = () =>
+        readdirSync("/proc/self/fd").filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(filename)
+          } catch {
+            return false // closed while listed
+          }
+        }).length
+      const context = yield* Layer.build(SqlStores.layerSqlite({ filename }))
+      const checkpoints = Context.get(context, CheckpointStore)
+      const { lease } = yield* checkpoints.create(root("r"), owner("a"))
+      const before = open()
+      expect(before).toBeGreaterThan(0)
+      for (let version = 1; version <= 300; version++) {
+        expect(yield* checkpoints.save(lease, { runId: "r", expectedVersion: version, status: "running", state: `{"step":${version}}` })).toBe(version + 1)
+      }
+      expect(open()).toBe(before)
+      expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(301)
     }))
 
   it.scoped("SQLite: another process holds the write lock: the write waits, retried on the schedule, and goes through once it is released", () =>

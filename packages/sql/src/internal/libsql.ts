@@ -12,6 +12,18 @@
  *   statement of the client would wait forever. Here a BEGIN that throws yields a transaction
  *   whose statements fail with that error, so the transaction rolls back through the normal path,
  *   the permit is returned, and the stores' retry sees a typed, transient failure.
+ * - **A transaction runs on the client's one connection.** libsql's own `transaction()` hands the
+ *   client's connection to the transaction and opens a new one for the client, and nothing ever
+ *   closes the transaction's (its `close` only rolls back): every transaction left a connection
+ *   open (about eight file descriptors a run), cost an open of the file, and put more connections
+ *   of one file in one process (more busy waits). Here a transaction is `BEGIN` on the client's
+ *   connection and `COMMIT`/`ROLLBACK` on it. `@effect/sql-libsql` holds its permit (a semaphore of
+ *   one) from the transaction's start to its end, and every other statement takes that permit, so
+ *   nothing else runs on the connection meanwhile.
+ * - **A database file removed or replaced under the client is not written to.** One connection
+ *   stays open on the file it opened; after the file is deleted (or another put in its place) its
+ *   writes would go to a file nobody can open again, lost. Each transaction first checks that the
+ *   path still names the file the connection opened, and fails with `SQLITE_CANTOPEN` if not.
  * - **A connection that met SQLITE_BUSY is replaced.** libsql 0.4 does not reset a statement that
  *   failed busy: the connection then keeps a statement in progress, and its next transaction can
  *   neither commit nor let go of the write lock. The client is reopened instead (same file, same
@@ -19,10 +31,54 @@
  * @internal
  */
 import type * as LibsqlTypes from "@libsql/client"
+import { statSync } from "node:fs"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+
+const BEGIN: Record<LibsqlTypes.TransactionMode, string> = {
+  write: "BEGIN IMMEDIATE",
+  read: "BEGIN DEFERRED",
+  deferred: "BEGIN DEFERRED"
+}
+
+/**
+ * A transaction on `client`'s connection, begun already. Its statements are the client's; after a
+ * commit or a rollback it is closed (a later statement rejects). A rollback of a transaction the
+ * database already ended (a failed statement can end it) resolves.
+ */
+const sameConnection = (client: LibsqlTypes.Client): LibsqlTypes.Transaction => {
+  let closed = false
+  const open = () => (closed ? Promise.reject(new Error("the transaction is closed")) : Promise.resolve())
+  const end = (statement: "COMMIT" | "ROLLBACK") => {
+    if (closed) return statement === "ROLLBACK" ? Promise.resolve() : open()
+    closed = true
+    return client.execute(statement).then(
+      () => undefined,
+      (error: unknown) => {
+        if (statement === "ROLLBACK") return undefined // nothing left to undo (or the connection is gone)
+        // a COMMIT that failed leaves the transaction open: undo it, then report the failure
+        return client.execute("ROLLBACK").then(
+          () => Promise.reject(error),
+          () => Promise.reject(error)
+        )
+      }
+    )
+  }
+  const unsupported = () => Promise.reject(new Error("batch and executeMultiple are not used inside a transaction"))
+  return {
+    execute: (...args: Parameters<LibsqlTypes.Transaction["execute"]>) => open().then(() => client.execute(...args)),
+    batch: unsupported,
+    executeMultiple: unsupported,
+    commit: () => end("COMMIT"),
+    rollback: () => end("ROLLBACK"),
+    close: () => void end("ROLLBACK"),
+    get closed() {
+      return closed
+    }
+  } as unknown as LibsqlTypes.Transaction
+}
 
 /** A transaction that never began: its statements fail with why. */
 const failedTransaction = (cause: unknown): LibsqlTypes.Transaction =>
@@ -45,13 +101,24 @@ const isBusy = (error: unknown): boolean => {
  * A libsql client made by `make`, guarded as above: `transaction` resolves even when BEGIN throws,
  * and a busy failure swaps in a fresh client (the old one is closed).
  */
-export const resilient = (make: () => LibsqlTypes.Client): LibsqlTypes.Client => {
+export const resilient = (make: () => LibsqlTypes.Client, path: string): LibsqlTypes.Client => {
+  /** The identity of the file at `path` (device and inode), `undefined` when there is none. */
+  const fileAt = (): string | undefined => {
+    try {
+      const stat = statSync(path)
+      return `${stat.dev}:${stat.ino}`
+    } catch {
+      return undefined
+    }
+  }
   let current = make()
+  let opened = fileAt()
   const failed = (error: unknown): never => {
     if (isBusy(error)) {
       const old = current
       try {
         current = make()
+        opened = fileAt()
         old.close()
       } catch {
         // the file cannot be opened right now: keep the old client, the next busy failure tries again
@@ -59,19 +126,31 @@ export const resilient = (make: () => LibsqlTypes.Client): LibsqlTypes.Client =>
     }
     throw error
   }
+  /** `client`'s statements, a busy failure replacing the current client as any other's. */
+  const guardedClient = (client: LibsqlTypes.Client) =>
+    ({ execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => client.execute(...args).catch(failed) }) as LibsqlTypes.Client
   const guarded = {
     execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => current.execute(...args).catch(failed),
     batch: (...args: Parameters<LibsqlTypes.Client["batch"]>) => current.batch(...args).catch(failed),
     executeMultiple: (sql: string) => current.executeMultiple(sql).catch(failed),
-    transaction: (mode?: LibsqlTypes.TransactionMode) =>
-      current.transaction(mode).catch((error: unknown) => {
-        try {
-          failed(error)
-        } catch {
-          // failed() rethrows; the transaction below carries the error instead
+    transaction: (mode: LibsqlTypes.TransactionMode = "write") => {
+      const client = current
+      if (opened === undefined || fileAt() !== opened) {
+        const gone = Object.assign(new Error(`SQLITE_CANTOPEN: unable to open database file: ${path} was removed or replaced since it was opened`), { code: "SQLITE_CANTOPEN" })
+        return Promise.resolve(failedTransaction(gone))
+      }
+      return client.execute(BEGIN[mode]).then(
+        () => sameConnection(guardedClient(client)),
+        (error: unknown) => {
+          try {
+            failed(error)
+          } catch {
+            // failed() rethrows; the transaction below carries the error instead
+          }
+          return failedTransaction(error)
         }
-        return failedTransaction(error)
-      }),
+      )
+    },
     close: () => current.close()
   }
   return new Proxy(guarded as unknown as LibsqlTypes.Client, {

@@ -166,7 +166,7 @@ export const sqliteClient = (options: {
               cause
             })
           const live = yield* Effect.acquireRelease(
-            Effect.try({ try: () => Libsql.resilient(() => createClient({ url: pathToFileURL(path).href, intMode: "bigint" })), catch: opened }),
+            Effect.try({ try: () => Libsql.resilient(() => createClient({ url: pathToFileURL(path).href, intMode: "bigint" }), path), catch: opened }),
             (client) => Effect.sync(() => client.close())
           )
           yield* Effect.tryPromise({

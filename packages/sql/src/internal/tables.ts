@@ -88,8 +88,8 @@ export interface Dialect {
   readonly offset: (n: number) => Fragment
   /**
    * Run before each write on SQLite: another process holding the write lock makes the write wait
-   * up to `busyTimeoutMs` instead of failing at once (a setting of the connection, and libsql
-   * opens a connection per transaction). Nothing on Postgres.
+   * up to `busyTimeoutMs` instead of failing at once (a setting of the connection, set again in
+   * case a busy failure replaced it). Nothing on Postgres.
    */
   readonly beforeWrite: Effect.Effect<void, SqlError>
 }
