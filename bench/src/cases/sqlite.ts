@@ -18,8 +18,8 @@ export const sqliteCase = (workload: Workload): Case => ({
   title: "agentkit + SQLite store",
   workload,
   floor: false,
-  // opt-in: a run over the store costs milliseconds, and each leaves file descriptors open (see
-  // the README), so the default sizes would exhaust them: `pnpm bench --case sqlite --runs 200 ...`
+  // opt-in: a run over the store costs milliseconds (a durable write per checkpoint), so the
+  // default sizes would take long: `pnpm bench --case sqlite --runs 200 ...`
   optIn: true,
   setup: (model) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-bench-"))
