@@ -105,8 +105,11 @@ const program = Effect.gen(function* () {
   const context = yield* Layer.build(StoresLive)
   const inner = Context.get(context, CheckpointStore)
   const owner = `${config.workerId}/${process.pid}`
-  /** The runs this process finished (a drive that only read a recorded result did not). */
-  const finishedHere = new Set<string>()
+  /**
+   * How many times this process finished each run (the store's finish succeeded): a drive finished
+   * its run if the count grew while it ran (a later drive that only read the recorded result did not).
+   */
+  const finishedHere = new Map<string, number>()
   // the store as the lifecycle uses it, reporting the points a kill may land after
   const checkpoints: CheckpointStore.Service = {
     ...inner,
@@ -117,7 +120,7 @@ const program = Effect.gen(function* () {
     finish: (lease, request) =>
       Effect.tap(inner.finish(lease, request), () =>
         Effect.zipRight(
-          Effect.sync(() => finishedHere.add(request.runId)),
+          Effect.sync(() => finishedHere.set(request.runId, (finishedHere.get(request.runId) ?? 0) + 1)),
           point(request.runId, "finished")
         )
       )
@@ -141,20 +144,21 @@ const program = Effect.gen(function* () {
       provide(runId)
     )
 
-  const ended = (runId: string, result: AgentResult.AgentResult): Outcome =>
+  const ended = (runId: string, result: AgentResult.AgentResult, finishesBefore: number): Outcome =>
     result.suspended !== undefined
       ? result.suspended.pending.some((entry) => entry.kind === "InDoubt")
         ? "in-doubt"
         : "suspended"
-      : finishedHere.has(runId)
+      : (finishedHere.get(runId) ?? 0) > finishesBefore
         ? "finished"
         : "already-finished"
 
   const drive = (runId: string) =>
     Effect.gen(function* () {
       for (let waited = 0; ; waited++) {
+        const finishesBefore = finishedHere.get(runId) ?? 0
         const exit = yield* Effect.exit(attempt(runId))
-        if (Exit.isSuccess(exit)) return { outcome: ended(runId, exit.value) }
+        if (Exit.isSuccess(exit)) return { outcome: ended(runId, exit.value, finishesBefore) }
         const failure = Cause.failureOption(exit.cause)
         if (Option.isNone(failure)) {
           // interrupted: the heartbeat found the lease taken over
