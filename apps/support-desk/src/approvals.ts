@@ -13,11 +13,10 @@ import { Message } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
 import { Effect, Exit, Fiber, Layer } from "effect"
 import type { Context } from "effect"
-import { realpathSync } from "node:fs"
 import { createInterface } from "node:readline/promises"
-import { pathToFileURL } from "node:url"
 import { describePending, REQUEST, runLayer, scriptedModel, supportAgent } from "./conversation.js"
 import * as Durable from "./durable.js"
+import { isEntry } from "./entry.js"
 import { parseFlags } from "./flags.js"
 import { seedOrders } from "./orders.js"
 
@@ -148,18 +147,7 @@ const main = async () => {
   }
 }
 
-/** Whether this module is the program node was started with (not imported by a test). */
-const isEntry = (): boolean => {
-  const entry = process.argv[1]
-  if (entry === undefined) return false
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href
-  } catch {
-    return false
-  }
-}
-
-if (isEntry()) {
+if (isEntry(import.meta.url)) {
   main().catch((error: unknown) => {
     console.error(error)
     process.exitCode = 1

@@ -14,8 +14,7 @@ import { Agent, Approval, Coordinator, Graph, ReActCognition, runAgents } from "
 import { CheckpointStore, Invoker, RunContext } from "@agentkit/core"
 import { FakeLLM, Turn } from "@agentkit/testing"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { realpathSync } from "node:fs"
-import { pathToFileURL } from "node:url"
+import { isEntry } from "./entry.js"
 import { orderTools, seedOrders } from "./orders.js"
 
 /** The customer's message. */
@@ -95,18 +94,7 @@ export const program = Effect.gen(function* () {
   return lines
 })
 
-/** Whether this module is the program node was started with (not imported by a test). */
-const isEntry = (): boolean => {
-  const entry = process.argv[1]
-  if (entry === undefined) return false
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href
-  } catch {
-    return false
-  }
-}
-
-if (isEntry()) {
+if (isEntry(import.meta.url)) {
   Effect.runPromise(program).then(
     (lines) => {
       for (const line of lines) console.log(line)
