@@ -5,7 +5,10 @@
  */
 import { Message, RunContext, Tracing } from "@agentkit/core"
 import type { Capability, Invoker } from "@agentkit/core"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -181,7 +184,6 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const spanName = Tracing.SpanName.invokeAgent(settings.name)
   const spanOptions = {
     kind: "internal" as const,
-    captureStackTrace: false,
     attributes: {
       [Tracing.Attribute.operationName]: Tracing.Operation.invokeAgent,
       [Tracing.Attribute.agentName]: settings.name,
@@ -197,14 +199,15 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
 
   const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) => {
     const driven = RunContext.cancellable(body)
-    return Effect.flatMap(RunContext, (context) =>
+    return RunContext.with((context) =>
       context.tracing
-        ? Tracing.annotate({ [Tracing.Attribute.conversationId]: context.correlationId }).pipe(
-            // set first, so a failed run's span carries its conversation id too
-            Effect.zipRight(driven),
-            Effect.tap((result) => Tracing.annotate(Tracing.usageAttributes(result.usage))),
-            Effect.tapError((error) => Tracing.annotate({ [Tracing.Attribute.errorType]: error._tag })),
-            Effect.withSpan(spanName, spanOptions),
+        ? driven.pipe(
+            Tracing.span(spanName, {
+              ...spanOptions,
+              // set at the start, so a failed run's span carries its conversation id too
+              attributes: { ...spanOptions.attributes, [Tracing.Attribute.conversationId]: context.correlationId },
+              onEnd: runEnd
+            }),
             // a tracer that throws (in span, end, attributes or events) never breaks the run
             Tracing.contain
           )
@@ -259,6 +262,13 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
       )
   }
   return Object.freeze(Object.assign(Object.create(Proto), agent)) as Agent<R, A>
+}
+
+/** What the agent sets on its `invoke_agent {agent}` span as it ends: the run's usage, or the error's tag. */
+const runEnd = (exit: Exit.Exit<AgentResult<unknown>, { readonly _tag: string }>): Tracing.Attributes | undefined => {
+  if (Exit.isSuccess(exit)) return Tracing.usageAttributes(exit.value.usage)
+  const failure = Cause.failureOption(exit.cause)
+  return Option.isSome(failure) ? { [Tracing.Attribute.errorType]: failure.value._tag } : undefined
 }
 
 /** The structured output of the options (the definition errors named after the agent). */

@@ -126,7 +126,8 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       checkState: (state) => Either.getLeft(checkCognitionState(state.runId, state.cognitionState)).pipe(Option.getOrUndefined),
       fresh: (context) => first().toState(context, "react"),
       body: (start) =>
-        Effect.contextWithEffect((env: Context.Context<RunContext | Invoker>) => {
+        Effect.withFiberRuntime((fiber) => {
+          const env = fiber.currentContext as Context.Context<RunContext | Invoker>
           const state = start.state === undefined ? first() : Run.fromState(start.state)
           const local = inProcess(state, start.durable, env, "react")
           const hook = Context.getOption(env as Context.Context<never>, RunEngine)

@@ -91,6 +91,23 @@ export interface Service {
 
 const noEmit = (_delta: ChatDelta): void => {}
 
+/** The typed failure of an exit, if it has one (a defect or an interruption has none). */
+const failureOf = <E>(exit: Exit.Exit<unknown, E>): Option.Option<E> =>
+  Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+
+/** What the Invoker sets on its `chat {model}` span as it ends: the response, or the error's tag. */
+const chatEnd = (exit: Exit.Exit<ChatResponse, ChatError>): Tracing.Attributes | undefined => {
+  if (Exit.isSuccess(exit)) return responseAttributes(exit.value)
+  const failure = failureOf(exit)
+  return Option.isSome(failure) ? { [Tracing.Attribute.errorType]: failure.value._tag } : undefined
+}
+
+/** What the Invoker sets on its `execute_tool {tool}` span as it ends: the error's type, if it failed. */
+const toolEnd = (exit: Exit.Exit<unknown, unknown>): Tracing.Attributes | undefined => {
+  const failure = failureOf(exit)
+  return Option.isSome(failure) ? { [Tracing.Attribute.errorType]: errorType(failure.value) } : undefined
+}
+
 /** What the Invoker sets on its `chat {model}` span when the model has answered. */
 const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   const attributes: Record<string, Tracing.AttributeValue> = {
@@ -204,7 +221,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
 
   const chat: Service["chat"] = (request, callOptions) =>
-    Effect.flatMap(RunContext, (context) => {
+    RunContext.with((context) => {
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
       // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
@@ -216,30 +233,25 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
           : Effect.map(answered, (response) => (meta.cacheHit === true ? { ...response, usage: Usage.zero } : response))
       if (!context.tracing) return run
       return run.pipe(
-        Effect.tap((response) => Tracing.annotate(responseAttributes(response))),
-        Effect.tapError((error) => Tracing.annotate({ [Tracing.Attribute.errorType]: error._tag })),
-        Effect.withSpan(Tracing.SpanName.chat(request.model), {
+        Tracing.span(Tracing.SpanName.chat(request.model), {
           kind: "client",
-          captureStackTrace: false,
           attributes: {
             [Tracing.Attribute.operationName]: Tracing.Operation.chat,
             [Tracing.Attribute.requestModel]: request.model
-          }
+          },
+          onEnd: chatEnd
         })
       )
     })
 
   const tool: Service["tool"] = (call, invokable, callOptions) =>
-    Effect.flatMap(RunContext, (context) => {
+    RunContext.with((context) => {
       const run = toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
       if (!context.tracing) return run
       return run.pipe(
-        Effect.tapError((error) =>
-          Tracing.annotate({ [Tracing.Attribute.errorType]: errorType(error) })
-        ),
-        Effect.withSpan(Tracing.SpanName.executeTool(invokable.name), {
+        Tracing.span(Tracing.SpanName.executeTool(invokable.name), {
           kind: "internal",
-          captureStackTrace: false,
+          onEnd: toolEnd,
           attributes: {
             [Tracing.Attribute.operationName]: Tracing.Operation.executeTool,
             [Tracing.Attribute.toolName]: invokable.name,

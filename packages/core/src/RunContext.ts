@@ -14,6 +14,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
+import { locally } from "./internal/locally.js"
 import * as Budget from "./Budget.js"
 import type { Capability } from "./InvokableTool.js"
 import { capabilities } from "./InvokableTool.js"
@@ -355,7 +356,28 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
   static provide(
     options: RunContext.Options = {}
   ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ConfigurationError, Exclude<R, RunContext>> {
-    return (self) => Effect.flatMap(RunContext.make(options), (context) => Effect.provideService(self, RunContext, context))
+    return <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(RunContext.make(options), (context) =>
+        // the context is provided here, so the requirement is met
+        locally(self as Effect.Effect<A, E, Exclude<R, RunContext>>, FiberRef.currentContext, (outer) => Context.add(outer, RunContext, context))
+      )
+  }
+
+  /**
+   * Reads the current context and continues with `f`: `Effect.flatMap(RunContext, f)` in one step
+   * of the run loop (the per-call paths of the Invoker, tools and the agent loop use it).
+   *
+   * @example
+   * ```ts
+   * import { RunContext } from "@agentkit/core"
+   * import { Effect } from "effect"
+   *
+   * const runId = RunContext.with((context) => Effect.succeed(context.runId))
+   * Effect.runPromise(runId.pipe(RunContext.provide({ runId: "run-1" }))) // "run-1"
+   * ```
+   */
+  static with<A, E, R>(f: (context: RunContext.Service) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RunContext> {
+    return Effect.withFiberRuntime((fiber) => f(Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)))
   }
 
   /** The current context's sub-run context (depth + 1, run id `<runId>/sub`), failing past `maxDepth`. */

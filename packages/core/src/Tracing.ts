@@ -10,11 +10,17 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
+import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
+import { locally } from "./internal/locally.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
 import { RunContext } from "./RunContext.js"
@@ -308,9 +314,11 @@ const setOn = (span: Tracer.Span, attributes: Attributes): void => {
  * @category combinators
  */
 export const annotate = (attributes: Attributes): Effect.Effect<void> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
-    Option.isNone(span) ? Effect.void : Effect.sync(() => setOn(span.value, attributes))
-  )
+  Effect.withFiberRuntime((fiber) => {
+    const span = fiber.currentSpan
+    if (span?._tag === "Span") setOn(span, attributes)
+    return Effect.void
+  })
 
 /**
  * Adds an event to the current span, if there is one. Never fails and never throws: a broken
@@ -330,19 +338,17 @@ export const annotate = (attributes: Attributes): Effect.Effect<void> =>
  * @category combinators
  */
 export const addEvent = (name: string, attributes: Record<string, unknown> = {}): Effect.Effect<void> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
-    Option.isNone(span)
-      ? Effect.void
-      : Effect.clockWith((clock) =>
-          Effect.sync(() => {
-            try {
-              span.value.event(name, clock.unsafeCurrentTimeNanos(), attributes)
-            } catch {
-              // a tracer that throws never breaks the run
-            }
-          })
-        )
-  )
+  Effect.withFiberRuntime((fiber) => {
+    const span = fiber.currentSpan
+    if (span?._tag === "Span") {
+      try {
+        span.event(name, Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeNanos(), attributes)
+      } catch {
+        // a tracer that throws never breaks the run
+      }
+    }
+    return Effect.void
+  })
 
 /**
  * Runs `self` with the current tracer contained: whatever the tracer does, throwing from `span`,
@@ -368,7 +374,86 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
  * @category combinators
  */
 export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) => (contained.isContained(tracer) ? self : Effect.withTracer(self, contained.contained(tracer))))
+  Effect.withFiberRuntime((fiber) =>
+    contained.isContained(Context.get(fiber.currentDefaultServices, EffectTracer.Tracer))
+      ? self
+      : locally(self, DefaultServices.currentServices, (services) =>
+          Context.add(services, EffectTracer.Tracer, contained.contained(Context.get(services, EffectTracer.Tracer)))
+        )
+  )
+
+/**
+ * Options of `Tracing.span`: Effect's span options (no stack trace is captured), and `onEnd`,
+ * the attributes to set from the outcome just before the span ends.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Exit } from "effect"
+ *
+ * const options: Tracing.SpanOptions<string, Error> = {
+ *   kind: "client",
+ *   attributes: { [Tracing.Attribute.operationName]: Tracing.Operation.chat },
+ *   onEnd: (exit) => (Exit.isSuccess(exit) ? { [Tracing.Attribute.responseModel]: exit.value } : undefined)
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStackTrace"> {
+  readonly onEnd?: ((exit: Exit.Exit<A, E>) => Attributes | undefined) | undefined
+}
+
+/**
+ * Runs `self` inside a span: `Effect.withSpan` (the same span, made by Effect with its parent,
+ * links, annotations, tracer and clock; the parent of every span `self` opens; ended when `self`
+ * ends, however it ends) in fewer steps, with the attributes `onEnd` computes from the outcome set
+ * on it as it ends (never failing, never throwing, like `annotate`). agentkit opens its own spans
+ * with it; no stack trace is captured.
+ *
+ * @example
+ * ```ts
+ * import { Tracing } from "@agentkit/core"
+ * import { Effect, Exit } from "effect"
+ *
+ * const program = Effect.succeed(42).pipe(
+ *   Tracing.span("execute_tool quote", {
+ *     attributes: { [Tracing.Attribute.toolName]: "quote" },
+ *     onEnd: (exit) => (Exit.isFailure(exit) ? { [Tracing.Attribute.errorType]: "failed" } : undefined)
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const span =
+  <A, E>(name: string, options: SpanOptions<NoInfer<A>, NoInfer<E>> = {}) =>
+  <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const { onEnd, ...spanOptions } = options
+    const made = Effect.makeSpan(name, { ...spanOptions, captureStackTrace: false })
+    return Effect.flatMap(made, (current) =>
+      Effect.withFiberRuntime((fiber) => {
+        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+        const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+        return locally(self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
+          if (onEnd !== undefined) {
+            let attributes: Attributes | undefined
+            try {
+              attributes = onEnd(exit)
+            } catch {
+              // attributes that cannot be computed never break the run
+            }
+            if (attributes !== undefined) setOn(current, attributes)
+          }
+          if (current.status._tag !== "Ended") current.end(timing ? clock.unsafeCurrentTimeNanos() : noTime, exit)
+        })
+      })
+    )
+  }
+
+const noTime = BigInt(0)
 
 /**
  * The usage attributes of a model call or a run (GenAI conventions: the input tokens include the

@@ -239,7 +239,8 @@ const none: Start = { state: undefined, decisions: undefined, durable: undefined
  * without a store pays for nothing else), else the lifecycle (root or sub-run).
  */
 export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, E | LifecycleError, R | RunContext> =>
-  Effect.contextWithEffect((env: Context.Context<RunContext>) => {
+  Effect.withFiberRuntime((fiber) => {
+    const env = fiber.currentContext as Context.Context<RunContext>
     const context = Context.get(env, RunContext)
     const store = Context.getOption(env as Context.Context<never>, CheckpointStore)
     const idempotency = Option.getOrUndefined(Context.getOption(env as Context.Context<never>, IdempotencyStore))

@@ -248,16 +248,21 @@ export const build = (
     )
   }
 
-  const validateArgs = (args: unknown): Effect.Effect<unknown, ToolArgumentError> => {
-    const decoded = decode(args)
-    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
-    return Effect.fail(new ToolArgumentError({ toolName: name, ...decoded.left, accepted }))
+  const decodeArgs = (args: unknown): Either.Either<unknown, ToolArgumentError> =>
+    Either.mapLeft(decode(args), (problems) => new ToolArgumentError({ toolName: name, ...problems, accepted }))
+
+  const validateArgs = (args: unknown): Effect.Effect<unknown, ToolArgumentError> => decodeArgs(args)
+
+  // valid arguments go straight to the handler, and without a `success` schema its value is the
+  // output: no step is spent on what is already known
+  const execute = (args: unknown, options: ExecuteOptions): Effect.Effect<unknown, unknown, unknown> => {
+    const decoded = decodeArgs(args)
+    if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
+    const ran = bounded(decoded.right, options)
+    return validate === undefined ? ran : Effect.flatMap(ran, checkOutput)
   }
 
-  const execute = (args: unknown, options: ExecuteOptions) =>
-    Effect.flatMap(validateArgs(args), (decoded) => Effect.flatMap(bounded(decoded, options), checkOutput))
-
-  const run = (args: unknown) => Effect.flatMap(RunContext, (context) => execute(args, { context }))
+  const run = (args: unknown) => RunContext.with((context) => execute(args, { context }))
 
   const render = (value: unknown): string => {
     if (encode === undefined) return renderValue(value, { maxBytes })
