@@ -216,7 +216,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   }
 
   const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) => {
-    const messages = typeof input === "string" ? [...head, Message.user(input)] : [...head, ...input]
+    const messages = head.concat(typeof input === "string" ? [Message.user(input)] : input)
     const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
     // a conversation passed in counts for the tool results it holds (a caller may add legs, never
     // remove them); advertising a tool whose description is untrusted counts from the first turn
@@ -232,7 +232,8 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     cognition,
     output,
     caps,
-    run: (input) => execute(input, undefined),
+    // built when it runs: the effect a caller holds (and `runPromise` keeps to the end) stays small
+    run: (input) => Effect.suspend(() => execute(input, undefined)),
     resume: (runId, decisions) =>
       cognition.resume === undefined
         ? Effect.fail(

@@ -137,7 +137,18 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     }
   }
 
-  const loopOf = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"], output: Drive["output"]): Step.Loop => ({
+  // A run without an event sink gets the loop of the last such run of the same agent (it holds
+  // nothing of a run's own): one object fewer per run.
+  let shared: Step.Loop | undefined
+  const loopOf = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"], output: Drive["output"]): Step.Loop => {
+    if (emit !== undefined) return makeLoop(agent, policy, emit, output)
+    if (shared === undefined || shared.agent !== agent || shared.policy !== policy || shared.output !== output) {
+      shared = makeLoop(agent, policy, undefined, output)
+    }
+    return shared
+  }
+
+  const makeLoop = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"], output: Drive["output"]): Step.Loop => ({
     agent,
     registry,
     schemas,
@@ -150,7 +161,8 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     output
   })
 
-  const drive = ({ agent, emit, messages, output, policy }: Drive) => Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages))
+  const drive = ({ agent, emit, messages, output, policy }: Drive) =>
+    Effect.suspend(() => Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages)))
 
   const resume = ({ agent, decisions, emit, output, policy, runId }: Resume) =>
     Lifecycle.resume(program(loopOf(agent, policy, emit, output), []), runId, decisions, check)

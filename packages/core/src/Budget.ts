@@ -108,7 +108,8 @@ export class Budget {
   readonly maxConcurrency: number
   readonly #maxCostNanos: number | undefined
   #free: number
-  readonly #waiting: Array<() => void> = []
+  // made on the first wait: a run that never waits for a permit keeps no array
+  #waiting: Array<() => void> | undefined = undefined
   #costNanos = 0
   #modelCalls = 0
   #tokens = 0
@@ -241,10 +242,10 @@ export class Budget {
           granted = true
           resume(Effect.void)
         }
-        this.#waiting.push(grant)
+        ;(this.#waiting ??= []).push(grant)
         return Effect.sync(() => {
-          const index = this.#waiting.indexOf(grant)
-          if (index >= 0) this.#waiting.splice(index, 1)
+          const index = this.#waiting?.indexOf(grant) ?? -1
+          if (index >= 0) this.#waiting!.splice(index, 1)
           else if (granted) this.#handOver() // interrupted after the permit was handed over: pass it on
         })
       })
@@ -252,7 +253,7 @@ export class Budget {
   }
 
   #handOver(): void {
-    const next = this.#waiting.shift()
+    const next = this.#waiting?.shift()
     if (next === undefined) this.#free += 1
     else next()
   }

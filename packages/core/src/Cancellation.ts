@@ -25,7 +25,10 @@ import { Cancelled } from "./Errors.js"
  */
 export class CancellationToken {
   #cancelled = false
-  #listeners = new Set<() => void>()
+  // One listener (the common case: the run's own boundary) in a field; a second one moves both
+  // into a set, which then keeps every later one, in the order they came.
+  #one: (() => void) | undefined = undefined
+  #many: Set<() => void> | undefined = undefined
 
   /** Whether `cancel()` has been called. */
   get isCancelled(): boolean {
@@ -36,23 +39,33 @@ export class CancellationToken {
   cancel(): void {
     if (this.#cancelled) return
     this.#cancelled = true
-    const listeners = Array.from(this.#listeners)
-    this.#listeners.clear()
+    const listeners = this.#many === undefined ? (this.#one === undefined ? [] : [this.#one]) : Array.from(this.#many)
+    this.#one = undefined
+    this.#many = undefined
     for (const listener of listeners) listener()
   }
 
   /**
    * Calls `listener` when the token is cancelled (at once if it already is). Returns a function
-   * that removes the listener.
+   * that removes the listener. A listener added twice is called once.
    */
   onCancel(listener: () => void): () => void {
     if (this.#cancelled) {
       listener()
       return () => {}
     }
-    this.#listeners.add(listener)
+    if (this.#many === undefined && (this.#one === undefined || this.#one === listener)) {
+      this.#one = listener
+    } else {
+      if (this.#many === undefined) {
+        this.#many = new Set([this.#one!])
+        this.#one = undefined
+      }
+      this.#many.add(listener)
+    }
     return () => {
-      this.#listeners.delete(listener)
+      if (this.#one === listener) this.#one = undefined
+      else this.#many?.delete(listener)
     }
   }
 }

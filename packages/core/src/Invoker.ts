@@ -220,8 +220,11 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   )
   const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
 
+  // The context is read in the same step that builds the call (not `RunContext.with`, whose extra
+  // closure the caller's continuation would keep alive while the model answers).
   const chat: Service["chat"] = (request, callOptions) =>
-    RunContext.with((context) => {
+    Effect.withFiberRuntime((fiber) => {
+      const context = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
       // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
@@ -245,7 +248,8 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
     })
 
   const tool: Service["tool"] = (call, invokable, callOptions) =>
-    RunContext.with((context) => {
+    Effect.withFiberRuntime((fiber) => {
+      const context = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
       const run = toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
       if (!context.tracing) return run
       return run.pipe(

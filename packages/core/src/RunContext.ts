@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Cause from "effect/Cause"
 import * as Fiber from "effect/Fiber"
@@ -262,6 +263,67 @@ const checkId = (field: "runId" | "threadId", value: unknown): ConfigurationErro
       })
 
 /**
+ * The context of `options`, or the `ConfigurationError` naming the bad option: at once (an
+ * `Either`) unless budget limits must be checked (an Effect).
+ */
+const contextOf = (options: RunContext.Options): Effect.Effect<RunContext.Service, ConfigurationError> => {
+  const autonomy = options.autonomy ?? "auto"
+  if (!autonomyTiers.includes(autonomy)) {
+    return Either.left(
+      new ConfigurationError({
+        field: "autonomy",
+        message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${typeof autonomy === "string" ? PythonText.repr(autonomy) : String(autonomy)}`
+      })
+    )
+  }
+  const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId) ?? checkLegs(options.legs)
+  if (idError !== undefined) return Either.left(idError)
+  let scope: Scope.Scope
+  try {
+    scope =
+      options.scope === undefined
+        ? Scope.empty
+        : options.scope instanceof Scope.Scope
+          ? options.scope
+          : Scope.make(options.scope)
+  } catch (error) {
+    return Either.left(
+      new ConfigurationError({
+        field: "scope",
+        message: `scope must be { orgId?, domainId?: number | string, userId?, sessionId?: string }: ${
+          errorMessage(error)
+        }`
+      })
+    )
+  }
+  const build = (budget: Budget.Budget): RunContext.Service => {
+    const runId = options.runId ?? newRunId()
+    const context = new RunContextValue(
+      runId,
+      undefined,
+      runId,
+      options.threadId,
+      options.correlationId ?? runId,
+      scope,
+      budget,
+      autonomy,
+      0,
+      options.cancellation ?? Cancellation.make(),
+      options.tracing ?? true,
+      undefined,
+      undefined,
+      undefined
+    )
+    if (options.legs !== undefined) context.touch(options.legs)
+    return context
+  }
+  // the default (unlimited) budget needs no check: it is made in place, with no extra step
+  if (options.budget === undefined) return Either.right(build(Budget.unsafeMake()))
+  if (options.budget instanceof Budget.Budget) return Either.right(build(options.budget))
+  return Effect.map(Budget.make(options.budget), build)
+}
+
+/**
  * The run context service. Provide it with `RunContext.layer(options)` (tests and simple apps) or
  * `RunContext.provide(options)` (a fresh context per run in a server; no layer is built per
  * call). Read it with `yield* RunContext`.
@@ -289,62 +351,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
    * is a `ConfigurationError` naming the field and what is accepted.
    */
   static make(options: RunContext.Options = {}): Effect.Effect<RunContext.Service, ConfigurationError> {
-    return Effect.suspend(() => {
-      const autonomy = options.autonomy ?? "auto"
-      if (!autonomyTiers.includes(autonomy)) {
-        return Effect.fail(
-          new ConfigurationError({
-            field: "autonomy",
-            message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${typeof autonomy === "string" ? PythonText.repr(autonomy) : String(autonomy)}`
-          })
-        )
-      }
-      const idError = checkId("runId", options.runId) ?? checkId("threadId", options.threadId) ?? checkLegs(options.legs)
-      if (idError !== undefined) return Effect.fail(idError)
-      let scope: Scope.Scope
-      try {
-        scope =
-          options.scope === undefined
-            ? Scope.empty
-            : options.scope instanceof Scope.Scope
-              ? options.scope
-              : Scope.make(options.scope)
-      } catch (error) {
-        return Effect.fail(
-          new ConfigurationError({
-            field: "scope",
-            message: `scope must be { orgId?, domainId?: number | string, userId?, sessionId?: string }: ${
-              errorMessage(error)
-            }`
-          })
-        )
-      }
-      const build = (budget: Budget.Budget): RunContext.Service => {
-        const runId = options.runId ?? newRunId()
-        const context = new RunContextValue(
-          runId,
-          undefined,
-          runId,
-          options.threadId,
-          options.correlationId ?? runId,
-          scope,
-          budget,
-          autonomy,
-          0,
-          options.cancellation ?? Cancellation.make(),
-          options.tracing ?? true,
-          undefined,
-          undefined,
-          undefined
-        )
-        if (options.legs !== undefined) context.touch(options.legs)
-        return context
-      }
-      // the default (unlimited) budget needs no check: it is made in place, with no extra step
-      if (options.budget === undefined) return Effect.succeed(build(Budget.unsafeMake()))
-      if (options.budget instanceof Budget.Budget) return Effect.succeed(build(options.budget))
-      return Effect.map(Budget.make(options.budget), build)
-    })
+    return Effect.suspend(() => contextOf(options))
   }
 
   /** A layer providing one context (the options are checked when the layer is built). */
@@ -356,11 +363,17 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
   static provide(
     options: RunContext.Options = {}
   ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ConfigurationError, Exclude<R, RunContext>> {
-    return <A, E, R>(self: Effect.Effect<A, E, R>) =>
-      Effect.flatMap(RunContext.make(options), (context) =>
-        // the context is provided here, so the requirement is met
+    return <A, E, R>(self: Effect.Effect<A, E, R>) => {
+      // the context is provided here, so the requirement is met
+      const run = (context: RunContext.Service) =>
         locally(self as Effect.Effect<A, E, Exclude<R, RunContext>>, FiberRef.currentContext, (outer) => Context.add(outer, RunContext, context))
-      )
+      return Effect.suspend(() => {
+        const made = contextOf(options)
+        if (!Either.isEither(made)) return Effect.flatMap(made, run)
+        const known = made as Either.Either<RunContext.Service, ConfigurationError>
+        return Either.isLeft(known) ? Effect.fail(known.left) : run(known.right)
+      })
+    }
   }
 
   /**
@@ -397,8 +410,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
       if (token.isCancelled) return Effect.fail(new Cancelled())
       // In place when the fiber has no child fibers yet (a run started on its own fiber, as a
       // server does): interrupting this fiber then reaches only the run's own work.
-      const children = childrenOf(fiber)
-      return children !== undefined && children.size === 0 ? inPlace(fiber, children, token, self) : forked(token, self)
+      return hasNoChildren(fiber) ? inPlace(fiber, token, self) : forked(token, self)
     })
   }
 }
@@ -409,10 +421,24 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
  */
 const cancelledBy = FiberId.make(-1, 0)
 
-/** The fiber's live child fibers (the runtime's own set), or `undefined` if this runtime does not expose them. */
-const childrenOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | undefined => {
-  const runtime = fiber as unknown as { readonly getChildren?: () => ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> }
+/**
+ * The fiber's live child fibers, read from the runtime's own field (`null` until the fiber first
+ * forks: reading it through `getChildren()` would make an empty set per run), or `undefined` if
+ * this runtime exposes neither.
+ */
+const childrenOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | null | undefined => {
+  const runtime = fiber as unknown as {
+    readonly _children?: ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | null
+    readonly getChildren?: () => ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>>
+  }
+  if (runtime._children === null || runtime._children instanceof Set) return runtime._children
   return typeof runtime.getChildren === "function" ? runtime.getChildren() : undefined
+}
+
+/** Whether the fiber is known to have no live child fibers (unknown counts as having some). */
+const hasNoChildren = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => {
+  const children = childrenOf(fiber)
+  return children === null || (children !== undefined && children.size === 0)
 }
 
 /** Whether every interruption recorded in `cause` is a cancellation. */
@@ -431,7 +457,6 @@ const cancelledOnly = (cause: Cause.Cause<never>): boolean => {
  */
 const inPlace = <A, E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
-  children: ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>>,
   token: Cancellation.CancellationToken,
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Cancelled, R> =>
@@ -445,7 +470,10 @@ const inPlace = <A, E, R>(
         if (cause !== undefined && Cause.isInterruptedOnly(cause)) result = Effect.fail(new Cancelled())
         result = Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), result)
       }
-      return children.size === 0 ? result : Effect.zipRight(Fiber.interruptAll(Array.from(children)), result)
+      const children = childrenOf(fiber)
+      return children === null || children === undefined || children.size === 0
+        ? result
+        : Effect.zipRight(Fiber.interruptAll(Array.from(children)), result)
     }
     return Effect.matchCauseEffect(restore(self), {
       onFailure: (cause) => settle(cause, Effect.failCause(cause)),

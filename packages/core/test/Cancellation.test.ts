@@ -53,6 +53,28 @@ describe("CancellationToken", () => {
     expect(heard).toEqual(["kept", "late"])
   })
 
+  it("listeners are told in the order they came, each once; removing one (before or after a second came) leaves the others", () => {
+    const token = Cancellation.make()
+    const heard: Array<string> = []
+    const first = () => heard.push("first")
+    const offFirst = token.onCancel(first)
+    token.onCancel(first) // the same listener again: still told once
+    const offSecond = token.onCancel(() => heard.push("second"))
+    token.onCancel(() => heard.push("third"))
+    offSecond()
+    token.cancel()
+    expect(heard).toEqual(["first", "third"])
+    offFirst() // after the cancel: nothing to remove, no error
+
+    const other = Cancellation.make()
+    const heardOther: Array<string> = []
+    const offOnly = other.onCancel(() => heardOther.push("removed"))
+    offOnly()
+    other.onCancel(() => heardOther.push("later"))
+    other.cancel()
+    expect(heardOther).toEqual(["later"])
+  })
+
   it.effect("Cancellation.check: a no-op before cancel, a Cancelled failure after", () =>
     Effect.gen(function* () {
       const token = Cancellation.make()

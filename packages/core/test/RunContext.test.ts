@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Fiber, Layer } from "effect"
 import { autonomyTiers, Budget, Cancellation, ConfigurationError, DepthExceeded, RunContext, Scope, Usage } from "@agentkit/core"
 
 const read = Effect.map(RunContext, (context) => context)
@@ -122,6 +122,48 @@ describe("RunContext", () => {
     it("the accepted tiers", () => {
       expect(autonomyTiers).toEqual(["auto", "gated", "manual"])
     })
+  })
+
+  describe("provide: the context is there only while the effect runs", () => {
+    const present = Effect.map(Effect.serviceOption(RunContext), (found) => found._tag === "Some")
+
+    it.effect("after a success, a failure or a defect, the caller's context is back", () =>
+      Effect.gen(function* () {
+        const outer = yield* Effect.exit(read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "inner" })))
+        expect(outer).toEqual(Exit.succeed("inner"))
+        expect(yield* present).toBe(false)
+        yield* Effect.exit(Effect.fail("no").pipe(RunContext.provide({ runId: "inner" })))
+        expect(yield* present).toBe(false)
+        yield* Effect.exit(Effect.die("bug").pipe(RunContext.provide({ runId: "inner" })))
+        expect(yield* present).toBe(false)
+        // nested: the outer context is back after the inner one ends
+        const ids = yield* Effect.gen(function* () {
+          const inner = yield* read.pipe(RunContext.provide({ runId: "inner" }))
+          const after = yield* read
+          return [inner.runId, after.runId]
+        }).pipe(RunContext.provide({ runId: "outer" }))
+        expect(ids).toEqual(["inner", "outer"])
+      }))
+
+    it.effect("an interrupted effect: the finalizers outside it run without its context", () =>
+      Effect.gen(function* () {
+        const seen: Array<boolean> = []
+        const fiber = yield* Effect.fork(
+          Effect.never.pipe(
+            RunContext.provide({ runId: "inner" }),
+            Effect.ensuring(Effect.flatMap(present, (here) => Effect.sync(() => seen.push(here))))
+          )
+        )
+        yield* Effect.yieldNow()
+        yield* Fiber.interrupt(fiber)
+        expect(seen).toEqual([false])
+      }))
+
+    it.effect("RunContext.with reads the context in place", () =>
+      Effect.gen(function* () {
+        const id = yield* RunContext.with((context) => Effect.succeed(context.runId)).pipe(RunContext.provide({ runId: "run-9" }))
+        expect(id).toBe("run-9")
+      }))
   })
 
   describe("child()", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Tracer } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import { Tracing } from "@agentkit/core"
 
 /** A tracer whose spans throw from `event` and `attribute`, like a broken exporter. */
@@ -249,4 +249,63 @@ describe("Tracing.contain", () => {
       expect(set).toEqual([["reasons", ["end_turn"]]])
     })
   )
+})
+
+describe("Tracing.span", () => {
+  it.effect("is Effect.withSpan's span: the parent of the spans inside, attributes at the start and from the outcome, ended with the exit", () => {
+    const tracer = Tracing.recording()
+    return Effect.gen(function* () {
+      const value = yield* Effect.succeed(7).pipe(
+        Effect.withSpan("inner"),
+        Tracing.span("outer", {
+          kind: "client",
+          attributes: { start: "s" },
+          onEnd: (exit) => (Exit.isSuccess(exit) ? { result: exit.value } : undefined)
+        }),
+        Effect.withSpan("root")
+      )
+      expect(value).toBe(7)
+      const outer = tracer.one("outer")
+      expect(outer.kind).toBe("client")
+      expect(outer.parentSpanId).toBe(tracer.one("root").spanId)
+      expect(tracer.one("inner").parentSpanId).toBe(outer.spanId)
+      expect(outer.attributes.get("start")).toBe("s")
+      expect(outer.attributes.get("result")).toBe(7)
+      expect(outer.ended).toBe(true)
+      expect(Exit.isSuccess(outer.exit!)).toBe(true)
+      // the caller's parent is back once the span ended
+      expect((yield* Effect.currentSpan.pipe(Effect.withSpan("after"))).parent).toEqual(Option.none())
+    }).pipe(Effect.provide(tracer.layer))
+  })
+
+  it.effect("a failure and an interruption end the span with their exit; onEnd sees the failure; the current span is restored", () => {
+    const tracer = Tracing.recording()
+    return Effect.gen(function* () {
+      const failed = yield* Effect.exit(
+        Effect.fail("boom").pipe(Tracing.span("fails", { onEnd: (exit) => (Exit.isFailure(exit) ? { failed: true } : undefined) }))
+      )
+      expect(Exit.isFailure(failed)).toBe(true)
+      expect(tracer.one("fails").attributes.get("failed")).toBe(true)
+      expect(Exit.isFailure(tracer.one("fails").exit!)).toBe(true)
+
+      const fiber = yield* Effect.fork(Effect.never.pipe(Tracing.span("waits")))
+      yield* Effect.yieldNow()
+      expect(tracer.one("waits").ended).toBe(false)
+      yield* Fiber.interrupt(fiber)
+      const waits = tracer.one("waits")
+      expect(waits.ended).toBe(true)
+      expect(Exit.isInterrupted(waits.exit!)).toBe(true)
+      expect(Option.isNone(yield* Effect.option(Effect.currentSpan))).toBe(true)
+    }).pipe(Effect.provide(tracer.layer))
+  })
+
+  it.effect("an onEnd that throws, or a tracer that throws on attributes, never breaks the effect", () => {
+    const broken = brokenTracer()
+    return Effect.gen(function* () {
+      const a = yield* Effect.succeed("ok").pipe(Tracing.span("a", { onEnd: () => { throw new Error("no attributes") } }))
+      const b = yield* Effect.succeed("ok").pipe(Tracing.span("b", { onEnd: () => ({ key: "value" }) }))
+      expect([a, b]).toEqual(["ok", "ok"])
+      expect(broken.attributeCalls).toBeGreaterThan(0)
+    }).pipe(Effect.provide(broken.layer))
+  })
 })

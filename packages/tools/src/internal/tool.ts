@@ -17,6 +17,7 @@ import {
   Tracing
 } from "@agentkit/core"
 import type { ApprovalCondition, Chat, ExecuteOptions } from "@agentkit/core"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -194,8 +195,12 @@ export const build = (
   const handler = options.handler
   const onError = toExecutionError(name)
 
+  // One uninterruptible region per call: the handler is called in it (a synchronous call cannot
+  // be interrupted anyway) and what it returns runs interruptibly inside it, so that, however the
+  // call ends, an Effect handler's defect becomes a `ToolExecutionError` and an interruption
+  // aborts the handler's signal (`catchAllDefect` and `onInterrupt` in one frame).
   const invoke = (args: unknown, options: ExecuteOptions): Effect.Effect<unknown, unknown, unknown> =>
-    Effect.suspend(() => {
+    Effect.uninterruptibleMask((restore) => {
       let controller: AbortController | undefined
       const context = options.context
       const handlerContext: HandlerContext = {
@@ -215,16 +220,24 @@ export const build = (
       }
       // An Effect handler reads `yield* RunContext` from the environment the Invoker read the
       // call's context from: nothing is provided per call.
-      const running: Effect.Effect<unknown, unknown, unknown> = Effect.isEffect(out)
-        ? Effect.catchAllDefect(out, toDefect(name, context.tracing))
-        : Predicate.isPromiseLike(out)
-          ? Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
-          : Effect.succeed(out)
-      // Create the controller if the handler has not read its signal yet: a handler that reads it
-      // later (after an `await`) must still see it aborted.
-      return Effect.onInterrupt(running, () =>
-        Effect.sync(() => (controller ??= new AbortController()).abort(new Error(`tool '${name}' interrupted`)))
-      )
+      const effect = Effect.isEffect(out)
+      if (!effect && !Predicate.isPromiseLike(out)) return Effect.succeed(out)
+      const running: Effect.Effect<unknown, unknown, unknown> = effect
+        ? (out as Effect.Effect<unknown, unknown, unknown>)
+        : Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: onError })
+      return Effect.matchCauseEffect(restore(running), {
+        onSuccess: Effect.succeed,
+        onFailure: (cause) => {
+          const defect = effect ? Cause.dieOption(cause) : Option.none()
+          if (Option.isSome(defect)) return toDefect(name, context.tracing)(defect.value)
+          if (Cause.isInterruptedOnly(cause)) {
+            // Create the controller if the handler has not read its signal yet: a handler that
+            // reads it later (after an `await`) must still see it aborted.
+            ;(controller ??= new AbortController()).abort(new Error(`tool '${name}' interrupted`))
+          }
+          return Effect.failCause(cause)
+        }
+      })
     })
 
   const bounded = (args: unknown, options: ExecuteOptions) =>

@@ -357,9 +357,7 @@ class Steps {
         return saving === Effect.void ? Effect.succeed(ran) : Effect.as(saving, ran)
       })
     if (waiting.length === 0) return this.endRound(carried ?? { doubts: [], regated: [], waiting: [] })
-    const results =
-      waiting.length === 1 ? Effect.map(one(waiting[0]!), (ran) => [ran]) : Effect.forEach(waiting, one, { concurrency: "unbounded" })
-    return Effect.flatMap(results, (results) => {
+    const landed = (results: ReadonlyArray<Ran>): Effect.Effect<AgentResult, AgentError, RunContext> => {
       const doubts = results.filter(isDoubt)
       const subRuns = results.filter(isWaiting)
       if (carried === undefined && doubts.length === 0 && subRuns.length === 0) return this.completeRound()
@@ -368,7 +366,10 @@ class Steps {
         regated: carried?.regated ?? [],
         waiting: [...(carried?.waiting ?? []), ...subRuns]
       })
-    })
+    }
+    if (waiting.length > 1) return Effect.flatMap(Effect.forEach(waiting, one, { concurrency: "unbounded" }), landed)
+    // one call (the common turn): its result recorded and the round ended in the same step
+    return Effect.flatMap(one(waiting[0]!), (ran) => landed([ran]))
   }
 
   /**
