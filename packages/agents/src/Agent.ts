@@ -6,6 +6,7 @@
 import { Message, RunContext, Tracing } from "@agentkit/core"
 import type { Capability, Invoker } from "@agentkit/core"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -197,43 +198,52 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const staticCheck = Trifecta.staticCheck(policy, caps)
   const advertised = Trifecta.advertisedLegs(cognition.tools)
 
-  const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) => {
+  /** The run's boundary (cancellation) and its span, over `body`. */
+  const observed = <E extends { readonly _tag: string }>(
+    body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>,
+    context: RunContext.Service
+  ) => {
     const driven = RunContext.cancellable(body)
-    return RunContext.with((context) =>
-      context.tracing
-        ? driven.pipe(
-            Tracing.span(spanName, {
-              ...spanOptions,
-              // set at the start, so a failed run's span carries its conversation id too
-              attributes: { ...spanOptions.attributes, [Tracing.Attribute.conversationId]: context.correlationId },
-              onEnd: runEnd
-            }),
-            // a tracer that throws (in span, end, attributes or events) never breaks the run
-            Tracing.contain
-          )
-        : driven
-    )
+    return context.tracing
+      ? driven.pipe(
+          Tracing.span(spanName, {
+            ...spanOptions,
+            // set at the start, so a failed run's span carries its conversation id too
+            attributes: { ...spanOptions.attributes, [Tracing.Attribute.conversationId]: context.correlationId },
+            onEnd: runEnd
+          }),
+          // a tracer that throws (in span, end, attributes or events) never breaks the run
+          Tracing.contain
+        )
+      : driven
   }
 
-  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) => {
-    const messages = head.concat(typeof input === "string" ? [Message.user(input)] : input)
-    const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
-    // a conversation passed in counts for the tool results it holds (a caller may add legs, never
-    // remove them); advertising a tool whose description is untrusted counts from the first turn
-    const legs = typeof input === "string" ? advertised : [...advertised, ...Trifecta.historyLegs(input, cognition.tools)]
-    // without a static finding there is nothing to run before the loop (no extra step)
-    if (legs.length === 0) return observe(staticCheck === Effect.void ? drive : Effect.zipRight(staticCheck, drive))
-    const touched = Effect.zipRight(Effect.flatMap(RunContext, (context) => Effect.sync(() => context.touch(legs))), staticCheck)
-    return observe(Effect.zipRight(touched, drive))
-  }
+  const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) =>
+    RunContext.with((context) => observed(body, context))
+
+  // Built when it runs, from the context it runs in (read in place, not with `RunContext.with`,
+  // whose extra closure the caller's effect would keep): the effect a caller holds (and
+  // `runPromise` keeps to the end) stays small.
+  const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) =>
+    Effect.withFiberRuntime<AgentResult<unknown>, AgentError, RunContext | Invoker | R>((fiber) => {
+      const context = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
+      const messages = head.concat(typeof input === "string" ? [Message.user(input)] : input)
+      const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
+      // a conversation passed in counts for the tool results it holds (a caller may add legs, never
+      // remove them); advertising a tool whose description is untrusted counts from the first turn
+      const legs = typeof input === "string" ? advertised : [...advertised, ...Trifecta.historyLegs(input, cognition.tools)]
+      // without a static finding there is nothing to run before the loop (no extra step)
+      if (legs.length === 0) return observed(staticCheck === Effect.void ? drive : Effect.zipRight(staticCheck, drive), context)
+      const touched = Effect.zipRight(Effect.sync(() => context.touch(legs)), staticCheck)
+      return observed(Effect.zipRight(touched, drive), context)
+    })
 
   const agent: Omit<Agent<R, unknown>, "pipe"> = {
     ...settings,
     cognition,
     output,
     caps,
-    // built when it runs: the effect a caller holds (and `runPromise` keeps to the end) stays small
-    run: (input) => Effect.suspend(() => execute(input, undefined)),
+    run: (input) => execute(input, undefined),
     resume: (runId, decisions) =>
       cognition.resume === undefined
         ? Effect.fail(

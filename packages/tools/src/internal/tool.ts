@@ -115,6 +115,26 @@ const toDefect = (name: string, tracing: boolean) => (defect: unknown) => {
   )
 }
 
+/**
+ * What a handler is called with. Its signal (and the controller behind it) is made only when the
+ * handler reads it, or when the call is interrupted: a handler that reads it later (after an
+ * `await`) still sees it aborted.
+ */
+class CallContext implements HandlerContext {
+  #controller: AbortController | undefined = undefined
+  constructor(
+    readonly context: HandlerContext["context"],
+    readonly callId: string | undefined,
+    readonly runId: string | undefined
+  ) {}
+  get signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal
+  }
+  static abort(call: CallContext, toolName: string): void {
+    ;(call.#controller ??= new AbortController()).abort(new Error(`tool '${toolName}' interrupted`))
+  }
+}
+
 const Proto = {
   [TypeId]: TypeId,
   pipe() {
@@ -201,17 +221,8 @@ export const build = (
   // aborts the handler's signal (`catchAllDefect` and `onInterrupt` in one frame).
   const invoke = (args: unknown, options: ExecuteOptions): Effect.Effect<unknown, unknown, unknown> =>
     Effect.uninterruptibleMask((restore) => {
-      let controller: AbortController | undefined
       const context = options.context
-      const handlerContext: HandlerContext = {
-        get signal() {
-          controller ??= new AbortController()
-          return controller.signal
-        },
-        context,
-        callId: options.callId,
-        runId: options.runId
-      }
+      const handlerContext = new CallContext(context, options.callId, options.runId)
       let out: unknown
       try {
         out = handler(args as never, handlerContext)
@@ -230,11 +241,7 @@ export const build = (
         onFailure: (cause) => {
           const defect = effect ? Cause.dieOption(cause) : Option.none()
           if (Option.isSome(defect)) return toDefect(name, context.tracing)(defect.value)
-          if (Cause.isInterruptedOnly(cause)) {
-            // Create the controller if the handler has not read its signal yet: a handler that
-            // reads it later (after an `await`) must still see it aborted.
-            ;(controller ??= new AbortController()).abort(new Error(`tool '${name}' interrupted`))
-          }
+          if (Cause.isInterruptedOnly(cause)) CallContext.abort(handlerContext, name)
           return Effect.failCause(cause)
         }
       })

@@ -6,6 +6,7 @@
 import type { RunContext, ToolCall } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Approval from "../../Approval.js"
 import type { RunPolicy } from "../../RunPolicy.js"
@@ -64,7 +65,8 @@ export const reasonsFor = (
     reasons[i] = found
     if (found.length > 0) waits = true
   }
-  if (conditional === undefined) return Effect.succeed(waits ? reasons : undefined)
+  // without a conditional approval the reasons are known now: an Exit the caller can read in place
+  if (conditional === undefined) return Exit.succeed(waits ? reasons : undefined)
   return Effect.map(
     Effect.forEach(conditional, (i) => {
       const call = calls[i]!

@@ -41,6 +41,7 @@ import type { CallMetadata, Chat, SubRunSuspension, ToolCall, ToolOutcome } from
 import type { ToolRegistry } from "@agentkit/tools"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AgentEvent from "../../AgentEvent.js"
@@ -78,6 +79,9 @@ export interface Loop {
   /** The agent's structured output: an answer is decoded, and repaired once. */
   readonly output: StructuredOutput.StructuredOutput<unknown> | undefined
 }
+
+/** The gate's reasons for a turn's calls (`undefined`: none waits). */
+type GateReasons = Effect.Effect.Success<ReturnType<typeof reasonsFor>>
 
 /** A call the ledger found in doubt. */
 interface Doubt {
@@ -531,9 +535,14 @@ class Steps {
     const { context, loop, state } = this
     const waiting = state.calls.filter((call) => !state.completed.has(call.id))
     this.projected = Trifecta.project(context, loop.registry, waiting)
-    return Effect.flatMap(reasonsFor(waiting, loop.registry, context, loop.policy, this.projected), (reasons) =>
-      reasons === undefined ? this.runRound(waiting) : this.gate(waiting, reasons)
-    )
+    const reasons = reasonsFor(waiting, loop.registry, context, loop.policy, this.projected)
+    const go = (found: GateReasons) => (found === undefined ? this.runRound(waiting) : this.gate(waiting, found))
+    // reasons known at once (no conditional approval) are read in place: no step
+    if (Exit.isExit(reasons)) {
+      const known = reasons as Exit.Exit<GateReasons>
+      if (Exit.isSuccess(known)) return go(known.value)
+    }
+    return Effect.flatMap(reasons, go)
   }
 
   modelStep(): Effect.Effect<AgentResult, AgentError, RunContext> {
