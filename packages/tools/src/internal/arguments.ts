@@ -101,13 +101,15 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
       const copied = plainCopy(input as object)
       if (copied.problems.length > 0) return invalid(copied.problems)
       const args = copied.value
-      const unexpected = new Set(copied.protoKeys)
-      if (!acceptsAnyKey) for (const key of Object.keys(args)) if (!declared.has(key)) unexpected.add(key)
-      const missing = new Set(required.filter((key) => !Object.hasOwn(args, key)))
+      // the key sets are made only when a key is out of place (valid arguments make none)
+      let unexpected: Set<string> | undefined = copied.protoKeys.length === 0 ? undefined : new Set(copied.protoKeys)
+      if (!acceptsAnyKey) for (const key of Object.keys(args)) if (!declared.has(key)) (unexpected ??= new Set()).add(key)
+      let missing: Set<string> | undefined
+      for (const key of required) if (!Object.hasOwn(args, key)) (missing ??= new Set()).add(key)
       const result = decode(args)
-      if (Either.isLeft(result)) keyProblems(result.left.issue, [], true, unexpected, missing)
-      if (unexpected.size > 0 || missing.size > 0) {
-        return Either.left({ unexpected: sorted(unexpected), missing: sorted(missing), invalid: NONE, invalidArguments: NONE })
+      if (Either.isLeft(result)) keyProblems(result.left.issue, [], true, (unexpected ??= new Set()), (missing ??= new Set()))
+      if ((unexpected !== undefined && unexpected.size > 0) || (missing !== undefined && missing.size > 0)) {
+        return Either.left({ unexpected: sorted(unexpected ?? []), missing: sorted(missing ?? []), invalid: NONE, invalidArguments: NONE })
       }
       return Either.isRight(result) ? Either.right(deepFreeze(result.right)) : invalid(formatIssues(result.left))
     } catch (error) {
@@ -267,14 +269,12 @@ const plainCopy = (input: object): Copied => {
     index: number
   }
   const stack: Array<Open> = []
-  const ancestors = new Set<object>()
   let values = 0
   const enter = (source: object, target: Open["target"], path: ReadonlyArray<string>): void => {
     try {
       const keys = Array.isArray(source) ? undefined : Object.keys(source)
       const length = keys === undefined ? (source as ReadonlyArray<unknown>).length : keys.length
       stack.push({ source, target, keys, length, path, index: 0 })
-      ancestors.add(source)
     } catch {
       problems.push({ path, message: UNREADABLE })
     }
@@ -284,7 +284,6 @@ const plainCopy = (input: object): Copied => {
     const top = stack[stack.length - 1]!
     if (top.index === top.length) {
       stack.pop()
-      ancestors.delete(top.source)
       continue
     }
     const at = top.index++
@@ -314,7 +313,8 @@ const plainCopy = (input: object): Copied => {
     }
     let copy: unknown = value
     if (typeof value === "object" && value !== null) {
-      if (ancestors.has(value)) {
+      // the open objects are the value's ancestors (at most MAX_DEPTH of them)
+      if (stack.some((open) => open.source === value)) {
         problems.push({ path: childPath(top.path, key), message: "a circular reference" })
         continue
       }
