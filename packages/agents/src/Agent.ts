@@ -185,6 +185,8 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const spanName = Tracing.SpanName.invokeAgent(settings.name)
   const spanOptions = {
     kind: "internal" as const,
+    captureStackTrace: false as const,
+    onEnd: runEnd,
     attributes: {
       [Tracing.Attribute.operationName]: Tracing.Operation.invokeAgent,
       [Tracing.Attribute.agentName]: settings.name,
@@ -209,8 +211,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
           Tracing.span(spanName, {
             ...spanOptions,
             // set at the start, so a failed run's span carries its conversation id too
-            attributes: { ...spanOptions.attributes, [Tracing.Attribute.conversationId]: context.correlationId },
-            onEnd: runEnd
+            attributes: { ...spanOptions.attributes, [Tracing.Attribute.conversationId]: context.correlationId }
           }),
           // a tracer that throws (in span, end, attributes or events) never breaks the run
           Tracing.contain

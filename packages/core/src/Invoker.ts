@@ -238,6 +238,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       return run.pipe(
         Tracing.span(Tracing.SpanName.chat(request.model), {
           kind: "client",
+          captureStackTrace: false,
           attributes: {
             [Tracing.Attribute.operationName]: Tracing.Operation.chat,
             [Tracing.Attribute.requestModel]: request.model
@@ -255,6 +256,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       return run.pipe(
         Tracing.span(Tracing.SpanName.executeTool(invokable.name), {
           kind: "internal",
+          captureStackTrace: false,
           onEnd: toolEnd,
           attributes: {
             [Tracing.Attribute.operationName]: Tracing.Operation.executeTool,

@@ -403,6 +403,8 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
  */
 export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStackTrace"> {
   readonly onEnd?: ((exit: Exit.Exit<A, E>) => Attributes | undefined) | undefined
+  /** No stack trace is ever captured; options that say so are passed to Effect as they are (no copy). */
+  readonly captureStackTrace?: false | undefined
 }
 
 /**
@@ -431,8 +433,9 @@ export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStac
 export const span =
   <A, E>(name: string, options: SpanOptions<NoInfer<A>, NoInfer<E>> = {}) =>
   <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-    const { onEnd, ...spanOptions } = options
-    const made = Effect.makeSpan(name, { ...spanOptions, captureStackTrace: false })
+    const { onEnd } = options
+    // Effect reads only the span options it knows (`onEnd` is not one of them)
+    const made = Effect.makeSpan(name, options.captureStackTrace === false ? options : { ...options, captureStackTrace: false })
     return Effect.flatMap(made, (current) =>
       Effect.withFiberRuntime((fiber) => {
         const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)

@@ -138,7 +138,8 @@ export const contained = (tracer: Tracer.Tracer): Tracer.Tracer => {
           }
           return new ContainedSpan(inner, name, parent, context, startTime, kind)
         },
-        context: (f, fiber) => tracer.context(f, fiber)
+        // the wrapped tracer's own hook (it runs around every step of a fiber: no extra call)
+        context: tracer.context.bind(tracer)
       }),
       { [ContainedTypeId]: ContainedTypeId }
     )
