@@ -666,7 +666,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         return yield* new DigestMismatch({ runId: rootRunId, pendingId, expected: entry.digest, received: decision.digest })
       }
       if (decision.verdict === "edit") {
-        const problem = check(entry.tool, decision.arguments)
+        const problem = yield* check(entry.tool, decision.arguments)
         if (problem !== undefined) return yield* Effect.fail(problem)
       }
       const stored = { ...decision, by }
