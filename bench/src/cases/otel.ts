@@ -32,8 +32,9 @@ import { mockModel, runnerOf } from "./agentkit.js"
 import { makeFloorRun } from "./floor.js"
 
 /**
- * Opt-in: with the default sizes the two cases add about a minute to `pnpm bench` (a traced run
- * costs several times an untraced one), over the ~15 s a default case may add.
+ * Opt-in: with the default sizes the two cases add about two minutes to `pnpm bench` for the
+ * minimal workload alone (a traced run costs several times an untraced one), far over the ~15 s
+ * a default case may add.
  */
 const optIn = true
 
