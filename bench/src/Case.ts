@@ -1,6 +1,6 @@
 /**
  * A case: one way of running a workload (the hand-written Effect floor, agentkit's default
- * setup, and later agentkit with middleware, a store or an OpenTelemetry exporter). Every case is
+ * setup, agentkit with middleware, a store or an OpenTelemetry exporter). Every case is
  * measured the same way; every figure of a case is reported as a ratio to its workload's floor.
  */
 import type { MockModel } from "./MockModel.js"
@@ -13,6 +13,12 @@ export interface Runner {
    * resolves with the run's final text.
    */
   readonly run: (tracing: boolean) => Promise<string>
+  /**
+   * The case's own check of what its runs did beyond their answers, called after every
+   * measurement (the OpenTelemetry cases: every traced run's spans reached the exporter). Rejects
+   * when the case is broken, which fails the benchmark.
+   */
+  readonly verify?: (() => Promise<void>) | undefined
   /** Releases what `setup` acquired (a runtime, a store). */
   readonly dispose: () => Promise<void>
 }
@@ -24,6 +30,8 @@ export interface Case {
   readonly title: string
   /** The workload it runs. */
   readonly workload: Workload
+  /** What opens the spans when tracing is on (the report's "tracer" row); Effect's default tracer when absent. */
+  readonly tracer?: string | undefined
   /** `true` for the workload's floor: the one case every other case is divided by. */
   readonly floor: boolean
   /** Run only when asked for by `--case` (a case too slow, or too heavy, for every `pnpm bench`). */

@@ -18,7 +18,7 @@ const usage = `usage: pnpm bench [options]
   --concurrent N    runs started at once (default 10000)
   --parked N        runs parked for the live-heap figure (default 10000)
   --warmup N        sequential runs per tracing mode before the first round (default 3000)
-  --case ID         only these cases (repeatable; a workload's floor is always kept): ${cases.map((c) => `${c.workload.id}/${c.id}`).join(", ")}
+  --case ID[,ID]    only these cases (repeatable; a workload's floor is always kept): ${cases.map((c) => `${c.workload.id}/${c.id}`).join(", ")}
   --json FILE       also write every figure as JSON
   --quiet           no progress on stderr`
 
@@ -66,8 +66,10 @@ const settings: Harness.Settings = {
 }
 
 const selected = (() => {
-  const wanted = values.case
+  // repeatable, and each may list several: --case minimal/agentkit,minimal/otel
+  const wanted = values.case?.flatMap((list) => list.split(",")).map((id) => id.trim()).filter((id) => id !== "")
   if (wanted === undefined) return cases.filter((c) => c.optIn !== true)
+  if (wanted.length === 0) fail("--case needs at least one case id")
   const known = new Set(cases.flatMap((c) => [c.id, `${c.workload.id}/${c.id}`]))
   for (const id of wanted) if (!known.has(id)) fail(`unknown case '${id}'`)
   const chosen = cases.filter((c) => !c.floor && (wanted.includes(c.id) || wanted.includes(`${c.workload.id}/${c.id}`)))

@@ -2,8 +2,9 @@
  * The measurements. Each `Measure` takes one set-up case and returns its metrics for one round;
  * the harness runs every measure on every case of a workload, interleaved, for each round.
  *
- * Every run's answer is checked: a case that does not finish its workload fails the benchmark
- * instead of reporting the speed of doing nothing.
+ * Every run's answer is checked (and the case's own `verify`, such as the OpenTelemetry cases'
+ * exported spans): a case that does not finish its workload fails the benchmark instead of
+ * reporting the speed of doing nothing.
  */
 import type { Runner } from "./Case.js"
 import type { MockModel } from "./MockModel.js"
@@ -54,11 +55,13 @@ const settle = async (): Promise<void> => {
   collect()
 }
 
-const check = (model: MockModel, outputs: ReadonlyArray<string>): void => {
+/** Every run finished the workload, and the case's own check (if any) passes. */
+const check = async (model: MockModel, runner: Runner, outputs: ReadonlyArray<string>): Promise<void> => {
   const wrong = outputs.filter((output) => output !== model.workload.answer)
   if (wrong.length > 0) {
     throw new Error(`${wrong.length} of ${outputs.length} runs did not finish the workload (first answer: ${JSON.stringify(wrong[0])})`)
   }
+  await runner.verify?.()
 }
 
 const micros = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e3
@@ -72,7 +75,7 @@ export const perRun = async ({ model, runner, sizes }: Subject, tracing: boolean
   for (let i = 0; i < sizes.runs; i++) outputs.push(await runner.run(tracing))
   const wall = micros(start)
   const used = process.cpuUsage(cpu)
-  check(model, outputs)
+  await check(model, runner, outputs)
   return { wall: wall / sizes.runs, cpu: (used.user + used.system) / sizes.runs }
 }
 
@@ -100,7 +103,7 @@ export const concurrent = async ({ model, runner, sizes }: Subject) => {
     const outputs = await Promise.all(Array.from({ length: sizes.concurrent }, () => runner.run(false)))
     const wall = micros(start)
     sample()
-    check(model, outputs)
+    await check(model, runner, outputs)
     return { wall: wall / 1e3, heap: (heap - before.heapUsed) / 1e6, rss: (rss - before.rss) / 1e6 }
   } finally {
     model.probe = undefined
@@ -126,7 +129,7 @@ export const parked = async ({ model, runner, sizes }: Subject, step: number) =>
     await settle()
     const held = process.memoryUsage().heapUsed
     park.release()
-    check(model, await pending)
+    await check(model, runner, await pending)
     return (held - before) / sizes.parked / 1e3
   } finally {
     park.release()
@@ -151,8 +154,8 @@ export const measures: ReadonlyArray<Measure> = [
   {
     id: "traced",
     metrics: () => [
-      { id: "traced.wall", label: "per run, tracing on (Effect's tracer), wall", unit: "µs" },
-      { id: "traced.cpu", label: "per run, tracing on (Effect's tracer), CPU", unit: "µs" }
+      { id: "traced.wall", label: "per run, tracing on (the column's tracer), wall", unit: "µs" },
+      { id: "traced.cpu", label: "per run, tracing on (the column's tracer), CPU", unit: "µs" }
     ],
     run: async (subject) => {
       const { wall, cpu } = await perRun(subject, true)

@@ -19,6 +19,9 @@ export interface Environment {
   readonly sizes: Sizes
 }
 
+/** The tracer of a case that names none. */
+const defaultTracer = "Effect's tracer"
+
 export const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
@@ -33,6 +36,8 @@ interface CaseReport {
   readonly id: string
   readonly title: string
   readonly floor: boolean
+  /** What opens the spans when tracing is on (the `traced.*` figures and the tracing overhead). */
+  readonly tracer: string
   /** Medians by metric id. */
   readonly median: Readonly<Record<string, number>>
   /** Median over the floor's median, by metric id (absent for the floor). */
@@ -66,7 +71,15 @@ export const make = (results: Results, environment: Environment): Report => {
       title: workload.title,
       cases: cases.map(({ case: c, rounds }, i): CaseReport => {
         const own = medians[i]!
-        const base = { id: c.id, title: c.title, floor: c.floor, median: own, tracingOverhead: tracingOverhead(own), rounds }
+        const base = {
+          id: c.id,
+          title: c.title,
+          floor: c.floor,
+          tracer: c.tracer ?? defaultTracer,
+          median: own,
+          tracingOverhead: tracingOverhead(own),
+          rounds
+        }
         return c.floor
           ? base
           : { ...base, ratioToFloor: Object.fromEntries(metrics.map((metric) => [metric.id, own[metric.id]! / floor[metric.id]!])) }
@@ -107,6 +120,7 @@ export const markdown = (report: Report): string => {
     lines.push(`### ${workload.id}: ${workload.title}`, "")
     lines.push(row(["", floor!.title, ...others.flatMap((c) => [c.title, "÷ floor"])]))
     lines.push(row(["---", "---:", ...others.flatMap(() => ["---:", "---:"])]))
+    lines.push(row(["tracer, when tracing is on", floor!.tracer, ...others.flatMap((c) => [c.tracer, ""])]))
     for (const metric of report.metrics) {
       lines.push(
         row([
@@ -118,7 +132,7 @@ export const markdown = (report: Report): string => {
     }
     lines.push(
       row([
-        "tracing on ÷ off (CPU per run)",
+        "tracing on ÷ off (CPU per run, the column's tracer)",
         ratio(floor!.tracingOverhead),
         ...others.flatMap((c) => [ratio(c.tracingOverhead), ""])
       ]),

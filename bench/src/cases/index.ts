@@ -12,6 +12,7 @@ import type { Case } from "../Case.js"
 import { workloads } from "../Workload.js"
 import { agentkitCase } from "./agentkit.js"
 import { floorCase } from "./floor.js"
+import { otelCase, otelFloorCase } from "./otel.js"
 import { recommendedCase } from "./recommended.js"
 import { sqliteCase } from "./sqlite.js"
 
@@ -19,5 +20,7 @@ export const cases: ReadonlyArray<Case> = workloads.flatMap((workload) => [
   floorCase(workload),
   agentkitCase(workload),
   recommendedCase(workload),
+  otelFloorCase(workload),
+  otelCase(workload),
   sqliteCase(workload)
 ])

@@ -16,6 +16,7 @@ import type { ApprovalCondition, Capability, RunContext } from "@agentkit/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { lazy } from "./internal/lazy.js"
 
 /**
  * Why an entry waits: for approval (`Approval`), because its outcome is unknown after a crash
@@ -630,7 +631,7 @@ export class Approver extends Context.Tag("@agentkit/agents/Approver")<
   { readonly decide: (request: ApprovalRequest) => Effect.Effect<Decisions> }
 >() {}
 
-const decodeDecision = Schema.decodeUnknownOption(Decision)
+const decodeDecision = lazy(() => Schema.decodeUnknownOption(Decision))
 
 const yes = Effect.succeed(true)
 const no = Effect.succeed(false)

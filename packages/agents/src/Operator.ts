@@ -32,6 +32,7 @@ import { DigestMismatch, InvalidDecision, OtherTenant, UnknownPending } from "./
 import type { RunStateCorrupt, RunStateVersionUnsupported } from "./Errors.js"
 import { check } from "./internal/arguments.js"
 import * as RunState from "./RunState.js"
+import { lazy } from "./internal/lazy.js"
 
 /**
  * The statuses `list` filters by: the store's, plus `in_doubt` (a suspended run with an `InDoubt`
@@ -416,8 +417,8 @@ const checkLimit = (operation: string, limit: number | undefined): Effect.Effect
     : badInput(operation, `limit must be an integer from 1 to ${maxLimit}; got ${String(limit)}`)
 }
 
-const decodeDecision = Schema.decodeUnknownOption(Approval.Decision)
-const decodeStoredResult = Schema.decodeUnknownOption(Schema.parseJson(Schema.Unknown))
+const decodeDecision = lazy(() => Schema.decodeUnknownOption(Approval.Decision))
+const decodeStoredResult = lazy(() => Schema.decodeUnknownOption(Schema.parseJson(Schema.Unknown)))
 
 const describe = (value: unknown): string => {
   const text = typeof value === "string" ? PythonText.repr(value) : CanonicalJson.stringify(value ?? null)
@@ -666,7 +667,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         return yield* new DigestMismatch({ runId: rootRunId, pendingId, expected: entry.digest, received: decision.digest })
       }
       if (decision.verdict === "edit") {
-        const problem = check(entry.tool, decision.arguments)
+        const problem = yield* check(entry.tool, decision.arguments)
         if (problem !== undefined) return yield* Effect.fail(problem)
       }
       const stored = { ...decision, by }

@@ -22,6 +22,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { PendingEntry } from "./Approval.js"
 import { RunStateCorrupt, RunStateVersionUnsupported } from "./Errors.js"
+import { lazy } from "./internal/lazy.js"
 
 const Count = Schema.NonNegativeInt
 
@@ -232,7 +233,7 @@ export const currentVersion = 1
 
 /** Each released version's decoder, bringing it to the newest. */
 const decoders: Record<number, (u: unknown) => Either.Either<RunState, ParseResult.ParseError>> = {
-  1: Schema.decodeUnknownEither(RunStateV1)
+  1: lazy(() => Schema.decodeUnknownEither(RunStateV1))
 }
 
 /**
@@ -250,7 +251,7 @@ const decoders: Record<number, (u: unknown) => Either.Either<RunState, ParseResu
  */
 export const versions: ReadonlyArray<number> = Object.keys(decoders).map(Number)
 
-const encodeV1 = Schema.encodeSync(RunStateV1)
+const encodeV1 = lazy(() => Schema.encodeSync(RunStateV1))
 
 /**
  * Encodes a state as canonical JSON text (keys sorted, so equal states are equal bytes).

@@ -4,9 +4,14 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
+import type * as NodeCrypto from "node:crypto"
 import { CanonicalJsonError } from "./Errors.js"
 import { compare } from "./PythonText.js"
+
+// node:crypto is loaded on the first hash, not when the package is imported (it costs a few ms of
+// the import, issue 19).
+let nodeCrypto: typeof NodeCrypto | undefined
+const createHash = (algorithm: string): NodeCrypto.Hash => (nodeCrypto ??= process.getBuiltinModule("node:crypto")).createHash(algorithm)
 
 /** What kind of object a frame writes. */
 type Kind = "array" | "object" | "map" | "set" | "toJSON"

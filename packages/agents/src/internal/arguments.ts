@@ -5,37 +5,44 @@
  * every error with its JSON Pointer. A schema is compiled once per tool fingerprint. A schema ajv
  * cannot compile refuses the edit (fail closed).
  *
+ * ajv is loaded on the first edit that needs it, not when the package is imported: it is most of
+ * the import cost of `@agentkit/agents` (issue 19) and only operator edits use it.
+ *
  * @internal
  */
 import { invalidArgumentFields, PythonText, ToolArgumentError } from "@agentkit/core"
 import type { ArgumentProblem } from "@agentkit/core"
-import { Ajv2020 } from "ajv/dist/2020.js"
-import AjvDraft7 from "ajv"
 import type { ErrorObject, ValidateFunction } from "ajv"
-import addFormatsModule from "ajv-formats"
+import type AjvDraft7 from "ajv"
+import type { Ajv2020 } from "ajv/dist/2020.js"
+import * as Effect from "effect/Effect"
 
-type Engine = Ajv2020 | InstanceType<typeof AjvDraft7.default>
-const addFormats = addFormatsModule as unknown as (ajv: Engine) => void
-const Draft7 = AjvDraft7 as unknown as typeof AjvDraft7.default
+interface Engines {
+  readonly modern: Ajv2020
+  readonly draft7: InstanceType<typeof AjvDraft7.default>
+}
+type Engine = Engines[keyof Engines]
 const options = { strict: false, allErrors: true, validateSchema: false } as const
 
-let engines: { readonly modern: Ajv2020; readonly draft7: InstanceType<typeof AjvDraft7.default> } | undefined
-const getEngines = () => {
-  if (engines === undefined) {
-    const modern = new Ajv2020(options)
-    const draft7 = new Draft7(options)
-    addFormats(modern)
-    addFormats(draft7)
-    engines = { modern, draft7 }
-  }
-  return engines
+let loading: Promise<Engines> | undefined
+const load = async (): Promise<Engines> => {
+  const [draft7Module, modernModule, formatsModule] = await Promise.all([import("ajv"), import("ajv/dist/2020.js"), import("ajv-formats")])
+  const Draft7 = draft7Module.default as unknown as typeof AjvDraft7.default
+  const addFormats = formatsModule.default as unknown as (ajv: Engine) => void
+  const modern = new modernModule.Ajv2020(options)
+  const draft7 = new Draft7(options)
+  addFormats(modern)
+  addFormats(draft7)
+  return { modern, draft7 }
 }
+/** The two ajv engines, imported and built once, on first use. */
+const engines: Effect.Effect<Engines> = Effect.promise(() => (loading ??= load()))
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const compiled = new Map<string, ValidateFunction | string>()
 
-const compile = (fingerprint: string, schema: unknown): ValidateFunction | string => {
+const compile = (engines: Engines, fingerprint: string, schema: unknown): ValidateFunction | string => {
   const cached = compiled.get(fingerprint)
   if (cached !== undefined) return cached
   let made: ValidateFunction | string
@@ -43,7 +50,7 @@ const compile = (fingerprint: string, schema: unknown): ValidateFunction | strin
     if (!isObject(schema)) throw new Error("the recorded parameters are not a JSON Schema object")
     const { $id: _id, ...rest } = schema
     const declared = typeof rest.$schema === "string" ? rest.$schema : ""
-    const engine = /draft-0[67]/.test(declared) ? getEngines().draft7 : getEngines().modern
+    const engine = /draft-0[67]/.test(declared) ? engines.draft7 : engines.modern
     made = engine.compile(rest)
   } catch (error) {
     made = `the tool's recorded JSON Schema cannot be used to check an edit: ${error instanceof Error ? error.message : String(error)}`
@@ -58,19 +65,30 @@ const pathOf = (pointer: string): ReadonlyArray<string> =>
 
 const problemOf = (error: ErrorObject): ArgumentProblem => ({ path: pathOf(error.instancePath), message: error.message ?? error.keyword })
 
+type Refuse = (fields: { unexpected?: ReadonlyArray<string>; missing?: ReadonlyArray<string>; problems?: ReadonlyArray<ArgumentProblem> }) => ToolArgumentError
+
 /**
  * The problem with edited arguments, as core's `ToolArgumentError` (unexpected, missing, invalid,
- * accepted), or `undefined` when they are valid.
+ * accepted), or `undefined` when they are valid (loading ajv on the first call that needs it).
  */
 export const check = (
   tool: { readonly name: string; readonly fingerprint: string; readonly parameters: unknown },
   args: unknown
-): ToolArgumentError | undefined => {
+): Effect.Effect<ToolArgumentError | undefined> => {
   const accepted = PythonText.sorted(isObject(tool.parameters) && isObject(tool.parameters.properties) ? Object.keys(tool.parameters.properties) : [])
-  const refuse = (fields: { unexpected?: ReadonlyArray<string>; missing?: ReadonlyArray<string>; problems?: ReadonlyArray<ArgumentProblem> }) =>
+  const refuse: Refuse = (fields) =>
     new ToolArgumentError({ toolName: tool.name, unexpected: fields.unexpected ?? [], missing: fields.missing ?? [], ...invalidArgumentFields(fields.problems ?? []), accepted })
-  if (!isObject(args)) return refuse({ problems: [{ path: [], message: "expected an object of arguments" }] })
-  const validate = compile(tool.fingerprint, tool.parameters)
+  if (!isObject(args)) return Effect.succeed(refuse({ problems: [{ path: [], message: "expected an object of arguments" }] }))
+  return Effect.map(engines, (engines) => checkWith(engines, tool, args, refuse))
+}
+
+const checkWith = (
+  engines: Engines,
+  tool: { readonly fingerprint: string; readonly parameters: unknown },
+  args: Record<string, unknown>,
+  refuse: Refuse
+): ToolArgumentError | undefined => {
+  const validate = compile(engines, tool.fingerprint, tool.parameters)
   if (typeof validate === "string") return refuse({ problems: [{ path: [], message: validate }] })
   if (validate(args)) return undefined
   const errors = validate.errors ?? []

@@ -26,6 +26,7 @@ import { outcome } from "./fanOut.js"
 import * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
+import { lazy } from "./lazy.js"
 
 /** The coordinator's part of the run state (`cognitionState`), versioned. */
 export const StateV1 = Schema.Struct({
@@ -43,7 +44,7 @@ export const StateV1 = Schema.Struct({
 
 export type State = Schema.Schema.Type<typeof StateV1>
 
-const decodeState = Schema.decodeUnknownOption(StateV1)
+const decodeState = lazy(() => Schema.decodeUnknownOption(StateV1))
 
 export interface Turn {
   readonly turn: number

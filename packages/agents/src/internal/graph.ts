@@ -37,6 +37,7 @@ import { fanOut, type Outcome, outcome } from "./fanOut.js"
 import * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
+import { lazy } from "./lazy.js"
 
 /** What a node is given: the graph's task and the outputs of its `after` nodes. */
 export interface Inputs {
@@ -85,7 +86,7 @@ export const StateV1 = Schema.Struct({
 
 type State = Schema.Schema.Type<typeof StateV1>
 
-const decodeState = Schema.decodeUnknownOption(StateV1)
+const decodeState = lazy(() => Schema.decodeUnknownOption(StateV1))
 
 /** The pseudo tool a gate's entry names: its fingerprint binds the entry to the gate's shape. */
 const gateTool = {

@@ -48,6 +48,7 @@ import * as RunState from "../RunState.js"
 import type { StructuredOutput } from "../StructuredOutput.js"
 import type { LifecycleError } from "../Cognition.js"
 import { type LeaseHolder, makeWriter, type Writer, type WriteError } from "./checkpointer.js"
+import { lazy } from "./lazy.js"
 
 /** What the lifecycle adds to a run's own errors (the public `LifecycleError` of `Cognition`). */
 export type { LifecycleError }
@@ -141,8 +142,8 @@ const encodeResult = (
     ...(result.outputs === undefined ? {} : { outputs: result.outputs })
   })
 
-const decodeRecordedResult = Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult))
-const decodeRecordedReason = Schema.decodeUnknownOption(Schema.parseJson(RunState.RecordedReason))
+const decodeRecordedResult = lazy(() => Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult)))
+const decodeRecordedReason = lazy(() => Schema.decodeUnknownOption(Schema.parseJson(RunState.RecordedReason)))
 
 const recordedResult = (record: CheckpointStore.RunRecord, structured: StructuredOutput<unknown> | undefined): Effect.Effect<AgentResult, RunStateCorrupt> => {
   const decoded = decodeRecordedResult(record.result ?? "")
@@ -218,7 +219,7 @@ const recordedDecisions = (store: CheckpointStore.Service, rootRunId: string) =>
     }
     return decisions
   })
-const decodeDecision = Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision))
+const decodeDecision = lazy(() => Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision)))
 
 /** Tells an idempotency store that a top-level run ended (not a suspension), so its outcomes expire. */
 const endingRun = <E, R>(

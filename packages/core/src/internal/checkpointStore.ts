@@ -42,7 +42,9 @@ const Row = Schema.Struct({
 })
 type Row = Schema.Schema.Type<typeof Row>
 
-const decodeRow = Schema.decodeUnknownEither(Schema.parseJson(Row))
+// built on the first read, not at import: making a decoder compiles its parser (import cost, issue 19)
+let rowDecoder: ((input: unknown) => Either.Either<Row, ParseResult.ParseError>) | undefined
+const decodeRow = (input: unknown) => (rowDecoder ??= Schema.decodeUnknownEither(Schema.parseJson(Row)))(input)
 
 const toRecord = (row: Row): RunRecord => ({
   runId: row.runId,

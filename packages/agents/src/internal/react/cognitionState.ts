@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import { RunStateCorrupt } from "../../Errors.js"
 import * as Termination from "../../Termination.js"
 import type { Run } from "./state.js"
+import { lazy } from "../lazy.js"
 
 const OutputPart = Schema.Struct({ version: Schema.Literal(1), repairs: Schema.NonNegativeInt })
 
@@ -25,7 +26,7 @@ const Parts = Schema.Struct({
 
 type Parts = Schema.Schema.Type<typeof Parts>
 
-const decodeParts = Schema.decodeUnknownEither(Parts, { onExcessProperty: "preserve" })
+const decodeParts = lazy(() => Schema.decodeUnknownEither(Parts, { onExcessProperty: "preserve" }))
 
 /** Checks a saved slot before the run goes on from it. */
 export const check = (runId: string, slot: unknown): Either.Either<void, RunStateCorrupt> => {

@@ -13,10 +13,11 @@ import * as Schema from "effect/Schema"
 import * as Approval from "../../Approval.js"
 import { DigestMismatch, InvalidDecision, UnknownPending } from "../../Errors.js"
 import type * as RunState from "../../RunState.js"
+import { lazy } from "../lazy.js"
 
 export type DecisionError = UnknownPending | InvalidDecision | DigestMismatch | ToolArgumentError
 
-const decode = Schema.decodeUnknownOption(Approval.Decision)
+const decode = lazy(() => Schema.decodeUnknownOption(Approval.Decision))
 
 const received = (value: unknown): string => {
   const text = typeof value === "string" ? PythonText.repr(value) : CanonicalJson.stringify(value)
