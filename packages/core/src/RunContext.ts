@@ -462,24 +462,32 @@ const inPlace = <A, E, R>(
 ): Effect.Effect<A, E | Cancelled, R> =>
   Effect.uninterruptibleMask((restore) => {
     const off = token.onCancel(() => fiber.unsafeInterruptAsFork(cancelledBy))
-    const settle = (cause: Cause.Cause<E> | undefined, exit: Effect.Effect<A, E>): Effect.Effect<A, E | Cancelled> => {
-      off()
-      let result: Effect.Effect<A, E | Cancelled> = exit
-      const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
-      if (!Cause.isEmpty(interrupted) && token.isCancelled && cancelledOnly(interrupted)) {
-        if (cause !== undefined && Cause.isInterruptedOnly(cause)) result = Effect.fail(new Cancelled())
-        result = Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), result)
-      }
-      const children = childrenOf(fiber)
-      return children === null || children === undefined || children.size === 0
-        ? result
-        : Effect.zipRight(Fiber.interruptAll(Array.from(children)), result)
-    }
     return Effect.matchCauseEffect(restore(self), {
-      onFailure: (cause) => settle(cause, Effect.failCause(cause)),
-      onSuccess: (a) => settle(undefined, Effect.succeed(a))
+      onFailure: (cause) => settle(fiber, token, off, cause, Effect.failCause(cause)),
+      onSuccess: (a) => settle(fiber, token, off, undefined, Effect.succeed(a))
     })
   })
+
+/** How the in-place boundary ends (a module function: nothing of it is made per run). */
+const settle = <A, E>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  token: Cancellation.CancellationToken,
+  off: () => void,
+  cause: Cause.Cause<E> | undefined,
+  exit: Effect.Effect<A, E>
+): Effect.Effect<A, E | Cancelled> => {
+  off()
+  let result: Effect.Effect<A, E | Cancelled> = exit
+  const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
+  if (!Cause.isEmpty(interrupted) && token.isCancelled && cancelledOnly(interrupted)) {
+    if (cause !== undefined && Cause.isInterruptedOnly(cause)) result = Effect.fail(new Cancelled())
+    result = Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), result)
+  }
+  const children = childrenOf(fiber)
+  return children === null || children === undefined || children.size === 0
+    ? result
+    : Effect.zipRight(Fiber.interruptAll(Array.from(children)), result)
+}
 
 /**
  * The cancellation boundary for a fiber that already has child fibers (interrupting it would reach
