@@ -5,13 +5,16 @@
  * @since 0.1.0
  */
 import type * as NodeCrypto from "node:crypto"
+import { createRequire } from "node:module"
 import { CanonicalJsonError } from "./Errors.js"
 import { compare } from "./PythonText.js"
 
 // node:crypto is loaded on the first hash, not when the package is imported (it costs a few ms of
-// the import, issue 19).
+// the import, issue 19); `createRequire` works on every Node 20 (`process.getBuiltinModule` only
+// from 20.16).
 let nodeCrypto: typeof NodeCrypto | undefined
-const createHash = (algorithm: string): NodeCrypto.Hash => (nodeCrypto ??= process.getBuiltinModule("node:crypto")).createHash(algorithm)
+const createHash = (algorithm: string): NodeCrypto.Hash =>
+  (nodeCrypto ??= createRequire(import.meta.url)("node:crypto") as typeof NodeCrypto).createHash(algorithm)
 
 /** What kind of object a frame writes. */
 type Kind = "array" | "object" | "map" | "set" | "toJSON"
