@@ -378,7 +378,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
 
   /**
    * Reads the current context and continues with `f`: `Effect.flatMap(RunContext, f)` in one step
-   * of the run loop (the per-call paths of the Invoker, tools and the agent loop use it).
+   * of the run loop instead of three (a tool's `run` uses it on every call).
    *
    * @example
    * ```ts
