@@ -1,6 +1,7 @@
 /**
  * `Effect.locally` in one frame: sets a fiber ref for the duration of an effect and restores the
- * value it had when the effect ends, however it ends (success, failure, defect or interruption).
+ * value it had when the effect ends, however it ends (success, failure, defect or interruption),
+ * before `onEnd` runs (so a throwing `onEnd` cannot leave it set).
  *
  * Effect's own `locally` (and so `provideService`, `withTracer`, `withSpan`'s parent) is an
  * acquire/use/release: about 20 steps of the run loop and their frames. This is one
@@ -13,12 +14,11 @@
 import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberRef from "effect/FiberRef"
+import type * as FiberRef from "effect/FiberRef"
 
 /**
  * Runs `self` with `ref` set to `value(outer)` (`outer`: its value now) and sets it back to
- * `outer` when `self` ends; `onEnd`, if given, runs (synchronously, before the restore) with the
- * exit.
+ * `outer` when `self` ends; `onEnd`, if given, then runs (synchronously) with the exit.
  */
 export const locally = <A, E, R, X>(
   self: Effect.Effect<A, E, R>,
@@ -27,22 +27,29 @@ export const locally = <A, E, R, X>(
   onEnd?: (exit: Exit.Exit<A, E>) => void
 ): Effect.Effect<A, E, R> =>
   Core.withFiberRuntime((fiber) => {
+    // The runtime's own setter, in place (no steps of its own): `FiberRef.set` is this very call in
+    // a step of its own. Set and restored uninterruptibly; only `self` is interruptible. While
+    // `self` runs, the fiber keeps one frame of this (and the two of the mask).
+    const runtime = fiber as unknown as Settable
     const outer = fiber.getFiberRef(ref)
-    // set and restored uninterruptibly; only `self` is interruptible. While `self` runs, the fiber
-    // keeps one frame of this (and the two of the mask), not the set or a cleanup effect.
-    return Core.uninterruptibleMask((restore) =>
-      Core.zipRight(
-        FiberRef.set(ref, value(outer)),
-        Core.matchCauseEffect(restore(self), {
-          onFailure: (cause) => {
-            onEnd?.(Exit.failCause(cause))
-            return Core.zipRight(FiberRef.set(ref, outer), Core.failCause(cause))
-          },
-          onSuccess: (a) => {
-            onEnd?.(Exit.succeed(a))
-            return Core.as(FiberRef.set(ref, outer), a)
-          }
-        })
-      )
-    )
+    return Core.uninterruptibleMask((restore) => {
+      runtime.setFiberRef(ref, value(outer))
+      return Core.matchCauseEffect(restore(self), {
+        onFailure: (cause) => {
+          runtime.setFiberRef(ref, outer)
+          onEnd?.(Exit.failCause(cause))
+          return Core.failCause(cause)
+        },
+        onSuccess: (a) => {
+          runtime.setFiberRef(ref, outer)
+          onEnd?.(Exit.succeed(a))
+          return Core.succeed(a)
+        }
+      })
+    })
   })
+
+/** Effect 3's `FiberRuntime.setFiberRef` (what `FiberRef.set` runs; not in the fiber's public interface). */
+interface Settable {
+  setFiberRef<X>(ref: FiberRef.FiberRef<X>, value: X): void
+}
