@@ -10,6 +10,25 @@ const blocked = (started: Deferred.Deferred<void>, log: Array<string>, name = "w
     Effect.ensuring(Effect.sync(() => log.push(`${name} finalized`)))
   )
 
+/**
+ * A cancellable run of `blocked` forked under a fresh token, once it has started; with
+ * `callerFinalizer`, the caller around it logs "caller finalized" when it ends.
+ */
+const startBlocked = (options: { readonly callerFinalizer?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const token = Cancellation.make()
+    const started = yield* Deferred.make<void>()
+    const log: Array<string> = []
+    const run = RunContext.cancellable(blocked(started, log))
+    const fiber = yield* Effect.fork(
+      (options.callerFinalizer === true ? Effect.ensuring(run, Effect.sync(() => log.push("caller finalized"))) : run).pipe(
+        RunContext.provide({ cancellation: token })
+      )
+    )
+    yield* Deferred.await(started)
+    return { token, fiber, log }
+  })
+
 const expectCancelled = <A, E>(exit: Exit.Exit<A, E>) => {
   expect(Exit.isFailure(exit)).toBe(true)
   if (Exit.isFailure(exit)) {
@@ -109,13 +128,7 @@ describe("CancellationToken", () => {
 describe("RunContext.cancellable", () => {
   it.effect("cancelling the token from another fiber interrupts the work, runs its finalizers, fails with Cancelled", () =>
     Effect.gen(function* () {
-      const token = Cancellation.make()
-      const started = yield* Deferred.make<void>()
-      const log: Array<string> = []
-      const fiber = yield* Effect.fork(
-        RunContext.cancellable(blocked(started, log)).pipe(RunContext.provide({ cancellation: token }))
-      )
-      yield* Deferred.await(started)
+      const { fiber, log, token } = yield* startBlocked()
       yield* Effect.fork(Effect.sync(() => token.cancel()))
       const exit = yield* Fiber.await(fiber)
       expectCancelled(exit)
@@ -169,13 +182,7 @@ describe("RunContext.cancellable", () => {
 
   it.effect("interrupting the fiber directly is an ordinary interruption, not Cancelled", () =>
     Effect.gen(function* () {
-      const token = Cancellation.make()
-      const started = yield* Deferred.make<void>()
-      const log: Array<string> = []
-      const fiber = yield* Effect.fork(
-        RunContext.cancellable(blocked(started, log)).pipe(RunContext.provide({ cancellation: token }))
-      )
-      yield* Deferred.await(started)
+      const { fiber, log, token } = yield* startBlocked()
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
       if (Exit.isFailure(exit)) {
@@ -206,16 +213,7 @@ describe("RunContext.cancellable", () => {
 
   it.effect("cancellation also stops the wrapped work before the caller's finalizers", () =>
     Effect.gen(function* () {
-      const token = Cancellation.make()
-      const started = yield* Deferred.make<void>()
-      const log: Array<string> = []
-      const fiber = yield* Effect.fork(
-        RunContext.cancellable(blocked(started, log)).pipe(
-          Effect.ensuring(Effect.sync(() => log.push("caller finalized"))),
-          RunContext.provide({ cancellation: token })
-        )
-      )
-      yield* Deferred.await(started)
+      const { fiber, log, token } = yield* startBlocked({ callerFinalizer: true })
       token.cancel()
       expectCancelled(yield* Fiber.await(fiber))
       expect(log).toEqual(["work interrupted", "work finalized", "caller finalized"])
@@ -331,16 +329,7 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
   for (const order of ["cancel first", "interrupt first"] as const) {
     it.effect(`an outer interruption is never turned into Cancelled, even with the token cancelled at the same time (${order})`, () =>
       Effect.gen(function* () {
-        const token = Cancellation.make()
-        const started = yield* Deferred.make<void>()
-        const log: Array<string> = []
-        const fiber = yield* Effect.fork(
-          RunContext.cancellable(blocked(started, log)).pipe(
-            Effect.ensuring(Effect.sync(() => log.push("caller finalized"))),
-            RunContext.provide({ cancellation: token })
-          )
-        )
-        yield* Deferred.await(started)
+        const { fiber, log, token } = yield* startBlocked({ callerFinalizer: true })
         const outside = FiberId.make(4242, 0)
         yield* Effect.sync(() => {
           if (order === "cancel first") token.cancel()
