@@ -6,7 +6,6 @@
 import { Message, RunContext, Tracing } from "@agentkit/core"
 import type { Capability, Invoker } from "@agentkit/core"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -227,7 +226,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   // `runPromise` keeps to the end) stays small.
   const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) =>
     Effect.withFiberRuntime<AgentResult<unknown>, AgentError, RunContext | Invoker | R>((fiber) => {
-      const context = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
+      const context = RunContext.unsafeOf(fiber)
       const messages = head.concat(typeof input === "string" ? [Message.user(input)] : input)
       const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
       // a conversation passed in counts for the tool results it holds (a caller may add legs, never

@@ -224,7 +224,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // closure the caller's continuation would keep alive while the model answers).
   const chat: Service["chat"] = (request, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
-      const context = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
+      const context = RunContext.unsafeOf(fiber)
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
       // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
@@ -250,7 +250,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
 
   const tool: Service["tool"] = (call, invokable, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
-      const context = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
+      const context = RunContext.unsafeOf(fiber)
       const run = toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
       if (!context.tracing) return run
       return run.pipe(

@@ -390,7 +390,25 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
    * ```
    */
   static with<A, E, R>(f: (context: RunContext.Service) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RunContext> {
-    return Effect.withFiberRuntime((fiber) => f(Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)))
+    return Effect.withFiberRuntime((fiber) => f(RunContext.unsafeOf(fiber)))
+  }
+
+  /**
+   * The context in a running fiber's environment, for code already inside
+   * `Effect.withFiberRuntime` (it reads the context with no closure of its own, where
+   * `RunContext.with` adds one); throws when there is none, as `yield* RunContext` dies.
+   *
+   * @example
+   * ```ts
+   * import { RunContext } from "@agentkit/core"
+   * import { Effect } from "effect"
+   *
+   * const runId = Effect.withFiberRuntime((fiber) => Effect.succeed(RunContext.unsafeOf(fiber).runId))
+   * Effect.runPromise(runId.pipe(RunContext.provide({ runId: "run-1" }))) // "run-1"
+   * ```
+   */
+  static unsafeOf(fiber: Fiber.RuntimeFiber<unknown, unknown>): RunContext.Service {
+    return Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext)
   }
 
   /** The current context's sub-run context (depth + 1, run id `<runId>/sub`), failing past `maxDepth`. */
@@ -406,7 +424,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
    */
   static cancellable<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Cancelled, R | RunContext> {
     return Effect.withFiberRuntime((fiber) => {
-      const token = Context.unsafeGet(fiber.currentContext as Context.Context<RunContext>, RunContext).cancellation
+      const token = RunContext.unsafeOf(fiber).cancellation
       if (token.isCancelled) return Effect.fail(new Cancelled())
       // In place when the fiber has no child fibers yet (a run started on its own fiber, as a
       // server does): interrupting this fiber then reaches only the run's own work.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { autonomyTiers, Budget, Cancellation, ConfigurationError, DepthExceeded, RunContext, Scope, Usage } from "@agentkit/core"
 
 const read = Effect.map(RunContext, (context) => context)
@@ -159,10 +159,14 @@ describe("RunContext", () => {
         expect(seen).toEqual([false])
       }))
 
-    it.effect("RunContext.with reads the context in place", () =>
+    it.effect("RunContext.with and RunContext.unsafeOf read the context in place; without one, unsafeOf throws", () =>
       Effect.gen(function* () {
         const id = yield* RunContext.with((context) => Effect.succeed(context.runId)).pipe(RunContext.provide({ runId: "run-9" }))
         expect(id).toBe("run-9")
+        const inFiber = Effect.withFiberRuntime((fiber) => Effect.succeed(RunContext.unsafeOf(fiber).runId))
+        expect(yield* inFiber.pipe(RunContext.provide({ runId: "run-10" }))).toBe("run-10")
+        const missing = yield* Effect.exit(Effect.withFiberRuntime((fiber) => Effect.sync(() => RunContext.unsafeOf(fiber))))
+        expect(Exit.isFailure(missing) && Cause.isDie(missing.cause)).toBe(true)
       }))
   })
 
