@@ -24,6 +24,13 @@
  *   stays open on the file it opened; after the file is deleted (or another put in its place) its
  *   writes would go to a file nobody can open again, lost. Each transaction first checks that the
  *   path still names the file the connection opened, and fails with `SQLITE_CANTOPEN` if not.
+ * - **Statements leave the event loop turns.** libsql runs a statement synchronously and hands back
+ *   a promise already settled, so a stream of statements (concurrent runs checkpointing one after
+ *   another) goes on in microtasks alone: the loop never reaches its timers or I/O. A run's lease
+ *   heartbeat is a timer, so under load every lease expired unrenewed (100 concurrent runs of 20
+ *   turns over one file all failed with StaleLease after 30 s), and an HTTP server in the process
+ *   stopped answering. A statement that ends more than `slice` ms after the loop last turned
+ *   settles in its next turn (`setImmediate`) instead.
  * - **A connection that met SQLITE_BUSY is replaced.** libsql 0.4 does not reset a statement that
  *   failed busy: the connection then keeps a statement in progress, and its next transaction can
  *   neither commit nor let go of the write lock. The client is reopened instead (same file, same
@@ -92,6 +99,23 @@ const failedTransaction = (cause: unknown): LibsqlTypes.Transaction =>
     closed: true
   }) as unknown as LibsqlTypes.Transaction
 
+/** How long statements may hold the event loop before one waits for its next turn (ms). */
+const slice = 5
+/** When the loop last turned under a statement of this module (`performance.now()`). */
+let turned = 0
+let nextTurn: Promise<void> | undefined
+const waitTurn = (): Promise<void> =>
+  (nextTurn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      nextTurn = undefined
+      turned = performance.now()
+      resolve()
+    })
+  ))
+/** `statement`, settled in the loop's next turn when the loop has been held for `slice` ms or more. */
+const fair = <A>(statement: Promise<A>): Promise<A> =>
+  statement.finally(() => (performance.now() - turned >= slice ? waitTurn() : undefined))
+
 const isBusy = (error: unknown): boolean => {
   const code = (error as { readonly code?: unknown } | null)?.code
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
@@ -128,18 +152,18 @@ export const resilient = (make: () => LibsqlTypes.Client, path: string): LibsqlT
   }
   /** `client`'s statements, a busy failure replacing the current client as any other's. */
   const guardedClient = (client: LibsqlTypes.Client) =>
-    ({ execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => client.execute(...args).catch(failed) }) as LibsqlTypes.Client
+    ({ execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => fair(client.execute(...args).catch(failed)) }) as LibsqlTypes.Client
   const guarded = {
-    execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => current.execute(...args).catch(failed),
-    batch: (...args: Parameters<LibsqlTypes.Client["batch"]>) => current.batch(...args).catch(failed),
-    executeMultiple: (sql: string) => current.executeMultiple(sql).catch(failed),
+    execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => fair(current.execute(...args).catch(failed)),
+    batch: (...args: Parameters<LibsqlTypes.Client["batch"]>) => fair(current.batch(...args).catch(failed)),
+    executeMultiple: (sql: string) => fair(current.executeMultiple(sql).catch(failed)),
     transaction: (mode: LibsqlTypes.TransactionMode = "write") => {
       const client = current
       if (opened === undefined || fileAt() !== opened) {
         const gone = Object.assign(new Error(`SQLITE_CANTOPEN: unable to open database file: ${path} was removed or replaced since it was opened`), { code: "SQLITE_CANTOPEN" })
         return Promise.resolve(failedTransaction(gone))
       }
-      return client.execute(BEGIN[mode]).then(
+      return fair(client.execute(BEGIN[mode])).then(
         () => sameConnection(guardedClient(client)),
         (error: unknown) => {
           try {
