@@ -38,6 +38,27 @@ describe("SQLite and the event loop", () => {
     })
   )
 
+  it.scopedLive("a transaction does not give the loop a turn before it ends (the write lock is never held across one)", () =>
+    Effect.gen(function* () {
+      const place = yield* sqlite.fresh
+      const sql = Context.get(yield* Layer.build(place.client), SqlClient.SqlClient)
+      yield* sql`CREATE TABLE t (n INTEGER)`
+      let fired = false
+      setTimeout(() => (fired = true), 0)
+      const firedInside = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          for (let n = 0; n < 3_000; n++) yield* sql`INSERT INTO t (n) VALUES (${n})`
+          return fired
+        })
+      )
+      expect(firedInside).toBe(false)
+      // after the commit, the loop turns again
+      yield* statementsUntil(sql, () => fired, 20_000)
+      expect(fired).toBe(true)
+      expect(Number((yield* sql<{ count: number | bigint }>`SELECT count(*) AS count FROM t`)[0]!.count)).toBe(3_000)
+    })
+  )
+
   it.scopedLive("a run's lease is renewed while other work keeps the database busy past its time to live", () =>
     Effect.gen(function* () {
       const place = yield* sqlite.fresh

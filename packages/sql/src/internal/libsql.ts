@@ -29,8 +29,8 @@
  *   another) goes on in microtasks alone: the loop never reaches its timers or I/O. A run's lease
  *   heartbeat is a timer, so under load every lease expired unrenewed (100 concurrent runs of 20
  *   turns over one file all failed with StaleLease after 30 s), and an HTTP server in the process
- *   stopped answering. A statement that ends more than `slice` ms after the loop last turned
- *   settles in its next turn (`setImmediate`) instead.
+ *   stopped answering. A statement (outside a transaction) or a transaction's end that comes more
+ *   than `slice` ms after the loop last turned settles in its next turn (`setImmediate`) instead.
  * - **A connection that met SQLITE_BUSY is replaced.** libsql 0.4 does not reset a statement that
  *   failed busy: the connection then keeps a statement in progress, and its next transaction can
  *   neither commit nor let go of the write lock. The client is reopened instead (same file, same
@@ -50,6 +50,27 @@ const BEGIN: Record<LibsqlTypes.TransactionMode, string> = {
   deferred: "BEGIN DEFERRED"
 }
 
+/** How long statements may hold the event loop before one waits for its next turn (ms). */
+const slice = 5
+/** When the loop last turned under a statement of this module (`performance.now()`). */
+let turned = 0
+let nextTurn: Promise<void> | undefined
+const waitTurn = (): Promise<void> =>
+  (nextTurn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      nextTurn = undefined
+      turned = performance.now()
+      resolve()
+    })
+  ))
+/**
+ * `statement`, settled in the loop's next turn when the loop has been held for `slice` ms or more.
+ * Not for the statements inside a transaction: the write lock would be held across the turn (and
+ * another process's BEGIN waits for it synchronously); a transaction's commit or rollback is.
+ */
+const fair = <A>(statement: Promise<A>): Promise<A> =>
+  statement.finally(() => (performance.now() - turned >= slice ? waitTurn() : undefined))
+
 /**
  * A transaction on `client`'s connection, begun already. Its statements are the client's; after a
  * commit or a rollback it is closed (a later statement rejects). A rollback of a transaction the
@@ -61,16 +82,18 @@ const sameConnection = (client: LibsqlTypes.Client): LibsqlTypes.Transaction => 
   const end = (statement: "COMMIT" | "ROLLBACK") => {
     if (closed) return statement === "ROLLBACK" ? Promise.resolve() : open()
     closed = true
-    return client.execute(statement).then(
-      () => undefined,
-      (error: unknown) => {
-        if (statement === "ROLLBACK") return undefined // nothing left to undo (or the connection is gone)
-        // a COMMIT that failed leaves the transaction open: undo it, then report the failure
-        return client.execute("ROLLBACK").then(
-          () => Promise.reject(error),
-          () => Promise.reject(error)
-        )
-      }
+    return fair(
+      client.execute(statement).then(
+        () => undefined,
+        (error: unknown) => {
+          if (statement === "ROLLBACK") return undefined // nothing left to undo (or the connection is gone)
+          // a COMMIT that failed leaves the transaction open: undo it, then report the failure
+          return client.execute("ROLLBACK").then(
+            () => Promise.reject(error),
+            () => Promise.reject(error)
+          )
+        }
+      )
     )
   }
   const unsupported = () => Promise.reject(new Error("batch and executeMultiple are not used inside a transaction"))
@@ -98,23 +121,6 @@ const failedTransaction = (cause: unknown): LibsqlTypes.Transaction =>
     close: () => undefined,
     closed: true
   }) as unknown as LibsqlTypes.Transaction
-
-/** How long statements may hold the event loop before one waits for its next turn (ms). */
-const slice = 5
-/** When the loop last turned under a statement of this module (`performance.now()`). */
-let turned = 0
-let nextTurn: Promise<void> | undefined
-const waitTurn = (): Promise<void> =>
-  (nextTurn ??= new Promise((resolve) =>
-    setImmediate(() => {
-      nextTurn = undefined
-      turned = performance.now()
-      resolve()
-    })
-  ))
-/** `statement`, settled in the loop's next turn when the loop has been held for `slice` ms or more. */
-const fair = <A>(statement: Promise<A>): Promise<A> =>
-  statement.finally(() => (performance.now() - turned >= slice ? waitTurn() : undefined))
 
 const isBusy = (error: unknown): boolean => {
   const code = (error as { readonly code?: unknown } | null)?.code
@@ -152,7 +158,7 @@ export const resilient = (make: () => LibsqlTypes.Client, path: string): LibsqlT
   }
   /** `client`'s statements, a busy failure replacing the current client as any other's. */
   const guardedClient = (client: LibsqlTypes.Client) =>
-    ({ execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => fair(client.execute(...args).catch(failed)) }) as LibsqlTypes.Client
+    ({ execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => client.execute(...args).catch(failed) }) as LibsqlTypes.Client
   const guarded = {
     execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => fair(current.execute(...args).catch(failed)),
     batch: (...args: Parameters<LibsqlTypes.Client["batch"]>) => fair(current.batch(...args).catch(failed)),
@@ -163,7 +169,7 @@ export const resilient = (make: () => LibsqlTypes.Client, path: string): LibsqlT
         const gone = Object.assign(new Error(`SQLITE_CANTOPEN: unable to open database file: ${path} was removed or replaced since it was opened`), { code: "SQLITE_CANTOPEN" })
         return Promise.resolve(failedTransaction(gone))
       }
-      return fair(client.execute(BEGIN[mode])).then(
+      return client.execute(BEGIN[mode]).then(
         () => sameConnection(guardedClient(client)),
         (error: unknown) => {
           try {
