@@ -354,12 +354,13 @@ class Steps {
   /** Runs calls of the turn that have not run yet, concurrently, recording each result as it lands. */
   runRound(waiting: ReadonlyArray<ToolCall.ToolCall>, carried?: Open): Effect.Effect<AgentResult, AgentError, RunContext> {
     const calls = this.state.calls
+    /** `ran` recorded (when it is a result), then `next`: in the step that has it, when nothing is saved. */
+    const recorded = <A, R>(ran: Ran, next: (ran: Ran) => Effect.Effect<A, AgentError, R>): Effect.Effect<A, AgentError, R> => {
+      const saving = isResult(ran) ? this.record(ran) : Effect.void
+      return saving === Effect.void ? next(ran) : Effect.flatMap(saving, () => next(ran))
+    }
     const one = (call: ToolCall.ToolCall): Effect.Effect<Ran, AgentError, RunContext> =>
-      Effect.flatMap(this.runCall(call, calls.indexOf(call)), (ran): Effect.Effect<Ran, AgentError> => {
-        if (!isResult(ran)) return Effect.succeed(ran)
-        const saving = this.record(ran)
-        return saving === Effect.void ? Effect.succeed(ran) : Effect.as(saving, ran)
-      })
+      Effect.flatMap(this.runCall(call, calls.indexOf(call)), (ran) => recorded(ran, Effect.succeed))
     if (waiting.length === 0) return this.endRound(carried ?? { doubts: [], regated: [], waiting: [] })
     const landed = (results: ReadonlyArray<Ran>): Effect.Effect<AgentResult, AgentError, RunContext> => {
       const doubts = results.filter(isDoubt)
@@ -373,7 +374,7 @@ class Steps {
     }
     if (waiting.length > 1) return Effect.flatMap(Effect.forEach(waiting, one, { concurrency: "unbounded" }), landed)
     // one call (the common turn): its result recorded and the round ended in the same step
-    return Effect.flatMap(one(waiting[0]!), (ran) => landed([ran]))
+    return Effect.flatMap(this.runCall(waiting[0]!, calls.indexOf(waiting[0]!)), (ran) => recorded(ran, (done) => landed([done])))
   }
 
   /**
