@@ -65,8 +65,8 @@ describe("SQLite and the event loop", () => {
       const context = yield* Layer.build(place.stores())
       const sql = Context.get(context, SqlClient.SqlClient)
       const checkpoints = Context.get(context, CheckpointStore)
-      const ttlMs = 400
-      // the model answers once another fiber has kept the database busy for three times the lease's ttl
+      const ttlMs = 800
+      // the model answers once another fiber has kept the database busy for twice the lease's ttl
       const busyDone = yield* Deferred.make<void>()
       const llm = FakeLLM.respond(() => Effect.as(Deferred.await(busyDone), Turn({ content: "done" })))
       const agent = Agent.make({ name: "support", model: Seed.MODEL, prompt: Seed.PROMPT, cognition: ReActCognition.make({ tools: [] }) })
@@ -75,7 +75,7 @@ describe("SQLite and the event loop", () => {
         Effect.fork
       )
       const started = Date.now()
-      yield* statementsUntil(sql, () => Date.now() - started > 3 * ttlMs, Number.MAX_SAFE_INTEGER)
+      yield* statementsUntil(sql, () => Date.now() - started > 2 * ttlMs, Number.MAX_SAFE_INTEGER)
       yield* Deferred.succeed(busyDone, undefined)
       const result = yield* Fiber.join(run)
       expect(result.output).toBe("done")
