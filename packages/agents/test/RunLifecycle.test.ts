@@ -218,6 +218,30 @@ describe("the lifecycle under a store", () => {
       expect(() => RunLease.settings({ heartbeat: "1 minute", ttl: "30 seconds" })).toThrow("runLease.heartbeat must be shorter than runLease.ttl")
     })
   )
+
+  it.effect("each heartbeat carries the lease the previous one returned, not the one the run started with", () =>
+    Effect.gen(function* () {
+      const inner = CheckpointStore.makeMemory()
+      const sent: Array<number> = []
+      const returned: Array<number> = []
+      const store: CheckpointStore.Service = {
+        ...inner,
+        heartbeat: (lease, ttlMs) => {
+          sent.push(lease.expiresAt)
+          return Effect.tap(inner.heartbeat(lease, ttlMs), (beat) => Effect.sync(() => returned.push(beat.lease.expiresAt)))
+        }
+      }
+      const hanging = FakeLLM.respond(() => Effect.never)
+      const fiber = yield* Agent.make({ name: "a", model: MODEL }).run(TASK).pipe(Effect.provide(layerOf(hanging, { store })), Effect.fork)
+      yield* until(() => hanging.calls === 1)
+      const started = Option.getOrThrow(yield* inner.load("test-run")).lease!.expiresAt
+      for (let beat = 0; beat < 3; beat++) yield* TestClock.adjust(Duration.seconds(10))
+      yield* until(() => returned.length === 3)
+      yield* Fiber.interrupt(fiber)
+      expect(sent).toEqual([started, returned[0], returned[1]])
+      expect(returned[0]).toBeGreaterThan(started)
+    })
+  )
 })
 
 describe("cancellation is final", () => {

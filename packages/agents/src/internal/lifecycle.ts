@@ -434,7 +434,8 @@ const heartbeat = (
   const ttlMs = Duration.toMillis(settings.ttl)
   const beat: Effect.Effect<boolean> = Effect.zipRight(
     Effect.sleep(settings.heartbeat),
-    Effect.matchEffect(store.heartbeat(holder.current, ttlMs), {
+    // the lease held now (read at each beat: a beat's answer replaces it)
+    Effect.matchEffect(Effect.suspend(() => store.heartbeat(holder.current, ttlMs)), {
       onSuccess: ({ cancelRequested, lease }) =>
         Effect.sync(() => {
           holder.current = lease
