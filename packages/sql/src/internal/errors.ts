@@ -8,6 +8,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
+import type * as Gate from "./gate.js"
 
 /** Postgres SQLSTATEs worth retrying: connection loss, serialization and deadlock, server shutting down or starting, lock timeouts, too many connections. */
 const transientPg = /^(08...|40001|40P01|53300|55P03|57P01|57P02|57P03|57014)$/
@@ -81,13 +82,15 @@ export const defaultSchedule: Schedule.Schedule<unknown, StoreError> = Schedule.
   Schedule.intersect(Schedule.recurs(6))
 )
 
-export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>): Runner => ({
+/** The runner of the stores: retried on `schedule`; each attempt through `gate` when there is one (SQLite). */
+export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>, gate?: Gate.Gate): Runner => ({
   run: <A, E, R>(operation: string, body: (retried: boolean) => Effect.Effect<A, E, R>) =>
     Effect.suspend(() => {
       let attempts = 0
+      const once = Effect.suspend(() => body(attempts++ > 0))
       // A transient failure fails (and is retried); every other outcome, typed failures included, succeeds as an Either.
-      const attempt: Effect.Effect<Either.Either<A, Exclude<E, SqlError> | StoreError>, StoreError, R> = Effect.suspend(() =>
-        body(attempts++ > 0)
+      const attempt: Effect.Effect<Either.Either<A, Exclude<E, SqlError> | StoreError>, StoreError, R> = (
+        gate === undefined ? once : gate.run(once)
       ).pipe(
         Effect.matchEffect({
           onFailure: (error) => {

@@ -20,6 +20,7 @@ import type * as SqlStores from "../SqlStores.js"
 import * as Audit from "./auditStore.js"
 import * as Checkpoints from "./checkpointStore.js"
 import { defaultSchedule, fromSqlError, makeRunner } from "./errors.js"
+import * as Gate from "./gate.js"
 import * as Ledger from "./executionLedger.js"
 import * as Idempotency from "./idempotencyStore.js"
 import * as Libsql from "./libsql.js"
@@ -65,7 +66,8 @@ export const makeEnv = (options: {
         message: "sqlStores.schema names a Postgres schema; on SQLite keep the stores apart with sqlStores.prefix"
       })
     }
-    return { sql, tables, dialect, runner: makeRunner(options.retry ?? defaultSchedule) }
+    // SQLite: the stores' operations queue in one gate, in order (see gate.ts)
+    return { sql, tables, dialect, runner: makeRunner(options.retry ?? defaultSchedule, dialect.name === "sqlite" ? Gate.make() : undefined) }
   })
 
 /** The maintenance service's tag (documented and exported by SqlStores.ts). */
