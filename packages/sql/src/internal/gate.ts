@@ -52,8 +52,9 @@ export const make = (): Gate => {
     waiting.push(waiter)
     // interrupted while waiting: out of the line; or, handed the permit meanwhile, on to the next
     return Effect.sync(() => {
-      if (waiter.handed) pass()
-      else waiting.splice(waiting.indexOf(waiter), 1)
+      const index = waiting.indexOf(waiter)
+      if (index >= 0) waiting.splice(index, 1)
+      else if (waiter.handed) pass()
     })
   })
 
