@@ -10,13 +10,17 @@
  *
  * @since 0.1.0
  */
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
 import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
@@ -408,11 +412,11 @@ export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStac
 }
 
 /**
- * Runs `self` inside a span: `Effect.withSpan` (the same span, made by Effect with its parent,
- * links, annotations, tracer and clock; the parent of every span `self` opens; ended when `self`
- * ends, however it ends) in fewer steps, with the attributes `onEnd` computes from the outcome set
- * on it as it ends (never failing, never throwing, like `annotate`). agentkit opens its own spans
- * with it; no stack trace is captured.
+ * Runs `self` inside a span: `Effect.withSpan` (the same span, with the parent, links,
+ * annotations, tracer and clock Effect would give it; the parent of every span `self` opens; ended
+ * when `self` ends, however it ends) in fewer steps and allocations, with the attributes `onEnd`
+ * computes from the outcome set on it as it ends (never failing, never throwing, like
+ * `annotate`). agentkit opens its own spans with it; no stack trace is captured.
  *
  * @example
  * ```ts
@@ -434,27 +438,86 @@ export const span =
   <A, E>(name: string, options: SpanOptions<NoInfer<A>, NoInfer<E>> = {}) =>
   <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
     const { onEnd } = options
-    // Effect reads only the span options it knows (`onEnd` is not one of them)
-    const made = Effect.makeSpan(name, options.captureStackTrace === false ? options : { ...options, captureStackTrace: false })
-    return Effect.flatMap(made, (current) =>
-      Effect.withFiberRuntime((fiber) => {
-        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-        const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-        return locally(self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
-          if (onEnd !== undefined) {
-            let attributes: Attributes | undefined
-            try {
-              attributes = onEnd(exit)
-            } catch {
-              // attributes that cannot be computed never break the run
-            }
-            if (attributes !== undefined) setOn(current, attributes)
+    const within = (fiber: Fiber.RuntimeFiber<unknown, unknown>, current: Tracer.Span): Effect.Effect<A, E, R> => {
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+      return locally(self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
+        if (onEnd !== undefined) {
+          let attributes: Attributes | undefined
+          try {
+            attributes = onEnd(exit)
+          } catch {
+            // attributes that cannot be computed never break the run
           }
-          if (current.status._tag !== "Ended") current.end(timing ? clock.unsafeCurrentTimeNanos() : noTime, exit)
-        })
+          if (attributes !== undefined) setOn(current, attributes)
+        }
+        if (current.status._tag !== "Ended") current.end(timing ? clock.unsafeCurrentTimeNanos() : noTime, exit)
       })
+    }
+    return Effect.withFiberRuntime((fiber) =>
+      propagates(fiber, options)
+        ? within(fiber, open(fiber, name, options))
+        // Effect's own no-op span (with its parent), as `Effect.withSpan` makes it
+        : Effect.flatMap(Effect.makeSpan(name, noStackTrace(options)), (current) => within(fiber, current))
     )
   }
+
+/** Whether `Effect.makeSpan` would ask the fiber's tracer for a span (not make a no-op one). */
+const propagates = (fiber: Fiber.RuntimeFiber<unknown, unknown>, options: Tracer.SpanOptions): boolean =>
+  fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
+  (options.context === undefined || !Context.get(options.context, EffectTracer.DisablePropagation))
+
+/**
+ * The span `Effect.makeSpan` makes (`unsafeMakeSpan` in Effect 3): its parent (the innermost one
+ * whose context does not disable propagation, unless `parent` or `root` says otherwise), the
+ * fiber's tracer and clock, its links and annotations, then `attributes`. It reads each fiber ref
+ * on its own: `makeSpan` reads the fiber's links and annotations through `getFiberRefs()`, which
+ * first writes the fiber's runtime flags back into its refs (a copy of the fiber's ref map per
+ * span). Only when `propagates`: otherwise Effect makes its own no-op span.
+ */
+const open = (fiber: Fiber.RuntimeFiber<unknown, unknown>, name: string, options: Tracer.SpanOptions): Tracer.Span => {
+  const parent: Option.Option<Tracer.AnySpan> = options.parent !== undefined
+    ? Option.some(options.parent)
+    : options.root === true
+    ? Option.none()
+    : propagated(Context.getOption(fiber.getFiberRef(FiberRef.currentContext), EffectTracer.ParentSpan))
+  const services = fiber.currentDefaultServices
+  const fromFiber = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
+  const links = fromFiber.length === 0
+    ? options.links ?? []
+    : options.links === undefined
+    ? fromFiber
+    : [...fromFiber, ...options.links]
+  const startTime = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+    ? Context.get(services, Clock.Clock).unsafeCurrentTimeNanos()
+    : noTime
+  const made = Context.get(services, EffectTracer.Tracer).span(
+    name,
+    parent,
+    options.context ?? Context.empty(),
+    links,
+    startTime,
+    options.kind ?? "internal",
+    options
+  )
+  const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
+  if (HashMap.size(annotations) > 0) HashMap.forEach(annotations, (value, key) => made.attribute(key, value))
+  const { attributes } = options
+  if (attributes !== undefined) for (const key of Object.keys(attributes)) made.attribute(key, attributes[key])
+  return made
+}
+
+/** The innermost span from `span` up whose context does not disable propagation (Effect's rule). */
+const propagated = (span: Option.Option<Tracer.AnySpan>): Option.Option<Tracer.AnySpan> => {
+  let at = span
+  while (Option.isSome(at) && Context.get(at.value.context, EffectTracer.DisablePropagation)) {
+    at = at.value._tag === "Span" ? at.value.parent : Option.none()
+  }
+  return at
+}
+
+const noStackTrace = (options: Tracer.SpanOptions): Tracer.SpanOptions =>
+  options.captureStackTrace === false ? options : { ...options, captureStackTrace: false }
 
 const noTime = BigInt(0)
 

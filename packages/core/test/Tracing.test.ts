@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import { Tracing } from "@agentkit/core"
 
 /** A tracer whose spans throw from `event` and `attribute`, like a broken exporter. */
@@ -298,6 +298,89 @@ describe("Tracing.span", () => {
       expect(Option.isNone(yield* Effect.option(Effect.currentSpan))).toBe(true)
     }).pipe(Effect.provide(tracer.layer))
   })
+
+  // Tracing.span makes the span itself (not through Effect.makeSpan): each case below runs the same
+  // program once with Effect.withSpan and once with Tracing.span and compares what was recorded.
+  type Open = (name: string, options?: Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  const withSpan: Open = (name, options = {}) => (self) => Effect.withSpan(self, name, options)
+  const viaTracing: Open = (name, options = {}) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Tracing.span<A, E>(name, { ...options, captureStackTrace: false })(self)
+  const both = (make: (open: Open) => Effect.Effect<unknown>) =>
+    Effect.gen(function* () {
+      const shapes = []
+      for (const open of [withSpan, viaTracing]) {
+        const tracer = Tracing.recording()
+        yield* make(open).pipe(Effect.provide(tracer.layer))
+        shapes.push(
+          tracer.spans.map((span) => ({
+            name: span.name,
+            id: span.spanId,
+            parent: Option.isSome(span.parent) ? span.parent.value.spanId : undefined,
+            kind: span.kind,
+            attributes: Object.fromEntries(span.attributes),
+            links: span.links.map((link) => link.span.spanId),
+            timed: span.status.startTime > BigInt(0),
+            ended: span.ended
+          }))
+        )
+      }
+      return shapes as [unknown, unknown]
+    })
+
+  it.live("sees the fiber's span annotations and links, then its own attributes, as Effect.withSpan does", () =>
+    Effect.gen(function* () {
+      const external = Tracer.externalSpan({ spanId: "00000000000000aa", traceId: "000000000000000000000000000000bb" })
+      const [withSpan, span] = yield* both((open) =>
+        Effect.succeed(1).pipe(
+          open("target", { kind: "server", attributes: { own: "yes", shared: "own" }, links: [{ _tag: "SpanLink", span: external, attributes: {} }] }),
+          Effect.annotateSpans({ annotated: "from the fiber", shared: "annotation" }),
+          Effect.linkSpans(Tracer.externalSpan({ spanId: "00000000000000cc", traceId: "000000000000000000000000000000dd" })),
+          open("root")
+        )
+      )
+      expect(span).toEqual(withSpan)
+      expect(span).toContainEqual(expect.objectContaining({
+        name: "target",
+        kind: "server",
+        attributes: { annotated: "from the fiber", own: "yes", shared: "own" },
+        links: ["00000000000000cc", "00000000000000aa"],
+        timed: true
+      }))
+    }))
+
+  it.live("skips a parent whose context disables propagation; root and an explicit parent as Effect.withSpan", () =>
+    Effect.gen(function* () {
+      const external = Tracer.externalSpan({ spanId: "00000000000000ee", traceId: "000000000000000000000000000000ff" })
+      const [withSpan, span] = yield* both((open) =>
+        Effect.all([
+          Effect.void.pipe(open("under the hidden one")),
+          Effect.void.pipe(open("a root", { root: true })),
+          Effect.void.pipe(open("explicit", { parent: external })),
+          Effect.void.pipe(open("hidden too", { context: Context.make(Tracer.DisablePropagation, true) }))
+        ]).pipe(
+          open("hidden", { context: Context.make(Tracer.DisablePropagation, true) }),
+          open("root")
+        )
+      )
+      expect(span).toEqual(withSpan)
+      const byName = new Map((span as ReadonlyArray<{ name: string; id: string; parent: string | undefined }>).map((s) => [s.name, s]))
+      expect([...byName.keys()]).toEqual(["root", "under the hidden one", "a root", "explicit"])
+      expect(byName.get("under the hidden one")!.parent).toBe(byName.get("root")!.id)
+      expect(byName.get("a root")!.parent).toBeUndefined()
+      expect(byName.get("explicit")!.parent).toBe("00000000000000ee")
+    }))
+
+  it.live("with the tracer disabled or timing off, as Effect.withSpan: no span recorded, or a span without a start time", () =>
+    Effect.gen(function* () {
+      const [withSpan, span] = yield* both((open) =>
+        Effect.all([
+          Effect.void.pipe(open("not recorded"), Effect.withTracerEnabled(false)),
+          Effect.void.pipe(open("untimed"), Effect.withTracerTiming(false))
+        ])
+      )
+      expect(span).toEqual(withSpan)
+      expect(span).toEqual([expect.objectContaining({ name: "untimed", timed: false, ended: true })])
+    }))
 
   it.effect("an onEnd that throws, or a tracer that throws on attributes, never breaks the effect", () => {
     const broken = brokenTracer()
