@@ -365,13 +365,13 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
   ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ConfigurationError, Exclude<R, RunContext>> {
     return <A, E, R>(self: Effect.Effect<A, E, R>) => {
       // the context is provided here, so the requirement is met
-      const run = (context: RunContext.Service) =>
-        locally(self as Effect.Effect<A, E, Exclude<R, RunContext>>, FiberRef.currentContext, (outer) => Context.add(outer, RunContext, context))
-      return Effect.suspend(() => {
+      const within = self as Effect.Effect<A, E, Exclude<R, RunContext>>
+      const add = (context: RunContext.Service) => (outer: Context.Context<never>) => Context.add(outer, RunContext, context)
+      return Effect.withFiberRuntime<A, E | ConfigurationError, Exclude<R, RunContext>>((fiber) => {
         const made = contextOf(options)
-        if (!Either.isEither(made)) return Effect.flatMap(made, run)
+        if (!Either.isEither(made)) return Effect.flatMap(made, (context) => locally(fiber, within, FiberRef.currentContext, add(context)))
         const known = made as Either.Either<RunContext.Service, ConfigurationError>
-        return Either.isLeft(known) ? Effect.fail(known.left) : run(known.right)
+        return Either.isLeft(known) ? Effect.fail(known.left) : locally(fiber, within, FiberRef.currentContext, add(known.right))
       })
     }
   }

@@ -381,7 +381,7 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
   Effect.withFiberRuntime((fiber) =>
     contained.isContained(Context.get(fiber.currentDefaultServices, EffectTracer.Tracer))
       ? self
-      : locally(self, DefaultServices.currentServices, (services) =>
+      : locally(fiber, self, DefaultServices.currentServices, (services) =>
           Context.add(services, EffectTracer.Tracer, contained.contained(Context.get(services, EffectTracer.Tracer)))
         )
   )
@@ -441,7 +441,7 @@ export const span =
     const within = (fiber: Fiber.RuntimeFiber<unknown, unknown>, current: Tracer.Span): Effect.Effect<A, E, R> => {
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-      return locally(self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
+      return locally(fiber, self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
         if (onEnd !== undefined) {
           let attributes: Attributes | undefined
           try {

@@ -5,8 +5,8 @@
  *
  * Effect's own `locally` (and so `provideService`, `withTracer`, `withSpan`'s parent) is an
  * acquire/use/release: about 20 steps of the run loop and their frames. This is one
- * `withFiberRuntime` and one uninterruptible `matchCauseEffect`: the same meaning in about half the
- * steps and a third of the frames a waiting run keeps, which matters on the per-run and per-call
+ * uninterruptible `matchCauseEffect`, in the caller's step on the fiber: the same meaning in a
+ * fraction of the steps and a third of the frames a waiting run keeps, which matters on the per-run and per-call
  * paths (`RunContext.provide`, a traced run's spans).
  *
  * @internal
@@ -14,40 +14,43 @@
 import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import type * as FiberRef from "effect/FiberRef"
 
 /**
  * Runs `self` with `ref` set to `value(outer)` (`outer`: its value now) and sets it back to
- * `outer` when `self` ends; `onEnd`, if given, then runs (synchronously) with the exit.
+ * `outer` when `self` ends; `onEnd`, if given, then runs (synchronously) with the exit. Called in
+ * a step already running on `fiber` (a `withFiberRuntime`, a continuation), which returns this
+ * effect as its result: no step of its own to reach the fiber.
  */
 export const locally = <A, E, R, X>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
   self: Effect.Effect<A, E, R>,
   ref: FiberRef.FiberRef<X>,
   value: (outer: X) => X,
   onEnd?: (exit: Exit.Exit<A, E>) => void
-): Effect.Effect<A, E, R> =>
-  Core.withFiberRuntime((fiber) => {
-    // The runtime's own setter, in place (no steps of its own): `FiberRef.set` is this very call in
-    // a step of its own. Set and restored uninterruptibly; only `self` is interruptible. While
-    // `self` runs, the fiber keeps one frame of this (and the two of the mask).
-    const runtime = fiber as unknown as Settable
-    const outer = fiber.getFiberRef(ref)
-    return Core.uninterruptibleMask((restore) => {
-      runtime.setFiberRef(ref, value(outer))
-      return Core.matchCauseEffect(restore(self), {
-        onFailure: (cause) => {
-          runtime.setFiberRef(ref, outer)
-          onEnd?.(Exit.failCause(cause))
-          return Core.failCause(cause)
-        },
-        onSuccess: (a) => {
-          runtime.setFiberRef(ref, outer)
-          onEnd?.(Exit.succeed(a))
-          return Core.succeed(a)
-        }
-      })
+): Effect.Effect<A, E, R> => {
+  // The runtime's own setter, in place (no steps of its own): `FiberRef.set` is this very call in
+  // a step of its own. Set and restored uninterruptibly; only `self` is interruptible. While
+  // `self` runs, the fiber keeps one frame of this (and the two of the mask).
+  const runtime = fiber as unknown as Settable
+  const outer = fiber.getFiberRef(ref)
+  return Core.uninterruptibleMask((restore) => {
+    runtime.setFiberRef(ref, value(outer))
+    return Core.matchCauseEffect(restore(self), {
+      onFailure: (cause) => {
+        runtime.setFiberRef(ref, outer)
+        onEnd?.(Exit.failCause(cause))
+        return Core.failCause(cause)
+      },
+      onSuccess: (a) => {
+        runtime.setFiberRef(ref, outer)
+        onEnd?.(Exit.succeed(a))
+        return Core.succeed(a)
+      }
     })
   })
+}
 
 /** Effect 3's `FiberRuntime.setFiberRef` (what `FiberRef.set` runs; not in the fiber's public interface). */
 interface Settable {
