@@ -6,8 +6,8 @@
  * Effect's own `locally` (and so `provideService`, `withTracer`, `withSpan`'s parent) is an
  * acquire/use/release: about 20 steps of the run loop and their frames. This is one
  * uninterruptible `matchCauseEffect`, in the caller's step on the fiber: the same meaning in a
- * fraction of the steps and a third of the frames a waiting run keeps, which matters on the per-run and per-call
- * paths (`RunContext.provide`, a traced run's spans).
+ * fraction of the steps and a third of the frames a waiting run keeps, which matters on the
+ * per-run and per-call paths (`RunContext.provide`, a traced run's spans).
  *
  * @internal
  */
