@@ -363,6 +363,7 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
  * run does this when tracing is on; with tracing off (`RunContext` `tracing: false`) nothing is
  * wrapped and it costs nothing. Use it around Invoker calls made outside an agent run. (The
  * tracer's `context` hook, which wraps every step of a fiber, is not contained: it is the run loop.)
+ * Effect's own default tracer, whose spans never throw, is left as it is.
  *
  * @example
  * ```ts
@@ -378,13 +379,20 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
  * @category combinators
  */
 export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) =>
-    contained.isContained(Context.get(fiber.currentDefaultServices, EffectTracer.Tracer))
+  Effect.withFiberRuntime((fiber) => {
+    const tracer = Context.get(fiber.currentDefaultServices, EffectTracer.Tracer)
+    return tracer === nativeTracer || contained.isContained(tracer)
       ? self
       : locally(fiber, self, DefaultServices.currentServices, (services) =>
           Context.add(services, EffectTracer.Tracer, contained.contained(Context.get(services, EffectTracer.Tracer)))
         )
-  )
+  })
+
+/**
+ * Effect's own tracer (the default one): its spans are plain records (a map of attributes, a list
+ * of events and links, a status) that never throw, so there is nothing to contain.
+ */
+const nativeTracer = Context.get(DefaultServices.liveServices, EffectTracer.Tracer)
 
 /**
  * Options of `Tracing.span`: Effect's span options (no stack trace is captured), and `onEnd`,

@@ -230,6 +230,22 @@ describe("Tracing.contain", () => {
     })
   )
 
+  it.effect("leaves Effect's own default tracer as it is (its spans never throw); any other tracer is wrapped", () =>
+    Effect.gen(function* () {
+      const native = yield* Effect.tracer
+      expect(yield* Effect.tracer.pipe(Tracing.contain)).toBe(native)
+      const bare = yield* Effect.currentSpan.pipe(Effect.withSpan("bare"))
+      const inside = yield* Effect.currentSpan.pipe(Effect.withSpan("inside"), Tracing.contain)
+      expect(Object.getPrototypeOf(inside)).toBe(Object.getPrototypeOf(bare))
+      // the same span maker behind another tracer object is not Effect's tracer: it is wrapped
+      const other = Tracer.make({ span: native.span.bind(native), context: native.context.bind(native) })
+      const wrapped = yield* Effect.tracer.pipe(Tracing.contain, Effect.withTracer(other))
+      expect(wrapped).not.toBe(other)
+      const span = yield* Effect.currentSpan.pipe(Effect.withSpan("wrapped"), Tracing.contain, Effect.withTracer(other))
+      expect(Object.getPrototypeOf(span)).not.toBe(Object.getPrototypeOf(bare))
+    })
+  )
+
   it.effect("an array attribute still reaches an OpenTelemetry-backed span as an array", () =>
     Effect.gen(function* () {
       const set: Array<[string, unknown]> = []
