@@ -446,28 +446,28 @@ export const span =
   <A, E>(name: string, options: SpanOptions<NoInfer<A>, NoInfer<E>> = {}) =>
   <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
     const { onEnd } = options
-    const within = (fiber: Fiber.RuntimeFiber<unknown, unknown>, current: Tracer.Span): Effect.Effect<A, E, R> => {
+    return Effect.withFiberRuntime((fiber) => {
+      // the clock and timing the span starts and ends with, read once
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-      return locally(fiber, self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
-        if (onEnd !== undefined) {
-          let attributes: Attributes | undefined
-          try {
-            attributes = onEnd(exit)
-          } catch {
-            // attributes that cannot be computed never break the run
+      const within = (current: Tracer.Span): Effect.Effect<A, E, R> =>
+        locally(fiber, self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
+          if (onEnd !== undefined) {
+            let attributes: Attributes | undefined
+            try {
+              attributes = onEnd(exit)
+            } catch {
+              // attributes that cannot be computed never break the run
+            }
+            if (attributes !== undefined) setOn(current, attributes)
           }
-          if (attributes !== undefined) setOn(current, attributes)
-        }
-        if (current.status._tag !== "Ended") current.end(timing ? clock.unsafeCurrentTimeNanos() : noTime, exit)
-      })
-    }
-    return Effect.withFiberRuntime((fiber) =>
-      propagates(fiber, options)
-        ? within(fiber, open(fiber, name, options))
+          if (current.status._tag !== "Ended") current.end(timing ? clock.unsafeCurrentTimeNanos() : noTime, exit)
+        })
+      return propagates(fiber, options)
+        ? within(open(fiber, name, options, timing ? clock.unsafeCurrentTimeNanos() : noTime))
         // Effect's own no-op span (with its parent), as `Effect.withSpan` makes it
-        : Effect.flatMap(Effect.makeSpan(name, noStackTrace(options)), (current) => within(fiber, current))
-    )
+        : Effect.flatMap(Effect.makeSpan(name, noStackTrace(options)), within)
+    })
   }
 
 /** Whether `Effect.makeSpan` would ask the fiber's tracer for a span (not make a no-op one). */
@@ -478,12 +478,17 @@ const propagates = (fiber: Fiber.RuntimeFiber<unknown, unknown>, options: Tracer
 /**
  * The span `Effect.makeSpan` makes (`unsafeMakeSpan` in Effect 3): its parent (the innermost one
  * whose context does not disable propagation, unless `parent` or `root` says otherwise), the
- * fiber's tracer and clock, its links and annotations, then `attributes`. It reads each fiber ref
- * on its own: `makeSpan` reads the fiber's links and annotations through `getFiberRefs()`, which
- * first writes the fiber's runtime flags back into its refs (a copy of the fiber's ref map per
- * span). Only when `propagates`: otherwise Effect makes its own no-op span.
+ * fiber's tracer, its links and annotations, then `attributes`, started at `startTime`. It reads
+ * each fiber ref on its own: `makeSpan` reads the fiber's links and annotations through
+ * `getFiberRefs()`, which first writes the fiber's runtime flags back into its refs (a copy of the
+ * fiber's ref map per span). Only when `propagates`: otherwise Effect makes its own no-op span.
  */
-const open = (fiber: Fiber.RuntimeFiber<unknown, unknown>, name: string, options: Tracer.SpanOptions): Tracer.Span => {
+const open = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  name: string,
+  options: Tracer.SpanOptions,
+  startTime: bigint
+): Tracer.Span => {
   const parent: Option.Option<Tracer.AnySpan> = options.parent !== undefined
     ? Option.some(options.parent)
     : options.root === true
@@ -496,9 +501,6 @@ const open = (fiber: Fiber.RuntimeFiber<unknown, unknown>, name: string, options
     : options.links === undefined
     ? fromFiber
     : [...fromFiber, ...options.links]
-  const startTime = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-    ? Context.get(services, Clock.Clock).unsafeCurrentTimeNanos()
-    : noTime
   const made = Context.get(services, EffectTracer.Tracer).span(
     name,
     parent,
