@@ -2,7 +2,8 @@
  * The embedded SQLite store leaves the event loop turns. libsql runs a statement synchronously and
  * its promise is already settled, so a stream of statements would go on in microtasks alone and
  * starve the loop's timers: a run's lease heartbeat (a timer) never fired, and under load every
- * lease expired unrenewed. Both tests fail when statements settle in the same turn.
+ * lease expired unrenewed. All three tests fail when statements settle in the same turn; the
+ * second also fails when a statement inside a transaction gives the loop a turn.
  */
 import { Agent, ReActCognition, RunLease } from "@agentkit/agents"
 import { CheckpointStore } from "@agentkit/core"
