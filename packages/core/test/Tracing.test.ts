@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
+import { Context, Effect, Exit, Fiber, FiberRef, Layer, Option, Tracer } from "effect"
 import { Tracing } from "@agentkit/core"
 
 /** A tracer whose spans throw from `event` and `attribute`, like a broken exporter. */
@@ -312,6 +312,33 @@ describe("Tracing.span", () => {
       expect(waits.ended).toBe(true)
       expect(Exit.isInterrupted(waits.exit!)).toBe(true)
       expect(Option.isNone(yield* Effect.option(Effect.currentSpan))).toBe(true)
+    }).pipe(Effect.provide(tracer.layer))
+  })
+
+  it.effect("only the span's parent is put back when it ends: a fiber ref set inside is kept, on success and on failure, nested or not", () => {
+    const tracer = Tracing.recording()
+    const counter = FiberRef.unsafeMake(0)
+    const currentName = Effect.map(Effect.option(Effect.currentSpan), Option.map((span) => span.name))
+    return Effect.gen(function* () {
+      yield* FiberRef.set(counter, 1).pipe(Tracing.span("sets"))
+      expect(yield* FiberRef.get(counter)).toBe(1)
+      expect(yield* currentName).toEqual(Option.none())
+
+      const failed = yield* Effect.exit(FiberRef.set(counter, 2).pipe(Effect.zipRight(Effect.fail("boom")), Tracing.span("sets then fails")))
+      expect(Exit.isFailure(failed)).toBe(true)
+      expect(yield* FiberRef.get(counter)).toBe(2)
+      expect(yield* currentName).toEqual(Option.none())
+
+      // nested: nothing changes inside the inner span, the outer one sets the ref after it
+      const seen = yield* Effect.gen(function* () {
+        const inside = yield* currentName.pipe(Tracing.span("inner"))
+        const after = yield* currentName
+        yield* FiberRef.set(counter, 3)
+        return [inside, after]
+      }).pipe(Tracing.span("outer"))
+      expect(seen).toEqual([Option.some("inner"), Option.some("outer")])
+      expect(yield* FiberRef.get(counter)).toBe(3)
+      expect(yield* currentName).toEqual(Option.none())
     }).pipe(Effect.provide(tracer.layer))
   })
 
