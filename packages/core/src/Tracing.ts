@@ -362,7 +362,9 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
  * run, reuses the wrapper) and the wrapped tracer still sees its own spans as parents. Every agent
  * run does this when tracing is on; with tracing off (`RunContext` `tracing: false`) nothing is
  * wrapped and it costs nothing. Use it around Invoker calls made outside an agent run. (The
- * tracer's `context` hook, which wraps every step of a fiber, is not contained: it is the run loop.)
+ * tracer's `context` hook, which wraps every step of a fiber, is not contained: it is the run loop.
+ * It sees the tracer's own span as the fiber's current one, so OpenTelemetry code inside a run, an
+ * instrumented client say, finds the run's recording span active.)
  * Effect's own default tracer, whose spans never throw, is left as it is.
  *
  * @example

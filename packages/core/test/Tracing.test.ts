@@ -246,6 +246,45 @@ describe("Tracing.contain", () => {
     })
   )
 
+  it.live("the tracer's context hook sees its own span as the fiber's current one, the innermost as spans open and end", () =>
+    Effect.gen(function* () {
+      const native = yield* Effect.tracer
+      const own = new Set<Tracer.AnySpan>()
+      // what the hook saw as the fiber's current span, step by step: the name of one of the
+      // tracer's own spans, "none", or "another" (the wrapper the run holds, say)
+      const seen: Array<string> = []
+      const tracer = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          own.add(span)
+          return span
+        },
+        context: (execution, fiber) => {
+          const current = (fiber as unknown as { readonly currentSpan: Tracer.AnySpan | undefined }).currentSpan
+          seen.push(current === undefined ? "none" : own.has(current) ? (current as Tracer.Span).name : "another")
+          return execution()
+        }
+      })
+      const spans = yield* Effect.gen(function* () {
+        const outer = yield* Effect.currentSpan
+        const from = seen.length
+        // steps inside a span opened after this one started, across an asynchronous boundary
+        const inner = yield* Effect.currentSpan.pipe(Effect.delay("1 millis"), Tracing.span("inner"))
+        expect(seen.slice(from)).toContain("inner")
+        const after = seen.length
+        yield* Effect.yieldNow()
+        // once it ended, the outer one again
+        expect(seen.slice(after)).toEqual(expect.arrayContaining(["outer"]))
+        expect(seen.slice(after)).not.toContain("inner")
+        return [outer, inner]
+      }).pipe(Tracing.span("outer"), Tracing.contain, Effect.withTracer(tracer))
+      expect(seen).toContain("outer")
+      expect(seen).not.toContain("another")
+      // the run itself still holds the contained spans
+      expect(spans.some((span) => own.has(span))).toBe(false)
+    })
+  )
+
   it.effect("an array attribute still reaches an OpenTelemetry-backed span as an array", () =>
     Effect.gen(function* () {
       const set: Array<[string, unknown]> = []

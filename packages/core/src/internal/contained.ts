@@ -3,7 +3,9 @@
  * call into the wrapped tracer and its spans (`span`, `end`, `attribute`, `event`, `addLinks`, and
  * reading a span's fields) is caught; a span the tracer failed to make is replaced by a stand-in
  * that keeps the trace's shape (ids, parent, status) and records nothing. `context` (the tracer's
- * hook around every step of a fiber) is passed through as it is: it is the run loop itself.
+ * hook around every step of a fiber) is not caught: it is the run loop itself. It sees the
+ * tracer's own span as the fiber's current one, not the wrapper (so `@effect/opentelemetry` makes
+ * the recording span OpenTelemetry's active one while the step runs, not a copy of its ids).
  *
  * @internal
  */
@@ -117,6 +119,15 @@ export const unwrap = (span: Tracer.AnySpan): Tracer.AnySpan =>
 
 const wrappers = new WeakMap<Tracer.Tracer, Tracer.Tracer>()
 
+/**
+ * Effect 3's `FiberRuntime` as a tracer's `context` hook reads it: the span of its context,
+ * cached in a field (`@effect/opentelemetry` makes that span OpenTelemetry's active one while the
+ * step runs). Not in the fiber's public interface.
+ */
+interface Stepping {
+  currentSpan: Tracer.AnySpan | undefined
+}
+
 /** Whether a tracer is already contained. */
 export const isContained = (tracer: Tracer.Tracer): boolean => ContainedTypeId in tracer
 
@@ -138,8 +149,21 @@ export const contained = (tracer: Tracer.Tracer): Tracer.Tracer => {
           }
           return new ContainedSpan(inner, name, parent, context, startTime, kind)
         },
-        // the wrapped tracer's own hook (it runs around every step of a fiber: no extra call)
-        context: tracer.context.bind(tracer)
+        // the wrapped tracer's own hook, around every step of a fiber, seeing the wrapped tracer's
+        // own span as the fiber's current one (as it sees its own spans as parents)
+        context: (execution, fiber) => {
+          const stepping = fiber as unknown as Stepping
+          const current = stepping.currentSpan
+          if (!(current instanceof ContainedSpan) || current.inner === undefined) return tracer.context(execution, fiber)
+          const own = current.inner
+          stepping.currentSpan = own
+          try {
+            return tracer.context(execution, fiber)
+          } finally {
+            // unless the step itself changed the fiber's span (the runtime then set it anew)
+            if (stepping.currentSpan === own) stepping.currentSpan = current
+          }
+        }
       }),
       { [ContainedTypeId]: ContainedTypeId }
     )
