@@ -268,32 +268,37 @@ export type AttributeValue =
 export type Attributes = Readonly<Record<string, AttributeValue>>
 
 // `@effect/opentelemetry` turns every non-primitive attribute value into its JSON text (its
-// `unknownToAttributeValue`), so an array set through the Effect span reaches OpenTelemetry as a
-// pretty-printed string. Its span keeps the OpenTelemetry span it wraps: an array is set there
-// too, as the array it is (OpenTelemetry accepts arrays of one primitive type).
+// `unknownToAttributeValue`), so an array set through the Effect span would reach OpenTelemetry
+// as a pretty-printed string. Its span keeps the OpenTelemetry span it wraps and the attributes
+// it was given: an array is set on both as the array it is (OpenTelemetry accepts arrays of one
+// primitive type), what its `attribute` does but for the text.
 const OtelSpanTypeId = Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")
 interface OtelBacked {
   readonly span: { setAttribute(key: string, value: unknown): unknown }
+  readonly attributes: Map<string, unknown>
 }
-const otelSpanOf = (current: Tracer.Span): OtelBacked["span"] | undefined => {
-  const span = contained.unwrap(current)
-  return OtelSpanTypeId in span &&
-    typeof (span as unknown as Partial<OtelBacked>).span?.setAttribute === "function"
-    ? (span as unknown as OtelBacked).span
+const otelSpanOf = (current: Tracer.Span): OtelBacked | undefined => {
+  const span = contained.unwrap(current) as unknown as Partial<OtelBacked>
+  return OtelSpanTypeId in span && typeof span.span?.setAttribute === "function" && span.attributes instanceof Map
+    ? (span as OtelBacked)
     : undefined
 }
 
 const setOn = (span: Tracer.Span, attributes: Attributes): void => {
   try {
-    let otel: OtelBacked["span"] | undefined | null = null
+    let otel: OtelBacked | undefined | null = null
     for (const key in attributes) {
       const value = attributes[key]
       if (value === undefined) continue
-      span.attribute(key, value)
       if (Array.isArray(value)) {
         if (otel === null) otel = otelSpanOf(span)
-        otel?.setAttribute(key, value)
+        if (otel !== undefined) {
+          otel.span.setAttribute(key, value)
+          otel.attributes.set(key, value)
+          continue
+        }
       }
+      span.attribute(key, value)
     }
   } catch {
     // a tracer that throws never breaks the run

@@ -285,23 +285,34 @@ describe("Tracing.contain", () => {
     })
   )
 
-  it.effect("an array attribute still reaches an OpenTelemetry-backed span as an array", () =>
+  it.effect("an array attribute reaches an OpenTelemetry-backed span as an array, on both its spans, never as its JSON text", () =>
     Effect.gen(function* () {
       const set: Array<[string, unknown]> = []
+      const spans: Array<Tracer.Span> = []
       const otelTracer = Tracer.make({
         span(name, parent, context, links, startTime, kind) {
-          return {
+          const attributes = new Map<string, unknown>()
+          const span = {
             [Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")]: true,
             span: { setAttribute: (key: string, value: unknown) => set.push([key, value]) },
             _tag: "Span", name, spanId: "1".padStart(16, "0"), traceId: "1".padStart(32, "0"), parent, context,
-            status: { _tag: "Started", startTime }, attributes: new Map(), links, sampled: true, kind,
-            end() {}, attribute() {}, event() {}, addLinks() {}
+            status: { _tag: "Started", startTime }, attributes, links, sampled: true, kind,
+            end() {},
+            // as @effect/opentelemetry's: the OpenTelemetry span gets the value's text
+            attribute(key: string, value: unknown) {
+              set.push([key, typeof value === "object" ? JSON.stringify(value) : value])
+              attributes.set(key, value)
+            },
+            event() {}, addLinks() {}
           } as Tracer.Span
+          spans.push(span)
+          return span
         },
         context: (f) => f()
       })
-      yield* Tracing.annotate({ reasons: ["end_turn"] }).pipe(Effect.withSpan("chat"), Tracing.contain, Effect.withTracer(otelTracer))
-      expect(set).toEqual([["reasons", ["end_turn"]]])
+      yield* Tracing.annotate({ reasons: ["end_turn"], model: "m" }).pipe(Effect.withSpan("chat"), Tracing.contain, Effect.withTracer(otelTracer))
+      expect(set).toEqual([["reasons", ["end_turn"]], ["model", "m"]])
+      expect([...spans[0]!.attributes]).toEqual([["reasons", ["end_turn"]], ["model", "m"]])
     })
   )
 })
