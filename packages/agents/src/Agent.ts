@@ -182,16 +182,19 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   }
   const head: ReadonlyArray<Message.Message> = settings.prompt === "" ? [] : [Message.system(settings.prompt)]
   const spanName = Tracing.SpanName.invokeAgent(settings.name)
-  const spanOptions = {
-    kind: "internal" as const,
-    captureStackTrace: false as const,
+  // built as literals (a spread followed by more keys is a slow path of V8's), the conversation id
+  // set at the start, so a failed run's span carries it too
+  const spanOptions = (conversationId: string): Tracing.SpanOptions<AgentResult<unknown>, { readonly _tag: string }> => ({
+    kind: "internal",
+    captureStackTrace: false,
     onEnd: runEnd,
     attributes: {
       [Tracing.Attribute.operationName]: Tracing.Operation.invokeAgent,
       [Tracing.Attribute.agentName]: settings.name,
-      [Tracing.Attribute.requestModel]: settings.model
+      [Tracing.Attribute.requestModel]: settings.model,
+      [Tracing.Attribute.conversationId]: conversationId
     }
-  }
+  })
 
   const policy = options.policy ?? RunPolicy.defaultPolicy
   const caps = Trifecta.reach(cognition)
@@ -207,11 +210,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     const driven = RunContext.cancellable(body)
     return context.tracing
       ? driven.pipe(
-          Tracing.span(spanName, {
-            ...spanOptions,
-            // set at the start, so a failed run's span carries its conversation id too
-            attributes: { ...spanOptions.attributes, [Tracing.Attribute.conversationId]: context.correlationId }
-          }),
+          Tracing.span(spanName, spanOptions(context.correlationId)),
           // a tracer that throws (in span, end, attributes or events) never breaks the run
           Tracing.contain
         )

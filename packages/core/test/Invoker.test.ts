@@ -444,6 +444,20 @@ describe("Invoker chat pipeline", () => {
       }).pipe(Effect.provide(tracer.layer))
     })
 
+    it.effect("a provider's attribute never overrides the response's own; an own key __proto__ is dropped, the rest kept", () => {
+      const tracer = Tracing.recording()
+      const attributes = JSON.parse('{"__proto__": {"polluted": true}, "gen_ai.response.model": "spoofed", "vendor.tier": "gold"}') as Record<string, string>
+      const model = scriptedModel((_n, req) => Effect.succeed(response({ model: req.model, metadata: { attributes } })))
+      return Effect.gen(function* () {
+        yield* Effect.flatMap(Invoker, (invoker) => invoker.chat(request("hostile"))).pipe(Effect.provide(setup({ model }).layer))
+        const span = tracer.one("chat hostile")
+        expect(span.attributes.get("gen_ai.response.model")).toBe("hostile")
+        expect(span.attributes.get("vendor.tier")).toBe("gold")
+        expect(span.attributes.has("__proto__")).toBe(false)
+        expect(span.attributes.has("polluted")).toBe(false)
+      }).pipe(Effect.provide(tracer.layer))
+    })
+
     it.effect("spans made inside middleware are children of the invoker's span; retries stay inside one span", () => {
       const tracer = Tracing.recording()
       const retryOnce: ChatMiddleware = (next) => (chatCall) => Effect.catchAll(next(chatCall), () => next(chatCall))

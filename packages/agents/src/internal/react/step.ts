@@ -232,9 +232,11 @@ class Steps {
     }
     const key = tool.sideEffecting && !tool.idempotent ? `${context.runId}/t${state.iteration}/c${index}` : undefined
     const meta: CallMetadata | undefined =
-      key === undefined && decidedBy === undefined
-        ? undefined
-        : { ...(key === undefined ? {} : { executionKey: key }), ...(decidedBy === undefined ? {} : { decidedBy }) }
+      key === undefined
+        ? decidedBy === undefined ? undefined : { decidedBy }
+        : decidedBy === undefined
+        ? { executionKey: key }
+        : { executionKey: key, decidedBy }
     const result = (legs: ReadonlyArray<"private_data" | "untrusted_content" | "egress">, content: string, isError: boolean): CallResult =>
       legs.length === 0 ? { callId: call.id, name: call.name, content, isError } : { callId: call.id, name: call.name, content, isError, legs }
     const settle = (running: Effect.Effect<ToolOutcome, unknown, RunContext>, legsOf: () => ReturnType<typeof Trifecta.capsOf>) =>
