@@ -120,9 +120,10 @@ export const unwrap = (span: Tracer.AnySpan): Tracer.AnySpan =>
 const wrappers = new WeakMap<Tracer.Tracer, Tracer.Tracer>()
 
 /**
- * Effect 3's `FiberRuntime` as a tracer's `context` hook reads it: the span of its context,
- * cached in a field (`@effect/opentelemetry` makes that span OpenTelemetry's active one while the
- * step runs). Not in the fiber's public interface.
+ * Effect 3's `FiberRuntime` keeps the span of its context in a field, `currentSpan`, which a
+ * tracer's `context` hook reads (`@effect/opentelemetry` makes that span OpenTelemetry's active
+ * one while the step runs). Read-only in the fiber's public interface; the runtime sets it anew
+ * whenever the fiber's context changes.
  */
 interface Stepping {
   currentSpan: Tracer.AnySpan | undefined
