@@ -260,7 +260,7 @@ describe("Tracing.contain", () => {
           return span
         },
         context: (execution, fiber) => {
-          const current = (fiber as unknown as { readonly currentSpan: Tracer.AnySpan | undefined }).currentSpan
+          const current = fiber.currentSpan
           seen.push(current === undefined ? "none" : own.has(current) ? (current as Tracer.Span).name : "another")
           return execution()
         }
