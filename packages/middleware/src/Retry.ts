@@ -229,6 +229,30 @@ const policyFor = <E>(settings: Settings, tracing: boolean): Schedule.Schedule<u
     })
   )
 
+/**
+ * `Effect.retry(once, { schedule: schedule(), while: retryable })`, with the schedule and its
+ * driver made only when a call has failed and may be retried. The first attempt runs on its own;
+ * its failure is replayed as the first attempt of the retry loop, so the schedule sees the same
+ * failures, waits the same delays and counts the same attempts, and the first attempt sees the
+ * same (default) iteration metadata. A call that succeeds at once pays for none of it (a retry
+ * loop costs a run of Effect steps and a context write per call).
+ */
+const retrying = <A, E, R>(
+  once: Effect.Effect<A, E, R>,
+  schedule: () => Schedule.Schedule<unknown, E>,
+  retryable: (error: E) => boolean
+): Effect.Effect<A, E, R> =>
+  Effect.catchAll(once, (first) => {
+    if (!retryable(first)) return Effect.fail(first)
+    let replayed = false
+    const attempt = Effect.suspend(() => {
+      if (replayed) return once
+      replayed = true
+      return Effect.fail(first)
+    })
+    return Effect.retry(attempt, { schedule: schedule(), while: retryable })
+  })
+
 const refusedEvent = (tracing: boolean, breaker: CircuitBreaker.CircuitBreaker): Effect.Effect<void> =>
   tracing ? Tracing.addEvent(Tracing.EventName.circuitOpen, { [Tracing.EventAttribute.circuit]: breaker.name }) : Effect.void
 
@@ -258,10 +282,7 @@ const chatRetry = (settings: Settings): ChatMiddleware => {
               }
             )
       // once text is shown, a failure propagates; a refusal is final here (an outer fallback moves on)
-      return Effect.retry(once, {
-        schedule: policyFor<ChatError>(settings, tracing),
-        while: (error) => !emitted && !refused && isRetryable(error)
-      })
+      return retrying(once, () => policyFor<ChatError>(settings, tracing), (error) => !emitted && !refused && isRetryable(error))
     }
 }
 
@@ -288,10 +309,11 @@ const toolRetry = (settings: Settings): ToolMiddleware => {
                 )
             )
       // a side-effecting, non-idempotent tool that started runs at most once
-      return Effect.retry(once, {
-        schedule: policyFor<E | ToolPipelineError>(settings, tracing),
-        while: (error) => isRetryable(error) && !(started && !tool.idempotent)
-      })
+      return retrying(
+        once,
+        () => policyFor<E | ToolPipelineError>(settings, tracing),
+        (error) => isRetryable(error) && !(started && !tool.idempotent)
+      )
     }
 }
 

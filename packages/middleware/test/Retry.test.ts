@@ -62,6 +62,26 @@ describe("Retry on the chat pipeline", () => {
     }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
   })
 
+  it.effect("each attempt sees the iteration metadata Effect.retry gives it; a call that succeeds at once sees the default", () => {
+    const seen: Array<number> = []
+    const llm = model((n, req, emit) =>
+      Effect.flatMap(Schedule.CurrentIterationMetadata, (meta) => {
+        seen.push(meta.recurrence)
+        if (n <= 2) return Effect.fail(timeout())
+        emit({ text: "ok" })
+        return Effect.succeed(response({ model: req.model }))
+      })
+    )
+    const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3 })] })
+    return Effect.gen(function* () {
+      const invoker = yield* Invoker
+      expect((yield* yield* runWithClock(invoker.chat(request("m")))).content).toBe("ok")
+      expect(seen).toEqual([0, 1, 2])
+      expect((yield* yield* runWithClock(invoker.chat(request("m")))).content).toBe("ok")
+      expect(seen).toEqual([0, 1, 2, 0])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("one retry.attempt event per failed attempt; the message is cut to 500 characters", () => {
     const llm = flakyModel(2, timeout("x".repeat(800)))
     const tracer = Tracing.recording()
