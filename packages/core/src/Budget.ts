@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
+import { guarded } from "./internal/guarded.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
 
@@ -209,21 +210,38 @@ export class Budget {
    * (A small permit pool of our own: Effect's semaphore costs several µs per use on this path.)
    */
   withPermit<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
-    return Effect.uninterruptibleMask((restore) => {
+    return Effect.withFiberRuntime((fiber) => {
       // a free permit is taken in place (no extra step); otherwise the caller waits in line
-      const held = this.#take()
-      const run = Effect.matchCauseEffect(restore(self), {
-        onFailure: (cause) => {
-          this.#handOver()
-          return Effect.failCause(cause)
-        },
-        onSuccess: (a) => {
-          this.#handOver()
-          return Effect.succeed(a)
-        }
-      })
-      return held ? run : Effect.zipRight(this.#wait(restore), run)
+      // (without a reservation, waiting never fails with `BudgetExceeded`)
+      if (!this.#take()) return this.#waitForPermit(self, false) as Effect.Effect<A, E, R>
+      return guarded(fiber, self, (cause) => this.#release(Effect.failCause(cause), false), (a) => this.#release(Effect.succeed(a), false))
     })
+  }
+
+  /**
+   * Runs `self` holding a permit when none was free: waits in line, interruptibly, in one
+   * uninterruptible region; with `reserved`, a tool call reserved in that region (an interrupted
+   * wait releases the reservation), settled when `self` ends.
+   */
+  #waitForPermit<A, E, R>(self: Effect.Effect<A, E, R>, reserved: boolean): Effect.Effect<A, E | BudgetExceeded, R> {
+    return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
+      const refused = reserved ? this.#reserveTool() : undefined
+      if (refused !== undefined) return Effect.fail(refused)
+      const run = Effect.matchCauseEffect(restore(self), {
+        onFailure: (cause) => this.#release(Effect.failCause(cause), reserved),
+        onSuccess: (a) => this.#release(Effect.succeed(a), reserved)
+      })
+      if (this.#take()) return run
+      const wait = this.#wait(restore)
+      return Effect.zipRight(reserved ? Effect.onInterrupt(wait, () => this.releaseToolCall) : wait, run)
+    })
+  }
+
+  /** Hands the held permit over (to the next in line, or back to the pool), settles a reserved tool call, then ends with `exit`. */
+  #release<X>(exit: X, reserved: boolean): X {
+    this.#handOver()
+    if (reserved) this.#settleTool()
+    return exit
   }
 
   /** Takes a free permit, if there is one. */
@@ -305,20 +323,17 @@ export class Budget {
    */
   modelCall<A, E, R>(self: Effect.Effect<A, E, R>, usageOf: (a: A) => Usage.Usage): Effect.Effect<A, E | BudgetExceeded, R> {
     // reserved, counted and charged in place (no extra steps): this is every model call's path
-    return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
+    return Effect.withFiberRuntime((fiber): Effect.Effect<A, E | BudgetExceeded, R> => {
       const refused = this.#reserveModel()
       if (refused !== undefined) return Effect.fail(refused)
-      return Effect.matchCauseEffect(restore(self), {
-        onFailure: (cause) => {
-          this.#inFlightModelCalls -= 1
-          this.#count(undefined) // a ceiling it crosses is for later calls: this one failed already
-          return Effect.failCause(cause)
-        },
-        onSuccess: (a) => {
-          this.#inFlightModelCalls -= 1
-          const crossed = this.#count(usageOf(a))
-          return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
-        }
+      return guarded(fiber, self, (cause) => {
+        this.#inFlightModelCalls -= 1
+        this.#count(undefined) // a ceiling it crosses is for later calls: this one failed already
+        return Effect.failCause(cause)
+      }, (a) => {
+        this.#inFlightModelCalls -= 1
+        const crossed = this.#count(usageOf(a))
+        return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
       })
     })
   }
@@ -378,37 +393,23 @@ export class Budget {
     const permit = options?.permit === true
     // reserved, permitted and settled in place (no extra steps when a permit is free): this is
     // every tool call's path
-    return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
+    return Effect.withFiberRuntime((fiber): Effect.Effect<A, E | BudgetExceeded, R> => {
+      // no permit free: reserved and waiting in line in one uninterruptible region
+      if (permit && !this.#take()) return this.#waitForPermit(self, true)
       const refused = this.#reserveTool()
-      if (refused !== undefined) return Effect.fail(refused)
-      if (!permit) {
-        return Effect.matchCauseEffect(restore(self), {
-          onFailure: (cause) => {
-            this.#settleTool()
-            return Effect.failCause(cause)
-          },
-          onSuccess: (a) => {
-            this.#settleTool()
-            return Effect.succeed(a)
-          }
-        })
+      if (refused !== undefined) {
+        if (permit) this.#handOver()
+        return Effect.fail(refused)
       }
-      const run = Effect.matchCauseEffect(restore(self), {
-        onFailure: (cause) => {
-          this.#handOver()
-          this.#settleTool()
-          return Effect.failCause(cause)
-        },
-        onSuccess: (a) => {
-          this.#handOver()
-          this.#settleTool()
-          return Effect.succeed(a)
-        }
-      })
-      if (this.#take()) return run
-      // no permit free: wait in line; interrupted while waiting, the reservation is released
-      return Effect.zipRight(Effect.onInterrupt(this.#wait(restore), () => this.releaseToolCall), run)
+      if (permit) return guarded(fiber, self, (cause) => this.#release(Effect.failCause(cause), true), (a) => this.#release(Effect.succeed(a), true))
+      return guarded(fiber, self, (cause) => this.#settled(Effect.failCause(cause)), (a) => this.#settled(Effect.succeed(a)))
     })
+  }
+
+  /** Settles a reserved tool call, then ends with `exit`. */
+  #settled<X>(exit: X): X {
+    this.#settleTool()
+    return exit
   }
 
   /** Counts one model call and charges its usage; the ceiling it crosses, if any. */

@@ -15,6 +15,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
+import { guarded } from "./internal/guarded.js"
 import { locally } from "./internal/locally.js"
 import * as Budget from "./Budget.js"
 import type { Capability } from "./InvokableTool.js"
@@ -477,14 +478,15 @@ const inPlace = <A, E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   token: Cancellation.CancellationToken,
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Cancelled, R> =>
-  Effect.uninterruptibleMask((restore) => {
-    const off = token.onCancel(() => fiber.unsafeInterruptAsFork(cancelledBy))
-    return Effect.matchCauseEffect(restore(self), {
-      onFailure: (cause) => settle(fiber, token, off, cause, Effect.failCause(cause)),
-      onSuccess: (a) => settle(fiber, token, off, undefined, Effect.succeed(a))
-    })
-  })
+): Effect.Effect<A, E | Cancelled, R> => {
+  const off = token.onCancel(() => fiber.unsafeInterruptAsFork(cancelledBy))
+  return guarded(
+    fiber,
+    self,
+    (cause) => settle(fiber, token, off, cause, Effect.failCause(cause)),
+    (a) => settle(fiber, token, off, undefined, Effect.succeed(a))
+  )
+}
 
 /** How the in-place boundary ends (a module function: nothing of it is made per run). */
 const settle = <A, E>(

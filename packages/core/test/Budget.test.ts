@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { Budget, BudgetExceeded, ConfigurationError, Usage } from "@agentkit/core"
 
 const cost = (costUsd: number) => Usage.make({ costUsd })
@@ -274,6 +274,119 @@ describe("Budget", () => {
         expect(budget.freePermits).toBe(1)
         yield* Effect.flip(budget.withPermit(Effect.fail("boom")))
         expect(budget.freePermits).toBe(1)
+      }))
+  })
+
+  // Each reservation is settled in a guarded region (self interruptible, the settlement not):
+  // these pin what `Effect.uninterruptibleMask` + `matchCauseEffect` meant, whichever way the
+  // region is built.
+  describe("reservation regions: interruption and the fiber's flags", () => {
+    const interruptible = Effect.checkInterruptible(Effect.succeed)
+    const regions = (budget: Budget.Budget) =>
+      [
+        ["modelCall", <A, E>(self: Effect.Effect<A, E>) => budget.modelCall(self, () => Usage.zero)],
+        ["toolCall", <A, E>(self: Effect.Effect<A, E>) => budget.toolCall(self)],
+        ["toolCall with a permit", <A, E>(self: Effect.Effect<A, E>) => budget.toolCall(self, { permit: true })],
+        ["withPermit", <A, E>(self: Effect.Effect<A, E>) => budget.withPermit(self)]
+      ] as const
+    const settled = (budget: Budget.Budget) => [budget.inFlightModelCalls, budget.inFlightToolCalls, budget.freePermits]
+
+    it.effect("the work runs interruptibly, and the caller is interruptible again after it, however it ended", () =>
+      Effect.gen(function* () {
+        const budget = Budget.unsafeMake({ maxConcurrency: 2 })
+        for (const [name, region] of regions(budget)) {
+          expect([name, yield* region(interruptible)]).toEqual([name, true])
+          expect([name, yield* interruptible]).toEqual([name, true])
+          yield* Effect.flip(region(Effect.fail("boom")))
+          expect([name, yield* interruptible]).toEqual([name, true])
+          yield* Effect.exit(region(Effect.die("defect")))
+          expect([name, yield* interruptible]).toEqual([name, true])
+        }
+        expect(settled(budget)).toEqual([0, 0, 2])
+      }))
+
+    it.effect("inside an uninterruptible region the work stays uninterruptible, and so does the caller after it", () =>
+      Effect.gen(function* () {
+        const budget = Budget.unsafeMake({ maxConcurrency: 2 })
+        for (const [name, region] of regions(budget)) {
+          const seen = yield* Effect.uninterruptible(Effect.zip(region(interruptible), interruptible))
+          expect([name, seen]).toEqual([name, [false, false]])
+        }
+        expect(settled(budget)).toEqual([0, 0, 2])
+      }))
+
+    // The work interrupts its own fiber as its last act: a message the fiber reads at its next
+    // step, which is after the work (a `withFiberRuntime` step) or, for a `sync` step, already
+    // inside the uninterruptible end of the region (the interruption is then only recorded, and
+    // the region must act on it when it ends).
+    const lastActs = [
+      ["in a step of its own", Effect.withFiberRuntime((fiber) => {
+        fiber.unsafeInterruptAsFork(fiber.id())
+        return Effect.succeed("done")
+      })],
+      ["in the step that ends the work", Effect.withFiberRuntime((fiber) =>
+        Effect.sync(() => {
+          fiber.unsafeInterruptAsFork(fiber.id())
+          return "done"
+        })
+      )]
+    ] as const
+    for (const [when, selfInterrupting] of lastActs) {
+      it.effect(`an interruption that lands as the work ends (${when}) is settled, then ends the caller: nothing after the region runs`, () =>
+        Effect.gen(function* () {
+          const budget = Budget.unsafeMake({ maxConcurrency: 2 })
+          for (const [name, region] of regions(budget)) {
+            let after = false
+            const exit = yield* Effect.fork(Effect.zipRight(region(selfInterrupting), Effect.sync(() => (after = true)))).pipe(
+              Effect.flatMap(Fiber.await)
+            )
+            expect([name, Exit.isInterrupted(exit), after]).toEqual([name, true, false])
+          }
+          expect(settled(budget)).toEqual([0, 0, 2])
+          expect([budget.modelCalls, budget.toolCalls]).toEqual([1, 2])
+        }))
+    }
+
+    it.effect("an interruption sent while the reservation settles ends the caller right after the region", () =>
+      Effect.gen(function* () {
+        const budget = Budget.unsafeMake()
+        let after = false
+        const fiber = yield* Effect.fork(
+          Effect.withFiberRuntime<boolean, BudgetExceeded>((self) =>
+            Effect.zipRight(
+              budget.modelCall(Effect.succeed("answer"), () => {
+                self.unsafeInterruptAsFork(self.id()) // sent from the uninterruptible settlement
+                return Usage.zero
+              }),
+              Effect.sync(() => (after = true))
+            )
+          )
+        )
+        const exit = yield* Fiber.await(fiber)
+        expect([Exit.isInterrupted(exit), after, budget.modelCalls, budget.inFlightModelCalls]).toEqual([true, false, 1, 0])
+      }))
+
+    it.effect("a region run again (a retry) reserves and settles each time", () =>
+      Effect.gen(function* () {
+        const budget = Budget.unsafeMake({ maxModelCalls: 5 })
+        let attempts = 0
+        const call = budget.modelCall(Effect.suspend(() => (++attempts < 3 ? Effect.fail("flaky") : Effect.succeed("ok"))), () => Usage.zero)
+        expect(yield* Effect.retry(call, { times: 5 })).toBe("ok")
+        expect([attempts, budget.modelCalls, budget.inFlightModelCalls, yield* interruptible]).toEqual([3, 3, 0, true])
+      }))
+
+    it.effect("interrupted while the work waits: settled, and the interruption is what the caller sees", () =>
+      Effect.gen(function* () {
+        const budget = Budget.unsafeMake({ maxConcurrency: 2 })
+        for (const [name, region] of regions(budget)) {
+          const started = yield* Deferred.make<void>()
+          const fiber = yield* Effect.fork(region(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+          yield* Deferred.await(started)
+          const exit = yield* Fiber.interrupt(fiber)
+          expect([name, Exit.isInterrupted(exit)]).toEqual([name, true])
+        }
+        expect(settled(budget)).toEqual([0, 0, 2])
+        expect([budget.modelCalls, budget.toolCalls]).toEqual([1, 2])
       }))
   })
 

@@ -4,10 +4,10 @@
  * before `onEnd` runs (so a throwing `onEnd` cannot leave it set).
  *
  * Effect's own `locally` (and so `provideService`, `withTracer`, `withSpan`'s parent) is an
- * acquire/use/release: about 20 steps of the run loop and their frames. This is one
- * uninterruptible `matchCauseEffect`, in the caller's step on the fiber: the same meaning in a
- * fraction of the steps and a third of the frames a waiting run keeps, which matters on the
- * per-run and per-call paths (`RunContext.provide`, a traced run's spans).
+ * acquire/use/release: about 20 steps of the run loop and their frames. This is one guarded
+ * match (`guarded.ts`), in the caller's step on the fiber: the same meaning in a fraction of the
+ * steps and of the frames a waiting run keeps, which matters on the per-run and per-call paths
+ * (`RunContext.provide`, a traced run's spans).
  *
  * @internal
  */
@@ -16,6 +16,7 @@ import * as Core from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import type * as FiberRef from "effect/FiberRef"
+import { guarded } from "./guarded.js"
 
 /**
  * Runs `self` with `ref` set to `value(outer)` (`outer`: its value now) and sets it back to
@@ -32,24 +33,24 @@ export const locally = <A, E, R, X>(
 ): Effect.Effect<A, E, R> => {
   // The runtime's own setter, in place (no steps of its own): `FiberRef.set` is this very call in
   // a step of its own. Set and restored uninterruptibly; only `self` is interruptible. While
-  // `self` runs, the fiber keeps one frame of this (and the two of the mask).
+  // `self` runs, the fiber keeps the guarded match's frames.
   const runtime = fiber as unknown as Settable
   const outer = fiber.getFiberRef(ref)
-  return Core.uninterruptibleMask((restore) => {
-    runtime.setFiberRef(ref, value(outer))
-    return Core.matchCauseEffect(restore(self), {
-      onFailure: (cause) => {
-        runtime.setFiberRef(ref, outer)
-        onEnd?.(Exit.failCause(cause))
-        return Core.failCause(cause)
-      },
-      onSuccess: (a) => {
-        runtime.setFiberRef(ref, outer)
-        onEnd?.(Exit.succeed(a))
-        return Core.succeed(a)
-      }
-    })
-  })
+  runtime.setFiberRef(ref, value(outer))
+  return guarded(
+    fiber,
+    self,
+    (cause) => {
+      runtime.setFiberRef(ref, outer)
+      onEnd?.(Exit.failCause(cause))
+      return Core.failCause(cause)
+    },
+    (a) => {
+      runtime.setFiberRef(ref, outer)
+      onEnd?.(Exit.succeed(a))
+      return Core.succeed(a)
+    }
+  )
 }
 
 /** Effect 3's `FiberRuntime.setFiberRef` (what `FiberRef.set` runs; not in the fiber's public interface). */
