@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
+import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
-import { guarded } from "./internal/guarded.js"
+import { guarded, type Settle } from "./internal/guarded.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
 
@@ -67,6 +68,15 @@ export interface Snapshot {
   /** Tool executions reserved but not returned yet. */
   readonly inFlightToolCalls: number
 }
+
+/**
+ * What a reservation's settlement does to a budget's private counters, from outside its class
+ * body (set by the class's static block): a model call ended (counted, its usage charged; the
+ * ceiling it crossed, if any), a tool execution ended (its permit handed over, its reservation
+ * counted).
+ */
+let endModelCall: (budget: Budget, usage: Usage.Usage | undefined) => BudgetExceeded | undefined
+let endToolCall: (budget: Budget, permit: boolean, reserved: boolean) => void
 
 /**
  * A live budget, shared by a run and all its sub-runs.
@@ -214,7 +224,7 @@ export class Budget {
       // a free permit is taken in place (no extra step); otherwise the caller waits in line
       // (without a reservation, waiting never fails with `BudgetExceeded`)
       if (!this.#take()) return this.#waitForPermit(self, false) as Effect.Effect<A, E, R>
-      return guarded(fiber, self, (cause) => this.#release(Effect.failCause(cause), false), (a) => this.#release(Effect.succeed(a), false))
+      return guarded(fiber, self, new ToolSettlement<A, E>(this, true, false))
     })
   }
 
@@ -227,21 +237,15 @@ export class Budget {
     return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
       const refused = reserved ? this.#reserveTool() : undefined
       if (refused !== undefined) return Effect.fail(refused)
+      const settlement = new ToolSettlement<A, E>(this, true, reserved)
       const run = Effect.matchCauseEffect(restore(self), {
-        onFailure: (cause) => this.#release(Effect.failCause(cause), reserved),
-        onSuccess: (a) => this.#release(Effect.succeed(a), reserved)
+        onFailure: (cause) => settlement.onFailure(cause),
+        onSuccess: (a) => settlement.onSuccess(a)
       })
       if (this.#take()) return run
       const wait = this.#wait(restore)
       return Effect.zipRight(reserved ? Effect.onInterrupt(wait, () => this.releaseToolCall) : wait, run)
     })
-  }
-
-  /** Hands the held permit over (to the next in line, or back to the pool), settles a reserved tool call, then ends with `exit`. */
-  #release<X>(exit: X, reserved: boolean): X {
-    this.#handOver()
-    if (reserved) this.#settleTool()
-    return exit
   }
 
   /** Takes a free permit, if there is one. */
@@ -326,15 +330,7 @@ export class Budget {
     return Effect.withFiberRuntime((fiber): Effect.Effect<A, E | BudgetExceeded, R> => {
       const refused = this.#reserveModel()
       if (refused !== undefined) return Effect.fail(refused)
-      return guarded(fiber, self, (cause) => {
-        this.#inFlightModelCalls -= 1
-        this.#count(undefined) // a ceiling it crosses is for later calls: this one failed already
-        return Effect.failCause(cause)
-      }, (a) => {
-        this.#inFlightModelCalls -= 1
-        const crossed = this.#count(usageOf(a))
-        return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
-      })
+      return guarded(fiber, self, new ModelCallSettlement(this, usageOf))
     })
   }
 
@@ -401,15 +397,19 @@ export class Budget {
         if (permit) this.#handOver()
         return Effect.fail(refused)
       }
-      if (permit) return guarded(fiber, self, (cause) => this.#release(Effect.failCause(cause), true), (a) => this.#release(Effect.succeed(a), true))
-      return guarded(fiber, self, (cause) => this.#settled(Effect.failCause(cause)), (a) => this.#settled(Effect.succeed(a)))
+      return guarded(fiber, self, new ToolSettlement<A, E>(this, permit, true))
     })
   }
 
-  /** Settles a reserved tool call, then ends with `exit`. */
-  #settled<X>(exit: X): X {
-    this.#settleTool()
-    return exit
+  static {
+    endModelCall = (budget, usage) => {
+      budget.#inFlightModelCalls -= 1
+      return budget.#count(usage)
+    }
+    endToolCall = (budget, permit, reserved) => {
+      if (permit) budget.#handOver()
+      if (reserved) budget.#settleTool()
+    }
   }
 
   /** Counts one model call and charges its usage; the ceiling it crosses, if any. */
@@ -450,6 +450,43 @@ export class Budget {
     }
     const crossed = this.#crossed()
     return crossed === undefined ? Effect.void : Effect.fail(crossed)
+  }
+}
+
+/** A model call's settlement: counted when it returns, whatever its outcome; charged when it answered. */
+class ModelCallSettlement<A, E> implements Settle<A, E, never, E, never, A, BudgetExceeded, never> {
+  constructor(
+    readonly budget: Budget,
+    readonly usageOf: (a: A) => Usage.Usage
+  ) {}
+
+  onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
+    endModelCall(this.budget, undefined) // a ceiling it crosses is for later calls: this one failed already
+    return Effect.failCause(cause)
+  }
+
+  onSuccess(a: A): Effect.Effect<A, BudgetExceeded> {
+    const crossed = endModelCall(this.budget, this.usageOf(a))
+    return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
+  }
+}
+
+/** A tool execution's settlement: its permit (if it held one) handed over, its reservation (if any) counted. */
+class ToolSettlement<A, E> implements Settle<A, E, never, E, never, A, never, never> {
+  constructor(
+    readonly budget: Budget,
+    readonly permit: boolean,
+    readonly reserved: boolean
+  ) {}
+
+  onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
+    endToolCall(this.budget, this.permit, this.reserved)
+    return Effect.failCause(cause)
+  }
+
+  onSuccess(a: A): Effect.Effect<A> {
+    endToolCall(this.budget, this.permit, this.reserved)
+    return Effect.succeed(a)
   }
 }
 

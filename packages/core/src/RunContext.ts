@@ -15,7 +15,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
-import { guarded } from "./internal/guarded.js"
+import { guarded, type Settle } from "./internal/guarded.js"
 import { locally } from "./internal/locally.js"
 import * as Budget from "./Budget.js"
 import type { Capability } from "./InvokableTool.js"
@@ -480,12 +480,24 @@ const inPlace = <A, E, R>(
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Cancelled, R> => {
   const off = token.onCancel(() => fiber.unsafeInterruptAsFork(cancelledBy))
-  return guarded(
-    fiber,
-    self,
-    (cause) => settle(fiber, token, off, cause, Effect.failCause(cause)),
-    (a) => settle(fiber, token, off, undefined, Effect.succeed(a))
-  )
+  return guarded(fiber, self, new Boundary<A, E>(fiber, token, off))
+}
+
+/** How the in-place boundary ends: its settlement. */
+class Boundary<A, E> implements Settle<A, E, A, E | Cancelled, never, A, E | Cancelled, never> {
+  constructor(
+    readonly fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    readonly token: Cancellation.CancellationToken,
+    readonly off: () => void
+  ) {}
+
+  onFailure(cause: Cause.Cause<E>): Effect.Effect<A, E | Cancelled> {
+    return settle(this.fiber, this.token, this.off, cause, Effect.failCause(cause))
+  }
+
+  onSuccess(a: A): Effect.Effect<A, E | Cancelled> {
+    return settle(this.fiber, this.token, this.off, undefined, Effect.succeed(a))
+  }
 }
 
 /** How the in-place boundary ends (a module function: nothing of it is made per run). */

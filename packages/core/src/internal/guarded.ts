@@ -1,20 +1,22 @@
 /**
- * A guarded match: `self` runs interruptibly, and one of two handlers runs uninterruptibly
- * however it ends (success, failure, defect or interruption). It means exactly
- * `Effect.uninterruptibleMask((restore) => Effect.matchCauseEffect(restore(self), handlers))`,
+ * A guarded match: `self` runs interruptibly, and a settlement runs uninterruptibly however it
+ * ends (success, failure, defect or interruption). It means exactly
+ * `Effect.uninterruptibleMask((restore) => Effect.matchCauseEffect(restore(self), settle))`,
  * which is how Effect 3 runs code on every exit; it is built from the running fiber's step instead
  * of from the mask.
  *
  * Why: the mask is a `Commit` step, a flag update and a revert frame of its own around the match,
- * and a second flag update and revert frame for `restore`. Every region a run needs for its
- * guarantees (the provided context, the cancellation boundary, each model call's and each tool
- * call's budget reservation) paid 7 run-loop steps and kept two revert frames, the mask's effect
- * and their closures alive while the run waited. Here, in a step already on the fiber, the
- * interruption flag is turned off in place (the runtime's own `patchRuntimeFlags`, what the flag
- * update runs), `self` runs under one `Effect.interruptible` (its revert frame turns the flag off
- * again however `self` ends, so the handler then runs), and the handler turns the flag back on
- * in place, then fails at once with the fiber's interruption if one arrived meanwhile, as the
- * mask's revert frame does: 4 steps and one revert frame.
+ * and a second flag update and revert frame for `restore`, each with closures. Every region a run
+ * needs for its guarantees (the provided context, the cancellation boundary, each model call's and
+ * each tool call's budget reservation) paid 7 run-loop steps and kept two revert frames, the
+ * mask's effect and about 650 bytes of closures alive while the run waited. Here, in a step
+ * already on the fiber, the interruption flag is turned off in place (the runtime's own
+ * `patchRuntimeFlags`, what a flag update runs); `self` runs under one flag update that turns it
+ * back on (its revert frame turns it off again however `self` ends, so the settlement then runs);
+ * and the settlement's end turns it back on in place, then fails at once with the fiber's
+ * interruption if one arrived meanwhile, as the mask's revert frame does: 4 steps, one revert
+ * frame, and no closure made per region (the region's record rides on the flag update's spare
+ * operand, where the match's shared handlers find it).
  *
  * Call it in a step running on `fiber` (a `withFiberRuntime`, a continuation), as that step's
  * last act, and return what it returns: it changes the fiber's flags at once.
@@ -31,6 +33,16 @@ import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 
 /**
+ * What runs, uninterruptibly, when the guarded work ends: `onFailure` with its cause (a failure,
+ * a defect or an interruption), or `onSuccess` with its value. An object (a class instance holding
+ * what it needs), so that a region makes no closures.
+ */
+export interface Settle<in A, in E, out B1, out E1, out R1, out B2, out E2, out R2> {
+  onFailure(cause: Cause.Cause<E>): Effect.Effect<B1, E1, R1>
+  onSuccess(a: A): Effect.Effect<B2, E2, R2>
+}
+
+/**
  * Effect 3's `FiberRuntime` members that its public interface lacks: the current runtime flags
  * and the setter a flag update runs (`patchRuntimeFlags`, to be called by the fiber itself).
  */
@@ -39,44 +51,100 @@ interface Flagged {
   patchRuntimeFlags(oldFlags: RuntimeFlags.RuntimeFlags, patch: RuntimeFlagsPatch.RuntimeFlagsPatch): RuntimeFlags.RuntimeFlags
 }
 
+type Runtime = Fiber.RuntimeFiber<unknown, unknown> & Flagged
+
+/**
+ * Effect 3's primitive encoding: an op and up to three operands. A flag update runs its operand
+ * `i1` as a method (`op.effect_instruction_i1(flags)`) for the effect to run under the new flags
+ * (a plain flag update leaves `i1` and `i2` unset); a match calls its handlers `i1` / `i2` as
+ * methods of the match itself, whose `i0` is the effect it matched.
+ */
+interface Primitive {
+  readonly _op: string
+  effect_instruction_i0: unknown
+  effect_instruction_i1: unknown
+  effect_instruction_i2: unknown
+}
+
+/** One guarded region: what its shared handlers need. */
+class Region {
+  constructor(
+    readonly fiber: Runtime,
+    readonly self: Effect.Effect<unknown, unknown, unknown>,
+    readonly settle: Settle<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>
+  ) {}
+}
+
 const closeInterruption = RuntimeFlagsPatch.disable(RuntimeFlags.Interruption)
 const openInterruption = RuntimeFlagsPatch.enable(RuntimeFlags.Interruption)
+
+/** The flag update's operand: the guarded work, read from the region on its spare operand. */
+function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
+  return (this.effect_instruction_i2 as Region).self
+}
+
+/** The match's handlers, shared by every region: the region is on the matched flag update. */
+const regionOf = (match: Primitive): Region => (match.effect_instruction_i0 as Primitive).effect_instruction_i2 as Region
+
+const handlers = {
+  onFailure(this: Primitive, cause: Cause.Cause<unknown>) {
+    const region = regionOf(this)
+    return reopen(region.fiber, region.settle.onFailure(cause))
+  },
+  onSuccess(this: Primitive, a: unknown) {
+    const region = regionOf(this)
+    return reopen(region.fiber, region.settle.onSuccess(a))
+  }
+}
+
+/**
+ * Whether this runtime has the members and the encoding described above (Effect 3 does); when it
+ * does not, `guarded` falls back to the mask, with the same meaning.
+ */
+export const inPlace = (() => {
+  const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
+  const match = Core.matchCauseEffect(update as unknown as Effect.Effect<void>, handlers) as unknown as Primitive
+  return update._op === "UpdateRuntimeFlags" && "effect_instruction_i1" in update && update.effect_instruction_i1 === undefined &&
+    "effect_instruction_i2" in update && match._op === "OnSuccessAndFailure" && match.effect_instruction_i0 === update &&
+    match.effect_instruction_i1 === handlers.onFailure && match.effect_instruction_i2 === handlers.onSuccess
+})()
 
 const isFlagged = (fiber: unknown): fiber is Flagged =>
   typeof (fiber as Partial<Flagged>).currentRuntimeFlags === "number" &&
   typeof (fiber as Partial<Flagged>).patchRuntimeFlags === "function"
 
 /**
- * Runs `self` interruptibly and `onFailure` or `onSuccess` uninterruptibly however it ends, from
- * a step running on `fiber`. On a fiber that is already uninterruptible, both simply run (as under
- * the mask, whose `restore` then keeps them uninterruptible).
+ * Runs `self` interruptibly and `settle` uninterruptibly however it ends, from a step running on
+ * `fiber`. On a fiber that is already uninterruptible, both simply run (as under the mask, whose
+ * `restore` then keeps them uninterruptible).
  */
 export const guarded = <A, E, R, B1, E1, R1, B2, E2, R2>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   self: Effect.Effect<A, E, R>,
-  onFailure: (cause: Cause.Cause<E>) => Effect.Effect<B1, E1, R1>,
-  onSuccess: (a: A) => Effect.Effect<B2, E2, R2>
+  settle: Settle<A, E, B1, E1, R1, B2, E2, R2>
 ): Effect.Effect<B1 | B2, E1 | E2, R | R1 | R2> => {
-  // a runtime without these members (another Effect 3 release): the mask, with the same meaning
-  if (!isFlagged(fiber)) return Core.uninterruptibleMask((restore) => Core.matchCauseEffect(restore(self), { onFailure, onSuccess }))
-  if (!RuntimeFlags.interruption(fiber.currentRuntimeFlags)) return Core.matchCauseEffect(self, { onFailure, onSuccess })
+  if (!inPlace || !isFlagged(fiber)) return Core.uninterruptibleMask((restore) => Core.matchCauseEffect(restore(self), bound(settle)))
+  if (!RuntimeFlags.interruption(fiber.currentRuntimeFlags)) return Core.matchCauseEffect(self, bound(settle))
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, closeInterruption)
-  return Core.matchCauseEffect(Core.interruptible(self), {
-    onFailure: (cause) => reopen(fiber, onFailure(cause)),
-    onSuccess: (a) => reopen(fiber, onSuccess(a))
-  })
+  const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
+  update.effect_instruction_i1 = work
+  update.effect_instruction_i2 = new Region(fiber, self, settle as Region["settle"])
+  return Core.matchCauseEffect(update as unknown as Effect.Effect<A, E, R>, handlers as unknown as ReturnType<typeof bound<A, E, B1, E1, R1, B2, E2, R2>>)
 }
+
+/** A settlement as a match's handlers (which are called as methods of the match). */
+const bound = <A, E, B1, E1, R1, B2, E2, R2>(settle: Settle<A, E, B1, E1, R1, B2, E2, R2>) => ({
+  onFailure: (cause: Cause.Cause<E>) => settle.onFailure(cause),
+  onSuccess: (a: A) => settle.onSuccess(a)
+})
 
 /**
  * Ends the guarded region: `result` runs first, still uninterruptibly (in place when it is
- * already an exit, as a handler's `Effect.succeed` or `Effect.failCause` is), then interruption
+ * already an exit, as a settlement's `Effect.succeed` or `Effect.failCause` is), then interruption
  * is turned back on and an interruption that arrived meanwhile fails the region, as the mask's
  * revert frame does.
  */
-const reopen = <B, E2, R2>(
-  fiber: Fiber.RuntimeFiber<unknown, unknown> & Flagged,
-  result: Effect.Effect<B, E2, R2>
-): Effect.Effect<B, E2, R2> =>
+const reopen = <B, E2, R2>(fiber: Runtime, result: Effect.Effect<B, E2, R2>): Effect.Effect<B, E2, R2> =>
   Exit.isExit(result)
     ? opened(fiber, result as Exit.Exit<B, E2>)
     : Core.matchCauseEffect(result, {
@@ -84,7 +152,7 @@ const reopen = <B, E2, R2>(
         onSuccess: (b) => opened(fiber, Exit.succeed(b))
       })
 
-const opened = <B, E2>(fiber: Fiber.RuntimeFiber<unknown, unknown> & Flagged, exit: Exit.Exit<B, E2>): Exit.Exit<B, E2> => {
+const opened = <B, E2>(fiber: Runtime, exit: Exit.Exit<B, E2>): Exit.Exit<B, E2> => {
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, openInterruption)
   const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
   if (Cause.isEmpty(interrupted)) return exit

@@ -11,12 +11,13 @@
  *
  * @internal
  */
+import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import type * as FiberRef from "effect/FiberRef"
-import { guarded } from "./guarded.js"
+import { guarded, type Settle } from "./guarded.js"
 
 /**
  * Runs `self` with `ref` set to `value(outer)` (`outer`: its value now) and sets it back to
@@ -37,20 +38,29 @@ export const locally = <A, E, R, X>(
   const runtime = fiber as unknown as Settable
   const outer = fiber.getFiberRef(ref)
   runtime.setFiberRef(ref, value(outer))
-  return guarded(
-    fiber,
-    self,
-    (cause) => {
-      runtime.setFiberRef(ref, outer)
-      onEnd?.(Exit.failCause(cause))
-      return Core.failCause(cause)
-    },
-    (a) => {
-      runtime.setFiberRef(ref, outer)
-      onEnd?.(Exit.succeed(a))
-      return Core.succeed(a)
-    }
-  )
+  return guarded(fiber, self, new Restore(runtime, ref, outer, onEnd))
+}
+
+/** Sets the fiber ref back, then tells `onEnd`: the settlement of a `locally`. */
+class Restore<A, E, X> implements Settle<A, E, never, E, never, A, never, never> {
+  constructor(
+    readonly runtime: Settable,
+    readonly ref: FiberRef.FiberRef<X>,
+    readonly outer: X,
+    readonly onEnd: ((exit: Exit.Exit<A, E>) => void) | undefined
+  ) {}
+
+  onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
+    this.runtime.setFiberRef(this.ref, this.outer)
+    this.onEnd?.(Exit.failCause(cause))
+    return Core.failCause(cause)
+  }
+
+  onSuccess(a: A): Effect.Effect<A> {
+    this.runtime.setFiberRef(this.ref, this.outer)
+    this.onEnd?.(Exit.succeed(a))
+    return Core.succeed(a)
+  }
 }
 
 /** Effect 3's `FiberRuntime.setFiberRef` (what `FiberRef.set` runs; not in the fiber's public interface). */
