@@ -159,6 +159,26 @@ describe("RunContext", () => {
         expect(seen).toEqual([false])
       }))
 
+    it.effect("a joined fiber that provided a context leaves the joiner's context as it was (fibers forked and joined, in order or concurrently)", () =>
+      Effect.gen(function* () {
+        const child = yield* Effect.fork(read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "child" })))
+        expect(yield* Fiber.join(child)).toBe("child")
+        expect(yield* present).toBe(false)
+        const ids = yield* Effect.all(
+          ["a", "b", "c"].map((runId) => read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId }))),
+          { concurrency: "unbounded" }
+        )
+        expect(ids).toEqual(["a", "b", "c"])
+        expect(yield* present).toBe(false)
+        // under a context of its own, the joiner keeps it
+        const kept = yield* Effect.gen(function* () {
+          const inner = yield* Effect.fork(read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "child" })))
+          yield* Fiber.join(inner)
+          return (yield* read).runId
+        }).pipe(RunContext.provide({ runId: "outer" }))
+        expect(kept).toBe("outer")
+      }))
+
     it.effect("RunContext.with and RunContext.unsafeOf read the context in place; without one, unsafeOf throws", () =>
       Effect.gen(function* () {
         const id = yield* RunContext.with((context) => Effect.succeed(context.runId)).pipe(RunContext.provide({ runId: "run-9" }))

@@ -16,7 +16,11 @@ import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
+import type * as Arr from "effect/Array"
+import * as Equal from "effect/Equal"
+import type * as FiberId from "effect/FiberId"
 import type * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import { guarded, type Settle } from "./guarded.js"
 
 /**
@@ -32,38 +36,70 @@ export const locally = <A, E, R, X>(
   value: (outer: X) => X,
   onEnd?: (exit: Exit.Exit<A, E>) => void
 ): Effect.Effect<A, E, R> => {
-  // The runtime's own setter, in place (no steps of its own): `FiberRef.set` is this very call in
-  // a step of its own. Set and restored uninterruptibly; only `self` is interruptible. While
-  // `self` runs, the fiber keeps the guarded match's frames.
-  const runtime = fiber as unknown as Settable
+  // Set in place (no steps of its own: `FiberRef.set` is the same write in a step of its own) and
+  // restored uninterruptibly; only `self` is interruptible. While `self` runs, the fiber keeps the
+  // guarded match's frames.
   const outer = fiber.getFiberRef(ref)
-  runtime.setFiberRef(ref, value(outer))
-  return guarded(fiber, self, new Restore(runtime, ref, outer, onEnd))
+  set(fiber, ref, value(outer))
+  return guarded(fiber, self, new Restore(fiber, ref, outer, onEnd))
 }
 
 /** Sets the fiber ref back, then tells `onEnd`: the settlement of a `locally`. */
 class Restore<A, E, X> implements Settle<A, E, never, E, never, A, never, never> {
   constructor(
-    readonly runtime: Settable,
+    readonly fiber: Fiber.RuntimeFiber<unknown, unknown>,
     readonly ref: FiberRef.FiberRef<X>,
     readonly outer: X,
     readonly onEnd: ((exit: Exit.Exit<A, E>) => void) | undefined
   ) {}
 
   onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
-    this.runtime.setFiberRef(this.ref, this.outer)
+    set(this.fiber, this.ref, this.outer)
     this.onEnd?.(Exit.failCause(cause))
     return Core.failCause(cause)
   }
 
   onSuccess(a: A): Effect.Effect<A> {
-    this.runtime.setFiberRef(this.ref, this.outer)
+    set(this.fiber, this.ref, this.outer)
     this.onEnd?.(Exit.succeed(a))
     return Core.succeed(a)
   }
 }
 
-/** Effect 3's `FiberRuntime.setFiberRef` (what `FiberRef.set` runs; not in the fiber's public interface). */
-interface Settable {
+/** A fiber ref's stack of values, newest first, each with the fiber that set it. */
+type Stack = ReadonlyArray<readonly [FiberId.Single, unknown]>
+
+/**
+ * Effect 3's `FiberRuntime` members that its public interface lacks: its fiber refs (a map from
+ * each ref to its stack) and the setter that replaces them and refreshes the runtime's cached
+ * copies (`setFiberRefs`); `setFiberRef`, what `FiberRef.set` runs, as the fallback.
+ */
+interface Writable {
+  readonly _fiberRefs: { readonly locals: ReadonlyMap<FiberRef.FiberRef<unknown>, Stack> }
+  setFiberRefs(refs: FiberRefs.FiberRefs): void
   setFiberRef<X>(ref: FiberRef.FiberRef<X>, value: X): void
+}
+
+/**
+ * Sets a fiber ref of the running fiber, as `FiberRef.set` does (a new map of refs, the ref's
+ * value replaced when this fiber set it, pushed otherwise) without first comparing the old value
+ * with the new one: for a `Context` that comparison hashes both contexts, and caching a hash
+ * redefines a property of each new context (about a microsecond per write, twice per span).
+ */
+const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRef.FiberRef<X>, value: X): void => {
+  const runtime = fiber as unknown as Writable
+  const refs = runtime._fiberRefs
+  if (refs === undefined || !(refs.locals instanceof Map) || typeof runtime.setFiberRefs !== "function") {
+    return runtime.setFiberRef(ref, value)
+  }
+  const id = fiber.id()
+  const locals = new Map(refs.locals)
+  const stack = locals.get(ref as FiberRef.FiberRef<unknown>)
+  const next: Array<readonly [FiberId.Single, unknown]> = [[id, value]]
+  if (stack !== undefined && stack.length > 0) {
+    const head = stack[0]![0]
+    for (let i = head === id || Equal.equals(head, id) ? 1 : 0; i < stack.length; i++) next.push(stack[i]!)
+  }
+  locals.set(ref as FiberRef.FiberRef<unknown>, next)
+  runtime.setFiberRefs(FiberRefs.unsafeMake(locals as Map<FiberRef.FiberRef<unknown>, Arr.NonEmptyReadonlyArray<readonly [FiberId.Single, unknown]>>))
 }
