@@ -6,7 +6,10 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import { identity } from "effect/Function"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
+import * as BudgetRegions from "./internal/budget.js"
 import { guarded, type Settle } from "./internal/guarded.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
@@ -223,8 +226,8 @@ export class Budget {
     return Effect.withFiberRuntime((fiber) => {
       // a free permit is taken in place (no extra step); otherwise the caller waits in line
       // (without a reservation, waiting never fails with `BudgetExceeded`)
-      if (!this.#take()) return this.#waitForPermit(self, false) as Effect.Effect<A, E, R>
-      return guarded(fiber, self, new ToolSettlement<A, E>(this, true, false))
+      if (!this.#take()) return this.#waitForPermit(self, false, identity) as Effect.Effect<A, E, R>
+      return guarded(fiber, self, new ToolSettlement<A, E, A>(this, true, false, identity))
     })
   }
 
@@ -233,11 +236,11 @@ export class Budget {
    * uninterruptible region; with `reserved`, a tool call reserved in that region (an interrupted
    * wait releases the reservation), settled when `self` ends.
    */
-  #waitForPermit<A, E, R>(self: Effect.Effect<A, E, R>, reserved: boolean): Effect.Effect<A, E | BudgetExceeded, R> {
-    return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | BudgetExceeded, R> => {
+  #waitForPermit<A, E, R, B>(self: Effect.Effect<A, E, R>, reserved: boolean, map: (a: A) => B): Effect.Effect<B, E | BudgetExceeded, R> {
+    return Effect.uninterruptibleMask((restore): Effect.Effect<B, E | BudgetExceeded, R> => {
       const refused = reserved ? this.#reserveTool() : undefined
       if (refused !== undefined) return Effect.fail(refused)
-      const settlement = new ToolSettlement<A, E>(this, true, reserved)
+      const settlement = new ToolSettlement<A, E, B>(this, true, reserved, map)
       const run = Effect.matchCauseEffect(restore(self), {
         onFailure: (cause) => settlement.onFailure(cause),
         onSuccess: (a) => settlement.onSuccess(a)
@@ -327,11 +330,17 @@ export class Budget {
    */
   modelCall<A, E, R>(self: Effect.Effect<A, E, R>, usageOf: (a: A) => Usage.Usage): Effect.Effect<A, E | BudgetExceeded, R> {
     // reserved, counted and charged in place (no extra steps): this is every model call's path
-    return Effect.withFiberRuntime((fiber): Effect.Effect<A, E | BudgetExceeded, R> => {
-      const refused = this.#reserveModel()
-      if (refused !== undefined) return Effect.fail(refused)
-      return guarded(fiber, self, new ModelCallSettlement(this, usageOf))
-    })
+    return Effect.withFiberRuntime((fiber) => this.#modelCallIn(fiber, self, usageOf))
+  }
+
+  #modelCallIn<A, E, R>(
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    self: Effect.Effect<A, E, R>,
+    usageOf: (a: A) => Usage.Usage
+  ): Effect.Effect<A, E | BudgetExceeded, R> {
+    const refused = this.#reserveModel()
+    if (refused !== undefined) return Effect.fail(refused)
+    return guarded(fiber, self, new ModelCallSettlement(this, usageOf))
   }
 
   /**
@@ -389,19 +398,30 @@ export class Budget {
     const permit = options?.permit === true
     // reserved, permitted and settled in place (no extra steps when a permit is free): this is
     // every tool call's path
-    return Effect.withFiberRuntime((fiber): Effect.Effect<A, E | BudgetExceeded, R> => {
-      // no permit free: reserved and waiting in line in one uninterruptible region
-      if (permit && !this.#take()) return this.#waitForPermit(self, true)
-      const refused = this.#reserveTool()
-      if (refused !== undefined) {
-        if (permit) this.#handOver()
-        return Effect.fail(refused)
-      }
-      return guarded(fiber, self, new ToolSettlement<A, E>(this, permit, true))
-    })
+    return Effect.withFiberRuntime((fiber) => this.#toolCallIn(fiber, self, permit, identity))
+  }
+
+  #toolCallIn<A, E, R, B>(
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    self: Effect.Effect<A, E, R>,
+    permit: boolean,
+    map: (a: A) => B
+  ): Effect.Effect<B, E | BudgetExceeded, R> {
+    // no permit free: reserved and waiting in line in one uninterruptible region
+    if (permit && !this.#take()) return this.#waitForPermit(self, true, map)
+    const refused = this.#reserveTool()
+    if (refused !== undefined) {
+      if (permit) this.#handOver()
+      return Effect.fail(refused)
+    }
+    return guarded(fiber, self, new ToolSettlement(this, permit, true, map))
   }
 
   static {
+    BudgetRegions.provide({
+      modelCall: (budget, fiber, self, usageOf) => budget.#modelCallIn(fiber, self, usageOf),
+      toolCall: (budget, fiber, self, permit, map) => budget.#toolCallIn(fiber, self, permit, map)
+    })
     endModelCall = (budget, usage) => {
       budget.#inFlightModelCalls -= 1
       return budget.#count(usage)
@@ -471,12 +491,16 @@ class ModelCallSettlement<A, E> implements Settle<A, E, never, E, never, A, Budg
   }
 }
 
-/** A tool execution's settlement: its permit (if it held one) handed over, its reservation (if any) counted. */
-class ToolSettlement<A, E> implements Settle<A, E, never, E, never, A, never, never> {
+/**
+ * A tool execution's settlement: its permit (if it held one) handed over, its reservation (if any)
+ * counted; its value mapped by `map` (the Invoker's outcome) when it succeeded.
+ */
+class ToolSettlement<A, E, B> implements Settle<A, E, never, E, never, B, never, never> {
   constructor(
     readonly budget: Budget,
     readonly permit: boolean,
-    readonly reserved: boolean
+    readonly reserved: boolean,
+    readonly map: (a: A) => B
   ) {}
 
   onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
@@ -484,9 +508,9 @@ class ToolSettlement<A, E> implements Settle<A, E, never, E, never, A, never, ne
     return Effect.failCause(cause)
   }
 
-  onSuccess(a: A): Effect.Effect<A> {
+  onSuccess(a: A): Effect.Effect<B> {
     endToolCall(this.budget, this.permit, this.reserved)
-    return Effect.succeed(a)
+    return Effect.succeed(this.map(a))
   }
 }
 

@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CanonicalJson from "./CanonicalJson.js"
+import * as BudgetRegions from "./internal/budget.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
 import { errorType, RecordedFailure, toolFailureText, ToolInDoubt } from "./Errors.js"
@@ -23,6 +24,7 @@ import { ExecutionLedger } from "./ExecutionLedger.js"
 import type { InvokableTool } from "./InvokableTool.js"
 import {
   type CallMetadata,
+  type ChatCall,
   type ChatError,
   type ChatMiddleware,
   compose,
@@ -131,20 +133,28 @@ const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
 
 const withPermit = { permit: true } as const
 
+/** The tool's execution with the call record's context and identity. */
+const executing = <E, R>({ call, context, tool }: ToolCallRequest<E, R>) =>
+  // RunContext is in the environment: the Invoker read it there
+  tool.execute(call.arguments, { context, callId: call.id, runId: context.runId }) as Effect.Effect<unknown, E, R>
+
+/** What the model is shown of a tool's value, beside the value. */
+const outcomeOf = (tool: InvokableTool<unknown, unknown>) => (value: unknown): ToolOutcome => ({ value, text: tool.render(value) })
+
+/** Whether a call of `tool` is claimed in the execution ledger when one is provided: a side-effecting, non-idempotent tool's. */
+const claims = (tool: InvokableTool<unknown, unknown>): boolean => tool.sideEffecting && !tool.idempotent
+
 // The tool runs with the call record's context and identity: no environment lookup, nothing
 // provided per call. It is counted against `maxToolCalls` by a reservation taken here, at the
 // innermost point (so each retry reserves), before its concurrency permit; a delegating tool (a
 // sub-agent) takes no permit of its own.
 const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
-  const { tool, call, context } = request
-  const execute = Effect.map(
-    tool.execute(call.arguments, { context, callId: call.id, runId: context.runId }),
-    (value): ToolOutcome => ({ value, text: tool.render(value) })
-  ) as Effect.Effect<ToolOutcome, E, R> // RunContext is in the environment: the Invoker read it there
+  const { tool, context } = request
+  const execute = Effect.map(executing(request), outcomeOf(tool))
   const permit = tool.delegating ? undefined : withPermit
   // At most once: a side-effecting, non-idempotent call is claimed in the execution ledger, when
   // one is provided (read only for such tools, so a read-only call never looks it up).
-  if (!tool.sideEffecting || tool.idempotent) return context.budget.toolCall(execute, permit)
+  if (!claims(tool)) return context.budget.toolCall(execute, permit)
   return Effect.flatMap(Effect.serviceOption(ExecutionLedger), (ledger) =>
     Option.isNone(ledger)
       ? context.budget.toolCall(execute, permit)
@@ -218,13 +228,15 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // never counted or charged (and its response reaches the caller with zero usage).
   // The run's tally is charged at the same point (so a run tree's usage is what its budget spent).
   const chatMiddleware = options.chatMiddleware ?? []
-  const chatPipeline = compose(chatMiddleware, (call) =>
-    call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), (response) => {
-      call.context.charge(response.usage)
-      return response.usage
-    })
-  )
-  const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
+  const toolMiddleware = options.toolMiddleware ?? []
+  /** The provider request, and what the run's tally and budget are charged once it answered. */
+  const answering = (call: ChatCall) => model.chat(call.request, { emit: call.emit })
+  const charging = (call: ChatCall) => (response: ChatResponse) => {
+    call.context.charge(response.usage)
+    return response.usage
+  }
+  const chatPipeline = compose(chatMiddleware, (call) => call.context.budget.modelCall(answering(call), charging(call)))
+  const toolPipeline = compose(toolMiddleware, toolTerminal)
 
   // The context is read in the same step that builds the call (not `RunContext.with`, whose extra
   // closure the caller's continuation would keep alive while the model answers).
@@ -233,8 +245,14 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       const context = RunContext.unsafeOf(fiber)
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
+      const call: ChatCall = { request, emit: callOptions?.emit ?? noEmit, meta, context }
+      // nothing between this step and the reservation (no middleware, no span, no cache mark):
+      // the reservation's region is made here, in this step
+      if (chatMiddleware.length === 0 && !context.tracing && meta.cacheHit !== true) {
+        return BudgetRegions.modelCall(context.budget, fiber, answering(call), charging(call))
+      }
       // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
-      const answered = chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context })
+      const answered = chatPipeline(call)
       // only a middleware (or the caller's own metadata) can mark a cache hit: without either, no extra step
       const run =
         chatMiddleware.length === 0 && meta.cacheHit !== true
@@ -257,7 +275,16 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   const tool: Service["tool"] = (call, invokable, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
       const context = RunContext.unsafeOf(fiber)
-      const run = toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
+      const request = { call, tool: invokable, meta: { ...callOptions?.meta }, context }
+      // nothing between this step and the reservation (no middleware, no span, no ledger claim):
+      // the reservation's region is made here, in this step, and the outcome in its settlement
+      if (
+        toolMiddleware.length === 0 && !context.tracing &&
+        (!claims(invokable) || Option.isNone(Context.getOption(fiber.currentContext, ExecutionLedger)))
+      ) {
+        return BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
+      }
+      const run = toolPipeline(request)
       if (!context.tracing) return run
       return run.pipe(
         Tracing.span(Tracing.SpanName.executeTool(invokable.name), {

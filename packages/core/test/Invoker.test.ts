@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Queue, Ref } from "effect"
+import { Deferred, Effect, Exit, Fiber, FiberId, Layer, Queue, Ref } from "effect"
 import {
   BudgetExceeded,
   ChatModelError,
+  ExecutionLedger,
   Invoker,
   Message,
   Quota,
@@ -291,9 +292,9 @@ describe("Invoker chat pipeline", () => {
     })
   })
 
-  describe("Budget enforcement (no middleware needed)", () => {
+  for (const tracing of [true, false]) describe(`Budget enforcement (no middleware needed), tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("maxCostUsd 0.015 at $0.01 a call: call 2 runs then fails, call 3 is refused before the model", () => {
-      const { model, layer } = setup({ budget: { maxCostUsd: 0.015 } })
+      const { model, layer } = setup({ tracing, budget: { maxCostUsd: 0.015 } })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         const run = yield* RunContext
@@ -311,7 +312,7 @@ describe("Invoker chat pipeline", () => {
     })
 
     it.effect("maxModelCalls 1: call 2 is refused before the model with calls 2 > 1 and not counted", () => {
-      const { model, layer } = setup({ budget: { maxModelCalls: 1 } })
+      const { model, layer } = setup({ tracing, budget: { maxModelCalls: 1 } })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         yield* invoker.chat(request())
@@ -324,7 +325,7 @@ describe("Invoker chat pipeline", () => {
 
     it.effect("the reservation is the innermost step: a refused call passes the middleware and never reaches the model", () => {
       const log: Array<string> = []
-      const { model, layer } = setup({ budget: { maxModelCalls: 0 }, chatMiddleware: [chatRecorder(log, "a")] })
+      const { model, layer } = setup({ tracing, budget: { maxModelCalls: 0 }, chatMiddleware: [chatRecorder(log, "a")] })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         expect((yield* Effect.flip(invoker.chat(request()))).message).toBe("calls 1 > 0")
@@ -335,7 +336,7 @@ describe("Invoker chat pipeline", () => {
 
     it.effect("a failed model call is counted (it reached the provider) and not charged", () => {
       const model = scriptedModel(() => Effect.fail(timeout()))
-      const { layer } = setup({ model })
+      const { layer } = setup({ tracing, model })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         const error = yield* Effect.flip(invoker.chat(request()))
@@ -350,7 +351,7 @@ describe("Invoker chat pipeline", () => {
     it.effect("1,000 concurrent calls under maxModelCalls 10: exactly 10 reach the model, 990 are refused, none counted twice", () => {
       let reached = 0
       const model = scriptedModel(() => Effect.promise(() => Promise.resolve(++reached)).pipe(Effect.as(response())))
-      const { layer } = setup({ model, budget: { maxModelCalls: 10 } })
+      const { layer } = setup({ tracing, model, budget: { maxModelCalls: 10 } })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         const exits = yield* Effect.forEach(Array.from({ length: 1000 }), () => Effect.exit(invoker.chat(request())), {
@@ -368,7 +369,7 @@ describe("Invoker chat pipeline", () => {
 
     it.effect("1,000 calls of $0.0000125 total exactly $0.0125 (integer nano-USD, no rounding per charge)", () => {
       const model = scriptedModel(() => Effect.succeed(response({ usage: Usage.make({ inputTokens: 1, costUsd: 0.0000125 }) })))
-      const { layer } = setup({ model })
+      const { layer } = setup({ tracing, model })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         yield* Effect.forEach(Array.from({ length: 1000 }), () => invoker.chat(request()), { concurrency: 50, discard: true })
@@ -387,7 +388,7 @@ describe("Invoker chat pipeline", () => {
           Effect.tap((answer) => quota.charge(chatCall.context.scope.key, answer.usage))
         )
       const model = scriptedModel(() => Effect.succeed(response({ usage: Usage.make({ costUsd: 0.04 }) })))
-      const { layer } = setup({ model, chatMiddleware: [meter], budget: { maxCostUsd: 0.1 }, scope })
+      const { layer } = setup({ tracing, model, chatMiddleware: [meter], budget: { maxCostUsd: 0.1 }, scope })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
         yield* invoker.chat(request())
@@ -644,123 +645,172 @@ describe("Invoker tool pipeline", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("tool calls reserve against maxToolCalls: the refused call never runs and is not counted", () => {
-    const { layer } = setup({ budget: { maxToolCalls: 2 } })
-    return Effect.gen(function* () {
-      const invoker = yield* Invoker
-      let runs = 0
-      const tool = makeTool("t", () => Effect.sync(() => ++runs))
-      yield* invoker.tool(call("c1"), tool)
-      yield* invoker.tool(call("c2"), tool)
-      const error = yield* Effect.flip(invoker.tool(call("c3"), tool))
-      expect(error).toBeInstanceOf(BudgetExceeded)
-      expect((error as BudgetExceeded).message).toBe("tool calls 3 > 2")
-      expect(runs).toBe(2)
-      const run = yield* RunContext
-      expect(run.budget.toolCalls).toBe(2)
-      expect(run.budget.modelCalls).toBe(0)
-      expect(((yield* Effect.flip(invoker.tool(call("c4"), tool))) as BudgetExceeded).message).toBe("tool calls 3 > 2")
-    }).pipe(Effect.provide(layer))
-  })
-
-  it.effect("the tool's own typed failure passes through", () => {
-    const { layer } = setup({})
-    return Effect.gen(function* () {
-      const invoker = yield* Invoker
-      const tool = makeTool("t", () => Effect.fail(new ToolExecutionError({ toolName: "t", cause: new Error("card declined") })))
-      const error = yield* Effect.flip(invoker.tool(call(), tool))
-      expect(error).toBeInstanceOf(ToolExecutionError)
-      expect(error.message).toBe("card declined")
-    }).pipe(Effect.provide(layer))
-  })
-
-  describe("concurrency limit", () => {
-    it.effect("maxConcurrency 2: of 5 concurrent tool calls, never more than 2 are in flight", () => {
-      const { layer } = setup({ budget: { maxConcurrency: 2 } })
+  for (const tracing of [true, false]) describe(`reservations and permits, tracing ${tracing ? "on" : "off"}`, () => {
+    it.effect("tool calls reserve against maxToolCalls: the refused call never runs and is not counted", () => {
+      const { layer } = setup({ tracing, budget: { maxToolCalls: 2 } })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
-        const gate = yield* Deferred.make<void>()
-        const entered = yield* Queue.unbounded<number>()
-        const inFlight = yield* Ref.make(0)
-        const maxSeen = yield* Ref.make(0)
-        const tool = makeTool("t", () =>
-          Effect.gen(function* () {
-            const now = yield* Ref.updateAndGet(inFlight, (n) => n + 1)
-            yield* Ref.update(maxSeen, (max) => Math.max(max, now))
-            yield* Queue.offer(entered, now)
-            yield* Deferred.await(gate)
-            yield* Ref.update(inFlight, (n) => n - 1)
-            return "done"
-          })
-        )
-        const all = yield* Effect.fork(
-          Effect.all(
-            Array.from({ length: 5 }, (_, i) => invoker.tool(call(`c${i}`), tool)),
-            { concurrency: "unbounded" }
-          )
-        )
-        yield* Queue.take(entered)
-        yield* Queue.take(entered)
-        // give the other three every chance to start: they must stay parked on the semaphore
-        yield* Effect.repeatN(Effect.yieldNow(), 100)
-        expect(yield* Queue.size(entered)).toBe(0)
-        expect(yield* Ref.get(inFlight)).toBe(2)
-        yield* Deferred.succeed(gate, undefined)
-        const outcomes = yield* Fiber.join(all)
-        expect(outcomes.map((o) => o.text)).toEqual(["done", "done", "done", "done", "done"])
-        expect(yield* Ref.get(maxSeen)).toBe(2)
+        let runs = 0
+        const tool = makeTool("t", () => Effect.sync(() => ++runs))
+        yield* invoker.tool(call("c1"), tool)
+        yield* invoker.tool(call("c2"), tool)
+        const error = yield* Effect.flip(invoker.tool(call("c3"), tool))
+        expect(error).toBeInstanceOf(BudgetExceeded)
+        expect((error as BudgetExceeded).message).toBe("tool calls 3 > 2")
+        expect(runs).toBe(2)
         const run = yield* RunContext
-        expect(run.budget.toolCalls).toBe(5)
+        expect(run.budget.toolCalls).toBe(2)
+        expect(run.budget.modelCalls).toBe(0)
+        expect(((yield* Effect.flip(invoker.tool(call("c4"), tool))) as BudgetExceeded).message).toBe("tool calls 3 > 2")
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("a delegating tool takes no permit: it runs while another tool holds the only one", () => {
-      const { layer } = setup({ budget: { maxConcurrency: 1 } })
+    it.effect("the tool's own typed failure passes through", () => {
+      const { layer } = setup({ tracing })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
-        const gate = yield* Deferred.make<void>()
-        const holding = yield* Deferred.make<void>()
-        const holder = makeTool("holder", () => Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(gate)))
-        const subAgent = makeTool("sub_agent", () => Effect.succeed("delegated"), { delegating: true })
-        const plain = makeTool("plain", () => Effect.succeed("plain"))
-
-        const held = yield* Effect.fork(invoker.tool(call("c1", "holder"), holder))
-        yield* Deferred.await(holding)
-
-        const delegated = yield* Effect.fork(invoker.tool(call("c2", "sub_agent"), subAgent))
-        const blocked = yield* Effect.fork(invoker.tool(call("c3", "plain"), plain))
-        yield* Effect.repeatN(Effect.yieldNow(), 100)
-        const done = delegated.unsafePoll()
-        expect(done !== null && Exit.isSuccess(done)).toBe(true)
-        expect(blocked.unsafePoll()).toBeNull()
-
-        yield* Deferred.succeed(gate, undefined)
-        yield* Fiber.join(held)
-        expect((yield* Fiber.join(blocked)).text).toBe("plain")
+        const tool = makeTool("t", () => Effect.fail(new ToolExecutionError({ toolName: "t", cause: new Error("card declined") })))
+        const error = yield* Effect.flip(invoker.tool(call(), tool))
+        expect(error).toBeInstanceOf(ToolExecutionError)
+        expect(error.message).toBe("card declined")
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("a delegating tool whose sub-run calls a tool does not deadlock with a limit of 1", () => {
-      const { layer } = setup({ budget: { maxConcurrency: 1 } })
+    it.effect("a tool call interrupted while it runs is counted and gives its permit back; a model call interrupted while the model works is counted", () => {
+      const started = Deferred.unsafeMake<void>(FiberId.none)
+      const model = scriptedModel(() => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never))
+      const { layer } = setup({ tracing, model, budget: { maxConcurrency: 1 } })
       return Effect.gen(function* () {
         const invoker = yield* Invoker
-        const inner = makeTool("inner", () => Effect.succeed("inner done"))
-        const subAgent = makeTool(
-          "sub_agent",
-          () =>
+        const running = yield* Deferred.make<void>()
+        const tool = makeTool("t", () => Effect.zipRight(Deferred.succeed(running, undefined), Effect.never))
+        const toolFiber = yield* Effect.fork(invoker.tool(call(), tool))
+        yield* Deferred.await(running)
+        expect(Exit.isInterrupted(yield* Fiber.interrupt(toolFiber))).toBe(true)
+        const chatFiber = yield* Effect.fork(invoker.chat(request()))
+        yield* Deferred.await(started)
+        expect(Exit.isInterrupted(yield* Fiber.interrupt(chatFiber))).toBe(true)
+        const { budget } = yield* RunContext
+        expect([budget.toolCalls, budget.inFlightToolCalls, budget.freePermits]).toEqual([1, 0, 1])
+        expect([budget.modelCalls, budget.inFlightModelCalls]).toEqual([1, 0])
+        // and the caller is interruptible again after each
+        expect(yield* Effect.checkInterruptible(Effect.succeed)).toBe(true)
+      }).pipe(Effect.provide(layer))
+    })
+
+    it.effect("a side-effecting, non-idempotent tool is claimed in the execution ledger when one is provided: one execution per key", () => {
+      const { layer } = setup({ tracing })
+      return Effect.gen(function* () {
+        const invoker = yield* Invoker
+        let runs = 0
+        const charge = makeTool("charge", () => Effect.sync(() => `charged ${++runs}`), { sideEffecting: true, idempotent: false })
+        const meta = { executionKey: "run-1/charge-once" }
+        const first = yield* invoker.tool(call("c1", "charge"), charge, { meta })
+        const again = yield* invoker.tool(call("c2", "charge"), charge, { meta })
+        expect([first.text, again.text, runs]).toEqual(["charged 1", "charged 1", 1])
+      }).pipe(Effect.provide(Layer.merge(layer, ExecutionLedger.memory())))
+    })
+
+    it.effect("without an execution ledger, nothing is claimed: a side-effecting call with the same key runs each time", () => {
+      const { layer } = setup({ tracing })
+      return Effect.gen(function* () {
+        const invoker = yield* Invoker
+        let runs = 0
+        const charge = makeTool("charge", () => Effect.sync(() => `charged ${++runs}`), { sideEffecting: true, idempotent: false })
+        const meta = { executionKey: "run-1/charge-once" }
+        yield* invoker.tool(call("c1", "charge"), charge, { meta })
+        expect((yield* invoker.tool(call("c2", "charge"), charge, { meta })).text).toBe("charged 2")
+      }).pipe(Effect.provide(layer))
+    })
+
+    describe("concurrency limit", () => {
+      it.effect("maxConcurrency 2: of 5 concurrent tool calls, never more than 2 are in flight", () => {
+        const { layer } = setup({ tracing, budget: { maxConcurrency: 2 } })
+        return Effect.gen(function* () {
+          const invoker = yield* Invoker
+          const gate = yield* Deferred.make<void>()
+          const entered = yield* Queue.unbounded<number>()
+          const inFlight = yield* Ref.make(0)
+          const maxSeen = yield* Ref.make(0)
+          const tool = makeTool("t", () =>
             Effect.gen(function* () {
-              const child = yield* RunContext.child
-              const outcome = yield* invoker.tool(call("c2", "inner"), inner).pipe(Effect.provideService(RunContext, child))
-              return `sub: ${outcome.text}`
-            }),
-          { delegating: true }
-        )
-        const fiber = yield* Effect.fork(invoker.tool(call("c1", "sub_agent"), subAgent))
-        yield* Effect.repeatN(Effect.yieldNow(), 100)
-        const exit = fiber.unsafePoll()
-        expect(exit).not.toBeNull()
-        expect((yield* Fiber.join(fiber)).text).toBe("sub: inner done")
-      }).pipe(Effect.provide(layer))
+              const now = yield* Ref.updateAndGet(inFlight, (n) => n + 1)
+              yield* Ref.update(maxSeen, (max) => Math.max(max, now))
+              yield* Queue.offer(entered, now)
+              yield* Deferred.await(gate)
+              yield* Ref.update(inFlight, (n) => n - 1)
+              return "done"
+            })
+          )
+          const all = yield* Effect.fork(
+            Effect.all(
+              Array.from({ length: 5 }, (_, i) => invoker.tool(call(`c${i}`), tool)),
+              { concurrency: "unbounded" }
+            )
+          )
+          yield* Queue.take(entered)
+          yield* Queue.take(entered)
+          // give the other three every chance to start: they must stay parked on the semaphore
+          yield* Effect.repeatN(Effect.yieldNow(), 100)
+          expect(yield* Queue.size(entered)).toBe(0)
+          expect(yield* Ref.get(inFlight)).toBe(2)
+          yield* Deferred.succeed(gate, undefined)
+          const outcomes = yield* Fiber.join(all)
+          expect(outcomes.map((o) => o.text)).toEqual(["done", "done", "done", "done", "done"])
+          expect(yield* Ref.get(maxSeen)).toBe(2)
+          const run = yield* RunContext
+          expect(run.budget.toolCalls).toBe(5)
+        }).pipe(Effect.provide(layer))
+      })
+
+      it.effect("a delegating tool takes no permit: it runs while another tool holds the only one", () => {
+        const { layer } = setup({ tracing, budget: { maxConcurrency: 1 } })
+        return Effect.gen(function* () {
+          const invoker = yield* Invoker
+          const gate = yield* Deferred.make<void>()
+          const holding = yield* Deferred.make<void>()
+          const holder = makeTool("holder", () => Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(gate)))
+          const subAgent = makeTool("sub_agent", () => Effect.succeed("delegated"), { delegating: true })
+          const plain = makeTool("plain", () => Effect.succeed("plain"))
+
+          const held = yield* Effect.fork(invoker.tool(call("c1", "holder"), holder))
+          yield* Deferred.await(holding)
+
+          const delegated = yield* Effect.fork(invoker.tool(call("c2", "sub_agent"), subAgent))
+          const blocked = yield* Effect.fork(invoker.tool(call("c3", "plain"), plain))
+          yield* Effect.repeatN(Effect.yieldNow(), 100)
+          const done = delegated.unsafePoll()
+          expect(done !== null && Exit.isSuccess(done)).toBe(true)
+          expect(blocked.unsafePoll()).toBeNull()
+
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(held)
+          expect((yield* Fiber.join(blocked)).text).toBe("plain")
+        }).pipe(Effect.provide(layer))
+      })
+
+      it.effect("a delegating tool whose sub-run calls a tool does not deadlock with a limit of 1", () => {
+        const { layer } = setup({ tracing, budget: { maxConcurrency: 1 } })
+        return Effect.gen(function* () {
+          const invoker = yield* Invoker
+          const inner = makeTool("inner", () => Effect.succeed("inner done"))
+          const subAgent = makeTool(
+            "sub_agent",
+            () =>
+              Effect.gen(function* () {
+                const child = yield* RunContext.child
+                const outcome = yield* invoker.tool(call("c2", "inner"), inner).pipe(Effect.provideService(RunContext, child))
+                return `sub: ${outcome.text}`
+              }),
+            { delegating: true }
+          )
+          const fiber = yield* Effect.fork(invoker.tool(call("c1", "sub_agent"), subAgent))
+          yield* Effect.repeatN(Effect.yieldNow(), 100)
+          const exit = fiber.unsafePoll()
+          expect(exit).not.toBeNull()
+          expect((yield* Fiber.join(fiber)).text).toBe("sub: inner done")
+        }).pipe(Effect.provide(layer))
+      })
     })
   })
 

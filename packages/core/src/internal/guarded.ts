@@ -66,11 +66,14 @@ interface Primitive {
   effect_instruction_i2: unknown
 }
 
-/** One guarded region: what its shared handlers need. */
+/**
+ * One guarded region: what its shared handlers need. The work is let go of once it has started
+ * (the effect a waiting region would otherwise keep alive is most of a model call's request).
+ */
 class Region {
   constructor(
     readonly fiber: Runtime,
-    readonly self: Effect.Effect<unknown, unknown, unknown>,
+    public self: Effect.Effect<unknown, unknown, unknown> | undefined,
     readonly settle: Settle<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>
   ) {}
 }
@@ -80,7 +83,10 @@ const openInterruption = RuntimeFlagsPatch.enable(RuntimeFlags.Interruption)
 
 /** The flag update's operand: the guarded work, read from the region on its spare operand. */
 function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
-  return (this.effect_instruction_i2 as Region).self
+  const region = this.effect_instruction_i2 as Region
+  const self = region.self!
+  region.self = undefined // a flag update runs once: this one is made per region
+  return self
 }
 
 /** The match's handlers, shared by every region: the region is on the matched flag update. */
