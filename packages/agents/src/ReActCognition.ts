@@ -13,6 +13,7 @@ import type { Invoker, Message } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { AgentError, Cognition, Drive, Resume } from "./Cognition.js"
@@ -119,21 +120,22 @@ export const make = <const T extends ToolRegistry.AnyTool>(
   const program = (loop: Step.Loop, messages: ReadonlyArray<Message.Message>): Lifecycle.Program<AgentError, RunContext | Invoker> => {
     // with structured output, the model is told the shape by a schema block after the prompt
     const first = () => new Run(loop.agent.name, loop.output === undefined ? [...messages] : StructuredOutput.withSchemaBlock(messages, loop.output))
+    // the run, from a step running on `fiber`: its services read from the fiber's context
+    const body = (start: Lifecycle.Start, fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
+      const env = fiber.currentContext as Context.Context<RunContext | Invoker>
+      const state = start.state === undefined ? first() : Run.fromState(start.state)
+      const local = inProcess(state, start.durable, env, "react")
+      const hook = Context.getOption(env as Context.Context<never>, RunEngine)
+      const engine = hook._tag === "None" ? local : withCalls(local, hook.value.wrap)
+      return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
+    }
     return {
       agent: loop.agent.name,
       cognition: "react",
       output: loop.output,
       checkState: (state) => Either.getLeft(checkCognitionState(state.runId, state.cognitionState)).pipe(Option.getOrUndefined),
       fresh: (context) => first().toState(context, "react"),
-      body: (start) =>
-        Effect.withFiberRuntime((fiber) => {
-          const env = fiber.currentContext as Context.Context<RunContext | Invoker>
-          const state = start.state === undefined ? first() : Run.fromState(start.state)
-          const local = inProcess(state, start.durable, env, "react")
-          const hook = Context.getOption(env as Context.Context<never>, RunEngine)
-          const engine = hook._tag === "None" ? local : withCalls(local, hook.value.wrap)
-          return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
-        })
+      body: (start, fiber) => (fiber === undefined ? Effect.withFiberRuntime((fiber) => body(start, fiber)) : body(start, fiber))
     }
   }
 
@@ -161,8 +163,9 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     output
   })
 
-  const drive = ({ agent, emit, messages, output, policy }: Drive) =>
-    Effect.suspend(() => Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages)))
+  // built when called (the agent calls it in the step that starts the run): a run of it makes
+  // its own state when it starts, so the effect can be run again
+  const drive = ({ agent, emit, messages, output, policy }: Drive) => Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages))
 
   const resume = ({ agent, decisions, emit, output, policy, runId }: Resume) =>
     Lifecycle.resume(program(loopOf(agent, policy, emit, output), []), runId, decisions, check)

@@ -75,7 +75,11 @@ export interface Program<E, R> {
   readonly checkState?: ((state: RunState.RunState) => RunStateCorrupt | undefined) | undefined
   /** The first state of a new run (made only when there is a store). */
   readonly fresh: (context: RunContext.Service) => RunState.RunState
-  readonly body: (start: Start) => Effect.Effect<AgentResult, E, R>
+  /**
+   * The run itself, from `start`. With `fiber`, it is called in a step already running on that
+   * fiber (a plain run, from the lifecycle's own step) and may build the run in place.
+   */
+  readonly body: (start: Start, fiber?: Fiber.RuntimeFiber<unknown, unknown>) => Effect.Effect<AgentResult, E, R>
 }
 
 /** A run's result; `parsed` is the structured output's, when the agent has one. */
@@ -246,7 +250,7 @@ export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, 
     const store = Context.getOption(env as Context.Context<never>, CheckpointStore)
     const idempotency = Option.getOrUndefined(Context.getOption(env as Context.Context<never>, IdempotencyStore))
     if (context.parentRunId === undefined) {
-      return endingRun(idempotency, context, Option.isNone(store) ? program.body(none) : root(program, store.value, context, true))
+      return endingRun(idempotency, context, Option.isNone(store) ? program.body(none, fiber) : root(program, store.value, context, true))
     }
     const tree = Context.getOption(env as Context.Context<never>, RunTree)
     return suspendsParent(
