@@ -13,10 +13,13 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CanonicalJson from "./CanonicalJson.js"
 import * as BudgetRegions from "./internal/budget.js"
+import type { Build } from "./internal/guarded.js"
+import { spanIn } from "./internal/span.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
 import { errorType, RecordedFailure, toolFailureText, ToolInDoubt } from "./Errors.js"
@@ -240,65 +243,57 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
 
   // The context is read in the same step that builds the call (not `RunContext.with`, whose extra
   // closure the caller's continuation would keep alive while the model answers).
+  // With nothing between the Invoker and a call's reservation (no middleware, no cache mark, no
+  // execution-ledger claim) the reservation's region is made in the Invoker's own step, or, with
+  // tracing on, in the step of the span's region (which is made in the Invoker's step): the
+  // reservation, and the span, take no step of their own, and a tool's outcome is made in the
+  // reservation's settlement.
   const chat: Service["chat"] = (request, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
       const context = RunContext.unsafeOf(fiber)
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
       const call: ChatCall = { request, emit: callOptions?.emit ?? noEmit, meta, context }
-      // nothing between this step and the reservation (no middleware, no span, no cache mark):
-      // the reservation's region is made here, in this step
-      if (chatMiddleware.length === 0 && !context.tracing && meta.cacheHit !== true) {
-        return BudgetRegions.modelCall(context.budget, fiber, answering(call), charging(call))
-      }
-      // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
-      const answered = chatPipeline(call)
-      // only a middleware (or the caller's own metadata) can mark a cache hit: without either, no extra step
-      const run =
-        chatMiddleware.length === 0 && meta.cacheHit !== true
-          ? answered
-          : Effect.map(answered, (response) => (meta.cacheHit === true ? { ...response, usage: Usage.zero } : response))
-      if (!context.tracing) return run
-      return run.pipe(
-        Tracing.span(Tracing.SpanName.chat(request.model), {
-          kind: "client",
-          captureStackTrace: false,
-          attributes: {
-            [Tracing.Attribute.operationName]: Tracing.Operation.chat,
-            [Tracing.Attribute.requestModel]: request.model
-          },
-          onEnd: chatEnd
-        })
-      )
+      // only a middleware (or the caller's own metadata) can mark a cache hit
+      const direct = chatMiddleware.length === 0 && meta.cacheHit !== true
+      if (direct && !context.tracing) return BudgetRegions.modelCall(context.budget, fiber, answering(call), charging(call))
+      const run: Effect.Effect<ChatResponse, ChatError> | Build<ChatResponse, ChatError, never> = direct
+        ? (fiber) => BudgetRegions.modelCall(context.budget, fiber, answering(call), charging(call))
+        // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
+        : Effect.map(chatPipeline(call), (response) => (meta.cacheHit === true ? { ...response, usage: Usage.zero } : response))
+      if (!context.tracing) return run as Effect.Effect<ChatResponse, ChatError>
+      return spanIn(fiber, Tracing.SpanName.chat(request.model), {
+        kind: "client",
+        captureStackTrace: false,
+        attributes: {
+          [Tracing.Attribute.operationName]: Tracing.Operation.chat,
+          [Tracing.Attribute.requestModel]: request.model
+        },
+        onEnd: chatEnd
+      }, run)
     })
 
   const tool: Service["tool"] = (call, invokable, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
       const context = RunContext.unsafeOf(fiber)
       const request = { call, tool: invokable, meta: { ...callOptions?.meta }, context }
-      // nothing between this step and the reservation (no middleware, no span, no ledger claim):
-      // the reservation's region is made here, in this step, and the outcome in its settlement
-      if (
-        toolMiddleware.length === 0 && !context.tracing &&
+      const direct = toolMiddleware.length === 0 &&
         (!claims(invokable) || Option.isNone(Context.getOption(fiber.currentContext, ExecutionLedger)))
-      ) {
-        return BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
-      }
-      const run = toolPipeline(request)
-      if (!context.tracing) return run
-      return run.pipe(
-        Tracing.span(Tracing.SpanName.executeTool(invokable.name), {
-          kind: "internal",
-          captureStackTrace: false,
-          onEnd: toolEnd,
-          attributes: {
-            [Tracing.Attribute.operationName]: Tracing.Operation.executeTool,
-            [Tracing.Attribute.toolName]: invokable.name,
-            [Tracing.Attribute.toolCallId]: call.id,
-            [Tracing.Attribute.toolType]: "function"
-          }
-        })
-      )
+      const reserved = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+        BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
+      if (direct && !context.tracing) return reserved(fiber)
+      if (!context.tracing) return toolPipeline(request)
+      return spanIn(fiber, Tracing.SpanName.executeTool(invokable.name), {
+        kind: "internal",
+        captureStackTrace: false,
+        onEnd: toolEnd,
+        attributes: {
+          [Tracing.Attribute.operationName]: Tracing.Operation.executeTool,
+          [Tracing.Attribute.toolName]: invokable.name,
+          [Tracing.Attribute.toolCallId]: call.id,
+          [Tracing.Attribute.toolType]: "function"
+        }
+      }, direct ? reserved : toolPipeline(request))
     })
 
   return { chat, tool, features: model.features ?? noFeatures }

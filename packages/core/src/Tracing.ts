@@ -10,21 +10,17 @@
  *
  * @since 0.1.0
  */
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
 import type * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
 import { locally } from "./internal/locally.js"
+import * as spanning from "./internal/span.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
 import { RunContext } from "./RunContext.js"
@@ -267,44 +263,6 @@ export type AttributeValue =
  */
 export type Attributes = Readonly<Record<string, AttributeValue>>
 
-// `@effect/opentelemetry` turns every non-primitive attribute value into its JSON text (its
-// `unknownToAttributeValue`), so an array set through the Effect span would reach OpenTelemetry
-// as a pretty-printed string. Its span keeps the OpenTelemetry span it wraps and the attributes
-// it was given: an array is set on both as the array it is (OpenTelemetry accepts arrays of one
-// primitive type), what its `attribute` does but for the text.
-const OtelSpanTypeId = Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")
-interface OtelBacked {
-  readonly span: { setAttribute(key: string, value: unknown): unknown }
-  readonly attributes: Map<string, unknown>
-}
-const otelSpanOf = (current: Tracer.Span): OtelBacked | undefined => {
-  const span = contained.unwrap(current) as unknown as Partial<OtelBacked>
-  return OtelSpanTypeId in span && typeof span.span?.setAttribute === "function" && span.attributes instanceof Map
-    ? (span as OtelBacked)
-    : undefined
-}
-
-const setOn = (span: Tracer.Span, attributes: Attributes): void => {
-  try {
-    let otel: OtelBacked | undefined | null = null
-    for (const key in attributes) {
-      const value = attributes[key]
-      if (value === undefined) continue
-      if (Array.isArray(value)) {
-        if (otel === null) otel = otelSpanOf(span)
-        if (otel !== undefined) {
-          otel.span.setAttribute(key, value)
-          otel.attributes.set(key, value)
-          continue
-        }
-      }
-      span.attribute(key, value)
-    }
-  } catch {
-    // a tracer that throws never breaks the run
-  }
-}
-
 /**
  * Sets attributes on the current span, if there is one: the one way agentkit annotates a span.
  * An `undefined` value is skipped; an array reaches OpenTelemetry as an array (also through
@@ -325,7 +283,7 @@ const setOn = (span: Tracer.Span, attributes: Attributes): void => {
 export const annotate = (attributes: Attributes): Effect.Effect<void> =>
   Effect.withFiberRuntime((fiber) => {
     const span = fiber.currentSpan
-    if (span?._tag === "Span") setOn(span, attributes)
+    if (span?._tag === "Span") spanning.setOn(span, attributes)
     return Effect.void
   })
 
@@ -451,92 +409,9 @@ export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStac
  */
 export const span =
   <A, E>(name: string, options: SpanOptions<NoInfer<A>, NoInfer<E>> = {}) =>
-  <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-    const { onEnd } = options
-    return Effect.withFiberRuntime((fiber) => {
-      // the clock and timing the span starts and ends with, read once
-      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-      const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-      const within = (current: Tracer.Span): Effect.Effect<A, E, R> =>
-        locally(fiber, self, FiberRef.currentContext, (context) => Context.add(context, EffectTracer.ParentSpan, current), (exit) => {
-          if (onEnd !== undefined) {
-            let attributes: Attributes | undefined
-            try {
-              attributes = onEnd(exit)
-            } catch {
-              // attributes that cannot be computed never break the run
-            }
-            if (attributes !== undefined) setOn(current, attributes)
-          }
-          if (current.status._tag !== "Ended") current.end(timing ? clock.unsafeCurrentTimeNanos() : noTime, exit)
-        })
-      return propagates(fiber, options)
-        ? within(open(fiber, name, options, timing ? clock.unsafeCurrentTimeNanos() : noTime))
-        // Effect's own no-op span (with its parent), as `Effect.withSpan` makes it
-        : Effect.flatMap(Effect.makeSpan(name, noStackTrace(options)), within)
-    })
-  }
+  <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withFiberRuntime((fiber) => spanning.spanIn(fiber, name, options, self))
 
-/** Whether `Effect.makeSpan` would ask the fiber's tracer for a span (not make a no-op one). */
-const propagates = (fiber: Fiber.RuntimeFiber<unknown, unknown>, options: Tracer.SpanOptions): boolean =>
-  fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
-  (options.context === undefined || !Context.get(options.context, EffectTracer.DisablePropagation))
-
-/**
- * The span `Effect.makeSpan` makes (`unsafeMakeSpan` in Effect 3): its parent (the innermost one
- * whose context does not disable propagation, unless `parent` or `root` says otherwise), the
- * fiber's tracer, its links and annotations, then `attributes`, started at `startTime`. It reads
- * each fiber ref on its own: `makeSpan` reads the fiber's links and annotations through
- * `getFiberRefs()`, which first writes the fiber's runtime flags back into its refs (a copy of the
- * fiber's ref map per span). Only when `propagates`: otherwise Effect makes its own no-op span.
- */
-const open = (
-  fiber: Fiber.RuntimeFiber<unknown, unknown>,
-  name: string,
-  options: Tracer.SpanOptions,
-  startTime: bigint
-): Tracer.Span => {
-  const parent: Option.Option<Tracer.AnySpan> = options.parent !== undefined
-    ? Option.some(options.parent)
-    : options.root === true
-    ? Option.none()
-    : propagated(Context.getOption(fiber.getFiberRef(FiberRef.currentContext), EffectTracer.ParentSpan))
-  const services = fiber.currentDefaultServices
-  const fromFiber = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
-  const links = fromFiber.length === 0
-    ? options.links ?? []
-    : options.links === undefined
-    ? fromFiber
-    : [...fromFiber, ...options.links]
-  const made = Context.get(services, EffectTracer.Tracer).span(
-    name,
-    parent,
-    options.context ?? Context.empty(),
-    links,
-    startTime,
-    options.kind ?? "internal",
-    options
-  )
-  const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
-  if (HashMap.size(annotations) > 0) HashMap.forEach(annotations, (value, key) => made.attribute(key, value))
-  const { attributes } = options
-  if (attributes !== undefined) for (const key of Object.keys(attributes)) made.attribute(key, attributes[key])
-  return made
-}
-
-/** The innermost span from `span` up whose context does not disable propagation (Effect's rule). */
-const propagated = (span: Option.Option<Tracer.AnySpan>): Option.Option<Tracer.AnySpan> => {
-  let at = span
-  while (Option.isSome(at) && Context.get(at.value.context, EffectTracer.DisablePropagation)) {
-    at = at.value._tag === "Span" ? at.value.parent : Option.none()
-  }
-  return at
-}
-
-const noStackTrace = (options: Tracer.SpanOptions): Tracer.SpanOptions =>
-  options.captureStackTrace === false ? options : { ...options, captureStackTrace: false }
-
-const noTime = BigInt(0)
 
 /**
  * The usage attributes of a model call or a run (GenAI conventions: the input tokens include the

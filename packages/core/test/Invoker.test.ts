@@ -425,6 +425,30 @@ describe("Invoker chat pipeline", () => {
       }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
     })
 
+    it.effect("an interrupted model call's and tool call's spans end, and a span made by the provider is their child", () => {
+      const tracer = Tracing.recording()
+      const started = Deferred.unsafeMake<void>(FiberId.none)
+      const model = scriptedModel(() => Effect.withSpan(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), "provider http"))
+      const { layer } = setup({ model })
+      return Effect.gen(function* () {
+        const invoker = yield* Invoker
+        const chatFiber = yield* Effect.fork(invoker.chat(request("m")))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(chatFiber)
+        const running = yield* Deferred.make<void>()
+        const tool = makeTool("t", () => Effect.zipRight(Deferred.succeed(running, undefined), Effect.never))
+        const toolFiber = yield* Effect.fork(invoker.tool(call(), tool))
+        yield* Deferred.await(running)
+        yield* Fiber.interrupt(toolFiber)
+        const chat = tracer.one("chat m")
+        const provider = tracer.one("provider http")
+        expect([chat.ended, provider.ended, tracer.one("execute_tool t").ended]).toEqual([true, true, true])
+        expect(provider.parentSpanId).toBe(chat.spanId)
+        const { budget } = yield* RunContext
+        expect([budget.modelCalls, budget.inFlightModelCalls, budget.toolCalls, budget.inFlightToolCalls]).toEqual([1, 0, 1, 0])
+      }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
+    })
+
     it.effect("the provider's metadata lands on the Invoker's span: response id and provider attributes", () => {
       const tracer = Tracing.recording()
       const model = scriptedModel((_n, req) =>

@@ -43,6 +43,13 @@ export interface Settle<in A, in E, out B1, out E1, out R1, out B2, out E2, out 
 }
 
 /**
+ * What builds a region's work in the region's own step on the fiber, once interruption is back on
+ * for it: the work may open a guarded region of its own there (the Invoker's span around a call's
+ * budget reservation), with no step of its own.
+ */
+export type Build<A, E, R> = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => Effect.Effect<A, E, R>
+
+/**
  * Effect 3's `FiberRuntime` members that its public interface lacks: the current runtime flags
  * and the setter a flag update runs (`patchRuntimeFlags`, to be called by the fiber itself).
  */
@@ -73,7 +80,7 @@ interface Primitive {
 class Region {
   constructor(
     readonly fiber: Runtime,
-    public self: Effect.Effect<unknown, unknown, unknown> | undefined,
+    public self: Effect.Effect<unknown, unknown, unknown> | Build<unknown, unknown, unknown> | undefined,
     readonly settle: Settle<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>
   ) {}
 }
@@ -86,7 +93,7 @@ function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
   const region = this.effect_instruction_i2 as Region
   const self = region.self!
   region.self = undefined // a flag update runs once: this one is made per region
-  return self
+  return Core.isEffect(self) ? self : self(region.fiber)
 }
 
 /** The match's handlers, shared by every region: the region is on the matched flag update. */
@@ -120,17 +127,21 @@ const isFlagged = (fiber: unknown): fiber is Flagged =>
   typeof (fiber as Partial<Flagged>).patchRuntimeFlags === "function"
 
 /**
- * Runs `self` interruptibly and `settle` uninterruptibly however it ends, from a step running on
- * `fiber`. On a fiber that is already uninterruptible, both simply run (as under the mask, whose
- * `restore` then keeps them uninterruptible).
+ * Runs `self` (or what `self` builds, in the region's step) interruptibly and `settle`
+ * uninterruptibly however it ends, from a step running on `fiber`. On a fiber that is already
+ * uninterruptible, both simply run (as under the mask, whose `restore` then keeps them
+ * uninterruptible).
  */
 export const guarded = <A, E, R, B1, E1, R1, B2, E2, R2>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
-  self: Effect.Effect<A, E, R>,
+  self: Effect.Effect<A, E, R> | Build<A, E, R>,
   settle: Settle<A, E, B1, E1, R1, B2, E2, R2>
 ): Effect.Effect<B1 | B2, E1 | E2, R | R1 | R2> => {
-  if (!inPlace || !isFlagged(fiber)) return Core.uninterruptibleMask((restore) => Core.matchCauseEffect(restore(self), bound(settle)))
-  if (!RuntimeFlags.interruption(fiber.currentRuntimeFlags)) return Core.matchCauseEffect(self, bound(settle))
+  if (!inPlace || !isFlagged(fiber)) {
+    const work = Core.isEffect(self) ? self : Core.withFiberRuntime(self)
+    return Core.uninterruptibleMask((restore) => Core.matchCauseEffect(restore(work), bound(settle)))
+  }
+  if (!RuntimeFlags.interruption(fiber.currentRuntimeFlags)) return Core.matchCauseEffect(Core.isEffect(self) ? self : self(fiber), bound(settle))
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, closeInterruption)
   const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
   update.effect_instruction_i1 = work

@@ -97,7 +97,7 @@ function copyInto(this: typeof copying, stack: Stack, ref: FiberRef.FiberRef<unk
  * with the new one: for a `Context` that comparison hashes both contexts, and caching a hash
  * redefines a property of each new context (about a microsecond per write, twice per span).
  */
-const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRef.FiberRef<X>, value: X): void => {
+export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRef.FiberRef<X>, value: X): void => {
   const runtime = fiber as unknown as Writable
   const refs = runtime._fiberRefs
   if (refs === undefined || !(refs.locals instanceof Map) || typeof runtime.setFiberRefs !== "function") {
