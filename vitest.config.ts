@@ -9,6 +9,9 @@ const apps = readdirSync(new URL("./apps", import.meta.url))
 // The crash suites kill real worker processes at random points and wait out their leases: they run
 // last, by themselves, so that neither they nor the other suites slow each other down.
 const crashSuites = ["packages/sql/test/crash.test.ts", "packages/durable/test/crash.test.ts"]
+// The projects whose tests start `node` on built code build and bundle core, tools and agents first
+// (scripts/bundle.mjs: `node` loads their bundles, which `tsc -b` alone leaves behind).
+const globalSetup = ["scripts/test/bundles.setup.mjs"]
 
 export default defineConfig({
   resolve: {
@@ -22,10 +25,10 @@ export default defineConfig({
       })),
       ...apps.map((name) => ({
         extends: true as const,
-        test: { name: `app:${name}`, include: [`apps/${name}/test/**/*.test.ts`] }
+        test: { name: `app:${name}`, include: [`apps/${name}/test/**/*.test.ts`], globalSetup }
       })),
       { extends: true as const, test: { name: "scripts", include: ["scripts/test/**/*.test.mjs"] } },
-      { extends: true as const, test: { name: "crash", include: crashSuites, sequence: { groupOrder: 1 } } }
+      { extends: true as const, test: { name: "crash", include: crashSuites, globalSetup, sequence: { groupOrder: 1 } } }
     ]
   }
 })

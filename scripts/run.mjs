@@ -43,6 +43,6 @@ if (!existsSync(new URL("../node_modules/.modules.yaml", import.meta.url))) {
   run(["install", "--frozen-lockfile", "--reporter=append-only"])
 }
 if (builds(script)) {
-  say(built ? "building (tsc -b, incremental)..." : "building every package with tsc -b (the first build takes about half a minute)...")
+  say(built ? "building (tsc -b, incremental, then the bundles)..." : "building every package with tsc -b, then bundling core, tools and agents (the first build takes about half a minute)...")
 }
 run(["run", "--silent", script, ...process.argv.slice(3)], "inherit")

@@ -3,9 +3,18 @@
 // does: through node_modules and each package's `exports`, onto the built `dist/`. Each package
 // is loaded twice, with `import` and with `require` (Node 20.19+ loads ES modules through
 // `require`, via the `default` export condition). Every package under packages/ is checked: one
-// that the app does not depend on fails the check rather than being skipped.
+// that the app does not depend on fails the check rather than being skipped. First, the bundles
+// that core, tools and agents load from (scripts/bundle.mjs) must be those of the current tsc
+// output: a stale bundle fails here instead of passing with old code.
 import { readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { check } from "../../../scripts/bundle.mjs"
+
+const stale = await check()
+if (stale.length > 0) {
+  console.error(`the bundles are not those of the current tsc output (run \`pnpm run build\`):\n  ${stale.join("\n  ")}`)
+  process.exit(1)
+}
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
 const packagesDir = new URL("../../../packages/", import.meta.url)
