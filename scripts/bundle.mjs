@@ -87,7 +87,10 @@ export const bundleFiles = async (name) => {
   const dist = join(dir, "dist")
   const modules = publicModules(join(dir, "src"))
   const unbuilt = modules.filter((module) => !existsSync(join(dist, `${module}.js`)))
-  if (unbuilt.length > 0) throw new Error(`packages/${name}/dist/ has no ${unbuilt.map((module) => `${module}.js`).join(", ")}: run tsc -b first`)
+  if (unbuilt.length > 0) {
+    const listed = unbuilt.slice(0, 3).map((module) => `${module}.js`).join(", ")
+    throw new Error(`packages/${name}/dist/ has no ${listed}${unbuilt.length > 3 ? ` (nor ${unbuilt.length - 3} more)` : ""}: run tsc -b first`)
+  }
   if (modules.some((module) => module.startsWith("bundle/"))) throw new Error(`packages/${name}/src/bundle/: tsc's dist/bundle/ would be the bundle's`)
 
   // 1. The runtime names each public module exports (each module bundled on its own, in memory).
