@@ -486,7 +486,14 @@ class ModelCallSettlement<A, E> implements Settle<A, E, never, E, never, A, Budg
   }
 
   onSuccess(a: A): Effect.Effect<A, BudgetExceeded> {
-    const crossed = endModelCall(this.budget, this.usageOf(a))
+    let usage: Usage.Usage
+    try {
+      usage = this.usageOf(a)
+    } catch (defect) {
+      endModelCall(this.budget, undefined) // it reached the provider: counted, whatever its answer
+      throw defect
+    }
+    const crossed = endModelCall(this.budget, usage)
     return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { Budget, BudgetExceeded, ConfigurationError, Usage } from "@agentkit/core"
 
 const cost = (costUsd: number) => Usage.make({ costUsd })
@@ -364,6 +364,21 @@ describe("Budget", () => {
         )
         const exit = yield* Fiber.await(fiber)
         expect([Exit.isInterrupted(exit), after, budget.modelCalls, budget.inFlightModelCalls]).toEqual([true, false, 1, 0])
+      }))
+
+    it.effect("a settlement that throws (usage that cannot be read) is a defect of the call, counted, and the caller is interruptible after it", () =>
+      Effect.gen(function* () {
+        const budget = Budget.unsafeMake({ maxModelCalls: 5 })
+        const broken = budget.modelCall(Effect.succeed("answer"), (): Usage.Usage => {
+          throw new Error("no usage in the response")
+        })
+        const exit = yield* Effect.exit(broken)
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+        expect([budget.modelCalls, budget.inFlightModelCalls, yield* interruptible]).toEqual([1, 0, true])
+        // and a later interruption still reaches the caller
+        const fiber = yield* Effect.fork(Effect.zipRight(Effect.exit(broken), Effect.never))
+        yield* Effect.yieldNow()
+        expect(Exit.isInterrupted(yield* Fiber.interrupt(fiber))).toBe(true)
       }))
 
     it.effect("a region run again (a retry) reserves and settles each time", () =>

@@ -102,11 +102,25 @@ const regionOf = (match: Primitive): Region => (match.effect_instruction_i0 as P
 const handlers = {
   onFailure(this: Primitive, cause: Cause.Cause<unknown>) {
     const region = regionOf(this)
-    return reopen(region.fiber, region.settle.onFailure(cause))
+    let result: Effect.Effect<unknown, unknown, unknown>
+    try {
+      result = region.settle.onFailure(cause)
+    } catch (defect) {
+      result = Exit.die(defect)
+    }
+    return reopen(region.fiber, result)
   },
   onSuccess(this: Primitive, a: unknown) {
     const region = regionOf(this)
-    return reopen(region.fiber, region.settle.onSuccess(a))
+    let result: Effect.Effect<unknown, unknown, unknown>
+    try {
+      result = region.settle.onSuccess(a)
+    } catch (defect) {
+      // a settlement that throws is a defect of the region, which still ends (interruption back
+      // on), as the mask's revert frame ends it
+      result = Exit.die(defect)
+    }
+    return reopen(region.fiber, result)
   }
 }
 
