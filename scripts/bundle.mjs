@@ -123,9 +123,10 @@ export const bundleFiles = async (name) => {
     ...common(dir),
     stdin: { contents: entry, resolveDir: dist, sourcefile: "bundle-entry.js", loader: "js" },
     outfile: join(dir, OUT, BUNDLE),
-    // `make` of two modules becomes `make` and `make2` in one scope: keep every function's and
-    // class's `name` what it is in tsc's output
-    keepNames: true,
+    // (no `keepNames`: it would name every function esbuild renames, but also every closure a run
+    // makes, with a `defineProperty` each time one is made: 5 KB more a run. A top-level function
+    // whose name clashes with another module's is renamed, `make` becoming `make2`, in stack
+    // traces and `Function.name`; the exported names are the modules' own.)
     sourcemap: true,
     sourcesContent: false
   })
