@@ -72,6 +72,9 @@ export interface Snapshot {
   readonly inFlightToolCalls: number
 }
 
+/** No limits at all: the default budget's. */
+const noLimits: Limits = Object.freeze({})
+
 /**
  * What a reservation's settlement does to a budget's private counters, from outside its class
  * body (set by the class's static block): a model call ended (counted, its usage charged; the
@@ -132,8 +135,9 @@ export class Budget {
   #inFlightToolCalls = 0
 
   /** Throws `ConfigurationError` on an invalid limit; `Budget.make` is the Effect way. */
-  constructor(limits: Limits = {}) {
-    const error = validate(limits)
+  constructor(limits: Limits = noLimits) {
+    // no limits (every run's default budget) need no check
+    const error = limits === noLimits ? undefined : validate(limits)
     if (error !== undefined) throw error
     this.maxCostUsd = limits.maxCostUsd
     this.#maxCostNanos = limits.maxCostUsd === undefined ? undefined : Math.round(limits.maxCostUsd * 1e9)
@@ -561,7 +565,7 @@ export const make = (limits: Limits = {}): Effect.Effect<Budget, ConfigurationEr
  * @since 0.1.0
  * @category constructors
  */
-export const unsafeMake = (limits: Limits = {}): Budget => new Budget(limits)
+export const unsafeMake = (limits: Limits = noLimits): Budget => new Budget(limits)
 
 /** What each limit must be: built once, at module load. */
 const rules: ReadonlyArray<readonly [keyof Limits, (n: unknown) => boolean, string]> = [

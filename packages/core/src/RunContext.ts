@@ -121,8 +121,13 @@ class RunNode implements RunContext.Tally, RunContext.Legs {
 
 /** What a whole run tree shares by reference: its root tally (the tree's legs) and the decisions channel. */
 class RunTree {
-  readonly decisions = new Map<string, unknown>()
+  // made on first use: most runs never read it
+  #decisions: Map<string, unknown> | undefined = undefined
   constructor(readonly root: RunNode) {}
+
+  get decisions(): Map<string, unknown> {
+    return (this.#decisions ??= new Map())
+  }
 }
 
 const legsOf = (legs: RunContext.LegsInput): readonly [boolean, boolean, boolean] =>
