@@ -372,12 +372,11 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
     return <A, E, R>(self: Effect.Effect<A, E, R>) => {
       // the context is provided here, so the requirement is met
       const within = self as Effect.Effect<A, E, Exclude<R, RunContext>>
-      const add = (context: RunContext.Service) => (outer: Context.Context<never>) => Context.add(outer, RunContext, context)
       return Effect.withFiberRuntime<A, E | ConfigurationError, Exclude<R, RunContext>>((fiber) => {
         const made = contextOf(options)
-        if (!Either.isEither(made)) return Effect.flatMap(made, (context) => locally(fiber, within, FiberRef.currentContext, add(context)))
+        if (!Either.isEither(made)) return Effect.flatMap(made, (context) => providedIn(fiber, within, context))
         const known = made as Either.Either<RunContext.Service, ConfigurationError>
-        return Either.isLeft(known) ? Effect.fail(known.left) : locally(fiber, within, FiberRef.currentContext, add(known.right))
+        return Either.isLeft(known) ? Effect.fail(known.left) : providedIn(fiber, within, known.right)
       })
     }
   }
@@ -438,6 +437,10 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
     })
   }
 }
+
+/** Runs `self` with `context` added to the fiber's environment, from a step running on `fiber`. */
+const providedIn = <A, E, R>(fiber: Fiber.RuntimeFiber<unknown, unknown>, self: Effect.Effect<A, E, R>, context: RunContext.Service) =>
+  locally(fiber, self, FiberRef.currentContext, Context.add(fiber.currentContext, RunContext, context))
 
 /**
  * The interruptor of a run whose cancellation handle flipped: no real fiber has this id, so the

@@ -348,8 +348,11 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
     const tracer = Context.get(fiber.currentDefaultServices, EffectTracer.Tracer)
     return tracer === nativeTracer || contained.isContained(tracer)
       ? self
-      : locally(fiber, self, DefaultServices.currentServices, (services) =>
-          Context.add(services, EffectTracer.Tracer, contained.contained(Context.get(services, EffectTracer.Tracer)))
+      : locally(
+          fiber,
+          self,
+          DefaultServices.currentServices,
+          Context.add(fiber.currentDefaultServices, EffectTracer.Tracer, contained.contained(tracer))
         )
   })
 

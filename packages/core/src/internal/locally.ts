@@ -1,20 +1,19 @@
 /**
  * `Effect.locally` in one frame: sets a fiber ref for the duration of an effect and restores the
- * value it had when the effect ends, however it ends (success, failure, defect or interruption),
- * before `onEnd` runs (so a throwing `onEnd` cannot leave it set).
+ * value it had when the effect ends, however it ends (success, failure, defect or interruption).
  *
  * Effect's own `locally` (and so `provideService`, `withTracer`, `withSpan`'s parent) is an
  * acquire/use/release: about 20 steps of the run loop and their frames. This is one guarded
  * match (`guarded.ts`), in the caller's step on the fiber: the same meaning in a fraction of the
- * steps and of the frames a waiting run keeps, which matters on the per-run and per-call paths
- * (`RunContext.provide`, a traced run's spans).
+ * steps and of the frames a waiting run keeps, which matters on the per-run path
+ * (`RunContext.provide`, `Tracing.contain`). Its write, `set`, is also the one a span makes
+ * (`span.ts`).
  *
  * @internal
  */
 import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
-import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import type * as Arr from "effect/Array"
 import * as Equal from "effect/Equal"
@@ -24,44 +23,39 @@ import * as FiberRefs from "effect/FiberRefs"
 import { guarded, type Settle } from "./guarded.js"
 
 /**
- * Runs `self` with `ref` set to `value(outer)` (`outer`: its value now) and sets it back to
- * `outer` when `self` ends; `onEnd`, if given, then runs (synchronously) with the exit. Called in
- * a step already running on `fiber` (a `withFiberRuntime`, a continuation), which returns this
+ * Runs `self` with `ref` set to `value` and sets it back to the value it has now (`outer`) when
+ * `self` ends. Called in a step already running on `fiber` (a `withFiberRuntime`, a continuation), which returns this
  * effect as its result: no step of its own to reach the fiber.
  */
 export const locally = <A, E, R, X>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   self: Effect.Effect<A, E, R>,
   ref: FiberRef.FiberRef<X>,
-  value: (outer: X) => X,
-  onEnd?: (exit: Exit.Exit<A, E>) => void
+  value: X
 ): Effect.Effect<A, E, R> => {
   // Set in place (no steps of its own: `FiberRef.set` is the same write in a step of its own) and
   // restored uninterruptibly; only `self` is interruptible. While `self` runs, the fiber keeps the
   // guarded match's frames.
   const outer = fiber.getFiberRef(ref)
-  set(fiber, ref, value(outer))
-  return guarded(fiber, self, new Restore(fiber, ref, outer, onEnd))
+  set(fiber, ref, value)
+  return guarded(fiber, self, new Restore(fiber, ref, outer))
 }
 
-/** Sets the fiber ref back, then tells `onEnd`: the settlement of a `locally`. */
+/** Sets the fiber ref back: the settlement of a `locally`. */
 class Restore<A, E, X> implements Settle<A, E, never, E, never, A, never, never> {
   constructor(
     readonly fiber: Fiber.RuntimeFiber<unknown, unknown>,
     readonly ref: FiberRef.FiberRef<X>,
-    readonly outer: X,
-    readonly onEnd: ((exit: Exit.Exit<A, E>) => void) | undefined
+    readonly outer: X
   ) {}
 
   onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
     set(this.fiber, this.ref, this.outer)
-    this.onEnd?.(Exit.failCause(cause))
     return Core.failCause(cause)
   }
 
   onSuccess(a: A): Effect.Effect<A> {
     set(this.fiber, this.ref, this.outer)
-    this.onEnd?.(Exit.succeed(a))
     return Core.succeed(a)
   }
 }
