@@ -16,7 +16,7 @@ import * as HashSet from "effect/HashSet"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
 import { guarded, type Settle } from "./internal/guarded.js"
-import { locally } from "./internal/locally.js"
+import { addService, locally } from "./internal/locally.js"
 import * as Budget from "./Budget.js"
 import type { Capability } from "./InvokableTool.js"
 import { capabilities } from "./InvokableTool.js"
@@ -440,7 +440,7 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
 
 /** Runs `self` with `context` added to the fiber's environment, from a step running on `fiber`. */
 const providedIn = <A, E, R>(fiber: Fiber.RuntimeFiber<unknown, unknown>, self: Effect.Effect<A, E, R>, context: RunContext.Service) =>
-  locally(fiber, self, FiberRef.currentContext, Context.add(fiber.currentContext, RunContext, context))
+  locally(fiber, self, FiberRef.currentContext, addService(fiber.currentContext, RunContext, context))
 
 /**
  * The interruptor of a run whose cancellation handle flipped: no real fiber has this id, so the

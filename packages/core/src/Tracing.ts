@@ -19,7 +19,7 @@ import type * as Layer from "effect/Layer"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
-import { locally } from "./internal/locally.js"
+import { addService, locally } from "./internal/locally.js"
 import * as spanning from "./internal/span.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
@@ -352,7 +352,7 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
           fiber,
           self,
           DefaultServices.currentServices,
-          Context.add(fiber.currentDefaultServices, EffectTracer.Tracer, contained.contained(tracer))
+          addService(fiber.currentDefaultServices, EffectTracer.Tracer, contained.contained(tracer))
         )
   })
 

@@ -12,6 +12,7 @@
  * @internal
  */
 import type * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -74,16 +75,39 @@ interface Writable {
   setFiberRef<X>(ref: FiberRef.FiberRef<X>, value: X): void
 }
 
-/** What `copyInto` copies into (set, used and cleared within one synchronous call of `set`). */
-const copying: {
-  into: Map<FiberRef.FiberRef<unknown>, Stack> | undefined
-  ref: FiberRef.FiberRef<unknown> | undefined
-  stack: Stack | undefined
-} = { into: undefined, ref: undefined, stack: undefined }
-
-function copyInto(this: typeof copying, stack: Stack, ref: FiberRef.FiberRef<unknown>): void {
-  this.into!.set(ref, ref === this.ref ? this.stack! : stack)
+/**
+ * A copy of `map` with `key` set to `value`. `new Map(map)` goes through the map's iterator, an
+ * entry array per key (about twice the bytes of copying with `forEach`); the callback is a module
+ * function reading a scratch record (set, used and cleared within one synchronous call), so a
+ * copy makes no closure.
+ */
+export const copyWith = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): Map<K, V> => {
+  const copy = new Map<K, V>()
+  copying.into = copy as Map<unknown, unknown>
+  copying.key = key
+  copying.value = value
+  map.forEach(copyInto as (value: V, key: K) => void, copying)
+  copying.into = copying.key = copying.value = undefined
+  if (!copy.has(key)) copy.set(key, value)
+  return copy
 }
+
+const copying: { into: Map<unknown, unknown> | undefined; key: unknown; value: unknown } = {
+  into: undefined,
+  key: undefined,
+  value: undefined
+}
+
+function copyInto(this: typeof copying, value: unknown, key: unknown): void {
+  this.into!.set(key, key === this.key ? this.value : value)
+}
+
+/**
+ * `Context.add(context, tag, service)` without `new Map(map)`'s iterator: a new context with the
+ * service (once per run for the run context, once per span for its parent).
+ */
+export const addService = <C, I, S>(context: Context.Context<C>, tag: Context.Tag<I, S>, service: S): Context.Context<C | I> =>
+  Context.unsafeMake(copyWith(context.unsafeMap, tag.key, service as unknown))
 
 /**
  * Sets a fiber ref of the running fiber, as `FiberRef.set` does (a new map of refs, the ref's
@@ -108,14 +132,27 @@ export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRe
     next = stack.slice()
     next[0] = entry
   } else next = [entry].concat(stack)
-  // a copy of the map with the ref's new stack: `new Map(map)` goes through the map's iterator,
-  // an entry array per ref (about twice the bytes of copying it with `forEach`)
-  const locals = new Map<FiberRef.FiberRef<unknown>, Stack>()
-  copying.into = locals
-  copying.ref = ref as FiberRef.FiberRef<unknown>
-  copying.stack = next
-  refs.locals.forEach(copyInto, copying)
-  copying.into = copying.ref = copying.stack = undefined
-  if (stack === undefined) locals.set(ref as FiberRef.FiberRef<unknown>, next)
+  const locals = copyWith<FiberRef.FiberRef<unknown>, Stack>(refs.locals, ref as FiberRef.FiberRef<unknown>, next)
   runtime.setFiberRefs(FiberRefs.unsafeMake(locals as Map<FiberRef.FiberRef<unknown>, Arr.NonEmptyReadonlyArray<readonly [FiberId.Single, unknown]>>))
+}
+
+/** The fiber's refs as they are now (`undefined` on a runtime without them): what `restore` may put back. */
+export const refsOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): FiberRefs.FiberRefs | undefined =>
+  (fiber as unknown as Partial<Writable>)._fiberRefs as FiberRefs.FiberRefs | undefined
+
+/**
+ * Sets `ref` back to `outer` after a `set` that changed the fiber's refs from `before` to
+ * `after`: when nothing else changed them since, by putting `before` back (no copy), else as
+ * `set` does. (Keeping `before` costs the bytes of a ref map while the work runs: spans do, a
+ * run's context does not.)
+ */
+export const restore = <X>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  ref: FiberRef.FiberRef<X>,
+  outer: X,
+  before: FiberRefs.FiberRefs | undefined,
+  after: FiberRefs.FiberRefs | undefined
+): void => {
+  if (before !== undefined && after !== undefined && refsOf(fiber) === after) (fiber as unknown as Writable).setFiberRefs(before)
+  else set(fiber, ref, outer)
 }

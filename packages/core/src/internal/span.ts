@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import type * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
@@ -23,7 +24,7 @@ import * as EffectTracer from "effect/Tracer"
 import type { Attributes, SpanOptions } from "../Tracing.js"
 import * as contained from "./contained.js"
 import { type Build, guarded, type Settle } from "./guarded.js"
-import { set } from "./locally.js"
+import { addService, refsOf, restore, set } from "./locally.js"
 
 // `@effect/opentelemetry` turns every non-primitive attribute value into its JSON text (its
 // `unknownToAttributeValue`), so an array set through the Effect span would reach OpenTelemetry
@@ -98,9 +99,10 @@ const within = <A, E, R>(
   options: SpanOptions<A, E>,
   self: Effect.Effect<A, E, R> | Build<A, E, R>
 ): Effect.Effect<A, E, R> => {
-  const outer = fiber.getFiberRef(FiberRef.currentContext)
-  set(fiber, FiberRef.currentContext, Context.add(outer, EffectTracer.ParentSpan, current))
-  return guarded(fiber, self, new Ended<A, E>(fiber, outer, current, clock, options.onEnd))
+  const outer = fiber.currentContext
+  const before = refsOf(fiber)
+  set(fiber, FiberRef.currentContext, addService(outer, EffectTracer.ParentSpan, current))
+  return guarded(fiber, self, new Ended<A, E>(fiber, outer, before, refsOf(fiber), current, clock, options.onEnd))
 }
 
 /** The end of a span's region: the context back, the `onEnd` attributes set, the span ended. */
@@ -108,6 +110,9 @@ class Ended<A, E> implements Settle<A, E, never, E, never, A, never, never> {
   constructor(
     readonly fiber: Fiber.RuntimeFiber<unknown, unknown>,
     readonly outer: Context.Context<never>,
+    /** The fiber's refs before and after the span's context was set (put back if still those). */
+    readonly before: FiberRefs.FiberRefs | undefined,
+    readonly after: FiberRefs.FiberRefs | undefined,
     readonly span: Tracer.Span,
     readonly clock: Clock.Clock | undefined,
     readonly onEnd: SpanOptions<A, E>["onEnd"]
@@ -126,7 +131,7 @@ class Ended<A, E> implements Settle<A, E, never, E, never, A, never, never> {
   }
 
   end(exit: Exit.Exit<A, E>): void {
-    set(this.fiber, FiberRef.currentContext, this.outer)
+    restore(this.fiber, FiberRef.currentContext, this.outer, this.before, this.after)
     const { onEnd, span } = this
     if (onEnd !== undefined) {
       let attributes: Attributes | undefined
@@ -168,7 +173,7 @@ const open = (
   const services = fiber.currentDefaultServices
   const fromFiber = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
   const links = fromFiber.length === 0
-    ? options.links ?? []
+    ? options.links ?? noLinks
     : options.links === undefined
     ? fromFiber
     : [...fromFiber, ...options.links]
@@ -184,7 +189,8 @@ const open = (
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
   if (HashMap.size(annotations) > 0) HashMap.forEach(annotations, (value, key) => made.attribute(key, value))
   const { attributes } = options
-  if (attributes !== undefined) for (const key of Object.keys(attributes)) made.attribute(key, attributes[key])
+  // its own keys, as Effect sets them, without an array of them made per span
+  if (attributes !== undefined) for (const key in attributes) if (Object.hasOwn(attributes, key)) made.attribute(key, attributes[key])
   return made
 }
 
@@ -201,3 +207,4 @@ const noStackTrace = (options: Tracer.SpanOptions): Tracer.SpanOptions =>
   options.captureStackTrace === false ? options : { ...options, captureStackTrace: false }
 
 const noTime = BigInt(0)
+const noLinks: ReadonlyArray<Tracer.SpanLink> = Object.freeze([])
