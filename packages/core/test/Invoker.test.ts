@@ -722,30 +722,20 @@ describe("Invoker tool pipeline", () => {
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("a side-effecting, non-idempotent tool is claimed in the execution ledger when one is provided: one execution per key", () => {
-      const { layer } = setup({ tracing })
-      return Effect.gen(function* () {
-        const invoker = yield* Invoker
-        let runs = 0
-        const charge = makeTool("charge", () => Effect.sync(() => `charged ${++runs}`), { sideEffecting: true, idempotent: false })
-        const meta = { executionKey: "run-1/charge-once" }
-        const first = yield* invoker.tool(call("c1", "charge"), charge, { meta })
-        const again = yield* invoker.tool(call("c2", "charge"), charge, { meta })
-        expect([first.text, again.text, runs]).toEqual(["charged 1", "charged 1", 1])
-      }).pipe(Effect.provide(Layer.merge(layer, ExecutionLedger.memory())))
-    })
-
-    it.effect("without an execution ledger, nothing is claimed: a side-effecting call with the same key runs each time", () => {
-      const { layer } = setup({ tracing })
-      return Effect.gen(function* () {
-        const invoker = yield* Invoker
-        let runs = 0
-        const charge = makeTool("charge", () => Effect.sync(() => `charged ${++runs}`), { sideEffecting: true, idempotent: false })
-        const meta = { executionKey: "run-1/charge-once" }
-        yield* invoker.tool(call("c1", "charge"), charge, { meta })
-        expect((yield* invoker.tool(call("c2", "charge"), charge, { meta })).text).toBe("charged 2")
-      }).pipe(Effect.provide(layer))
-    })
+    for (const ledger of [true, false]) {
+      it.effect(`a side-effecting, non-idempotent tool ${ledger ? "is claimed in the execution ledger: one execution per key" : "without an execution ledger is not claimed: each call with the key runs"}`, () => {
+        const { layer } = setup({ tracing })
+        return Effect.gen(function* () {
+          const invoker = yield* Invoker
+          let runs = 0
+          const charge = makeTool("charge", () => Effect.sync(() => `charged ${++runs}`), { sideEffecting: true, idempotent: false })
+          const meta = { executionKey: "run-1/charge-once" }
+          const first = yield* invoker.tool(call("c1", "charge"), charge, { meta })
+          const again = yield* invoker.tool(call("c2", "charge"), charge, { meta })
+          expect([first.text, again.text, runs]).toEqual(ledger ? ["charged 1", "charged 1", 1] : ["charged 1", "charged 2", 2])
+        }).pipe(Effect.provide(ledger ? Layer.merge(layer, ExecutionLedger.memory()) : layer))
+      })
+    }
 
     describe("concurrency limit", () => {
       it.effect("maxConcurrency 2: of 5 concurrent tool calls, never more than 2 are in flight", () => {

@@ -101,27 +101,26 @@ const regionOf = (match: Primitive): Region => (match.effect_instruction_i0 as P
 
 const handlers = {
   onFailure(this: Primitive, cause: Cause.Cause<unknown>) {
-    const region = regionOf(this)
-    let result: Effect.Effect<unknown, unknown, unknown>
-    try {
-      result = region.settle.onFailure(cause)
-    } catch (defect) {
-      result = Exit.die(defect)
-    }
-    return reopen(region.fiber, result)
+    return settled(this, false, cause)
   },
   onSuccess(this: Primitive, a: unknown) {
-    const region = regionOf(this)
-    let result: Effect.Effect<unknown, unknown, unknown>
-    try {
-      result = region.settle.onSuccess(a)
-    } catch (defect) {
-      // a settlement that throws is a defect of the region, which still ends (interruption back
-      // on), as the mask's revert frame ends it
-      result = Exit.die(defect)
-    }
-    return reopen(region.fiber, result)
+    return settled(this, true, a)
   }
+}
+
+/**
+ * The region's settlement, then its end. A settlement that throws is a defect of the region,
+ * which still ends (interruption back on), as the mask's revert frame ends it.
+ */
+const settled = (match: Primitive, succeeded: boolean, outcome: unknown): Effect.Effect<unknown, unknown, unknown> => {
+  const region = regionOf(match)
+  let result: Effect.Effect<unknown, unknown, unknown>
+  try {
+    result = succeeded ? region.settle.onSuccess(outcome) : region.settle.onFailure(outcome as Cause.Cause<unknown>)
+  } catch (defect) {
+    result = Exit.die(defect)
+  }
+  return reopen(region.fiber, result)
 }
 
 /**
