@@ -8,6 +8,7 @@ import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import { identity } from "effect/Function"
+import type { ChatResponse } from "./Chat.js"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
 import * as BudgetRegions from "./internal/budget.js"
 import { guarded, type Settle } from "./internal/guarded.js"
@@ -334,17 +335,17 @@ export class Budget {
    */
   modelCall<A, E, R>(self: Effect.Effect<A, E, R>, usageOf: (a: A) => Usage.Usage): Effect.Effect<A, E | BudgetExceeded, R> {
     // reserved, counted and charged in place (no extra steps): this is every model call's path
-    return Effect.withFiberRuntime((fiber) => this.#modelCallIn(fiber, self, usageOf))
+    return Effect.withFiberRuntime((fiber) => this.#modelCallIn(fiber, self, new ModelCallSettlement(this, usageOf)))
   }
 
   #modelCallIn<A, E, R>(
     fiber: Fiber.RuntimeFiber<unknown, unknown>,
     self: Effect.Effect<A, E, R>,
-    usageOf: (a: A) => Usage.Usage
+    settlement: ModelCallSettlement<A, E>
   ): Effect.Effect<A, E | BudgetExceeded, R> {
     const refused = this.#reserveModel()
     if (refused !== undefined) return Effect.fail(refused)
-    return guarded(fiber, self, new ModelCallSettlement(this, usageOf))
+    return guarded(fiber, self, settlement)
   }
 
   /**
@@ -423,7 +424,7 @@ export class Budget {
 
   static {
     BudgetRegions.provide({
-      modelCall: (budget, fiber, self, usageOf) => budget.#modelCallIn(fiber, self, usageOf),
+      modelCall: (budget, fiber, self, tally) => budget.#modelCallIn(fiber, self, new ChatCallSettlement(budget, tally)),
       toolCall: (budget, fiber, self, permit, map) => budget.#toolCallIn(fiber, self, permit, map)
     })
     endModelCall = (budget, usage) => {
@@ -500,6 +501,22 @@ class ModelCallSettlement<A, E> implements Settle<A, E, never, E, never, A, Budg
     const crossed = endModelCall(this.budget, usage)
     return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
   }
+}
+
+/** A chat call's settlement (the Invoker's): its response's usage charged to the run's tally too. */
+class ChatCallSettlement<E> extends ModelCallSettlement<ChatResponse, E> {
+  constructor(
+    budget: Budget,
+    readonly tally: BudgetRegions.Tally
+  ) {
+    super(budget, chargedTo)
+  }
+}
+
+/** A chat call's usage, charged to its settlement's tally first (called as the settlement's `usageOf`). */
+function chargedTo(this: ChatCallSettlement<unknown>, response: ChatResponse): Usage.Usage {
+  this.tally.charge(response.usage)
+  return response.usage
 }
 
 /**

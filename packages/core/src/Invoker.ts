@@ -27,7 +27,6 @@ import { ExecutionLedger } from "./ExecutionLedger.js"
 import type { InvokableTool } from "./InvokableTool.js"
 import {
   type CallMetadata,
-  type ChatCall,
   type ChatError,
   type ChatMiddleware,
   compose,
@@ -95,6 +94,7 @@ export interface Service {
 }
 
 const noEmit = (_delta: ChatDelta): void => {}
+const noEmitting: ChatModel.Options = Object.freeze({ emit: noEmit })
 
 /** The typed failure of an exit, if it has one (a defect or an interruption has none). */
 const failureOf = <E>(exit: Exit.Exit<unknown, E>): Option.Option<E> =>
@@ -233,12 +233,14 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   const chatMiddleware = options.chatMiddleware ?? []
   const toolMiddleware = options.toolMiddleware ?? []
   /** The provider request, and what the run's tally and budget are charged once it answered. */
-  const answering = (call: ChatCall) => model.chat(call.request, { emit: call.emit })
-  const charging = (call: ChatCall) => (response: ChatResponse) => {
-    call.context.charge(response.usage)
-    return response.usage
-  }
-  const chatPipeline = compose(chatMiddleware, (call) => call.context.budget.modelCall(answering(call), charging(call)))
+  /** The provider request; `options` has the delta sink (a shared one when there is none). */
+  const answering = (request: ChatRequest, options: ChatModel.Options) => model.chat(request, options)
+  const chatPipeline = compose(chatMiddleware, (call) =>
+    call.context.budget.modelCall(answering(call.request, { emit: call.emit }), (response) => {
+      call.context.charge(response.usage)
+      return response.usage
+    })
+  )
   const toolPipeline = compose(toolMiddleware, toolTerminal)
 
   // The context is read in the same step that builds the call (not `RunContext.with`, whose extra
@@ -251,16 +253,19 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   const chat: Service["chat"] = (request, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
       const context = RunContext.unsafeOf(fiber)
+      // only a middleware (or the caller's own metadata) can mark a cache hit: without either,
+      // the call goes straight to the reservation, its usage charged to the run in the settlement
+      const direct = chatMiddleware.length === 0 && callOptions?.meta?.cacheHit !== true
+      const emitting = callOptions?.emit === undefined ? noEmitting : { emit: callOptions.emit }
+      if (direct && !context.tracing) return BudgetRegions.modelCall(context.budget, fiber, answering(request, emitting), context)
       // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
       const meta: CallMetadata = { ...callOptions?.meta }
-      const call: ChatCall = { request, emit: callOptions?.emit ?? noEmit, meta, context }
-      // only a middleware (or the caller's own metadata) can mark a cache hit
-      const direct = chatMiddleware.length === 0 && meta.cacheHit !== true
-      if (direct && !context.tracing) return BudgetRegions.modelCall(context.budget, fiber, answering(call), charging(call))
       const run: Effect.Effect<ChatResponse, ChatError> | Build<ChatResponse, ChatError, never> = direct
-        ? (fiber) => BudgetRegions.modelCall(context.budget, fiber, answering(call), charging(call))
+        ? (fiber) => BudgetRegions.modelCall(context.budget, fiber, answering(request, emitting), context)
         // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
-        : Effect.map(chatPipeline(call), (response) => (meta.cacheHit === true ? { ...response, usage: Usage.zero } : response))
+        : Effect.map(chatPipeline({ request, emit: emitting.emit, meta, context }), (response) =>
+          meta.cacheHit === true ? { ...response, usage: Usage.zero } : response
+        )
       if (!context.tracing) return run as Effect.Effect<ChatResponse, ChatError>
       return spanIn(fiber, Tracing.SpanName.chat(request.model), {
         kind: "client",

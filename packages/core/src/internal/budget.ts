@@ -12,17 +12,19 @@
 import type * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import type { Budget } from "../Budget.js"
+import type { ChatResponse } from "../Chat.js"
 import type { BudgetExceeded } from "../Errors.js"
 import type * as Usage from "../Usage.js"
 
 /** The regions, as the budget's class body provides them. */
 export interface Regions {
-  readonly modelCall: <A, E, R>(
+  /** A model call's region; its response's usage is charged to `tally` (the run's) as it is counted. */
+  readonly modelCall: <E, R>(
     budget: Budget,
     fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    self: Effect.Effect<A, E, R>,
-    usageOf: (a: A) => Usage.Usage
-  ) => Effect.Effect<A, E | BudgetExceeded, R>
+    self: Effect.Effect<ChatResponse, E, R>,
+    tally: Tally
+  ) => Effect.Effect<ChatResponse, E | BudgetExceeded, R>
   /** A tool execution's region; `map`, if given, turns its value into the region's (in the settlement). */
   readonly toolCall: <A, E, R, B>(
     budget: Budget,
@@ -40,8 +42,13 @@ export const provide = (provided: Regions): void => {
   regions = provided
 }
 
-/** `Budget.modelCall`, in the caller's step on `fiber`. */
-export const modelCall: Regions["modelCall"] = (budget, fiber, self, usageOf) => regions!.modelCall(budget, fiber, self, usageOf)
+/** What a model call's usage is charged to besides the budget: the run's tally (`RunContext`'s `charge`). */
+export interface Tally {
+  charge(usage: Usage.Usage): void
+}
+
+/** `Budget.modelCall` of a chat call, in the caller's step on `fiber`, its usage charged to `tally`. */
+export const modelCall: Regions["modelCall"] = (budget, fiber, self, tally) => regions!.modelCall(budget, fiber, self, tally)
 
 /** `Budget.toolCall`, in the caller's step on `fiber`, with its value mapped in the settlement. */
 export const toolCall: Regions["toolCall"] = (budget, fiber, self, permit, map) => regions!.toolCall(budget, fiber, self, permit, map)
