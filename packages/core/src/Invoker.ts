@@ -232,11 +232,8 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // The run's tally is charged at the same point (so a run tree's usage is what its budget spent).
   const chatMiddleware = options.chatMiddleware ?? []
   const toolMiddleware = options.toolMiddleware ?? []
-  /** The provider request, and what the run's tally and budget are charged once it answered. */
-  /** The provider request; `options` has the delta sink (a shared one when there is none). */
-  const answering = (request: ChatRequest, options: ChatModel.Options) => model.chat(request, options)
   const chatPipeline = compose(chatMiddleware, (call) =>
-    call.context.budget.modelCall(answering(call.request, { emit: call.emit }), (response) => {
+    call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), (response) => {
       call.context.charge(response.usage)
       return response.usage
     })
@@ -256,17 +253,21 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       // only a middleware (or the caller's own metadata) can mark a cache hit: without either,
       // the call goes straight to the reservation, its usage charged to the run in the settlement
       const direct = chatMiddleware.length === 0 && callOptions?.meta?.cacheHit !== true
+      // (a shared options record when there is no delta sink)
       const emitting = callOptions?.emit === undefined ? noEmitting : { emit: callOptions.emit }
-      if (direct && !context.tracing) return BudgetRegions.modelCall(context.budget, fiber, answering(request, emitting), context)
-      // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
-      const meta: CallMetadata = { ...callOptions?.meta }
-      const run: Effect.Effect<ChatResponse, ChatError> | Build<ChatResponse, ChatError, never> = direct
-        ? (fiber) => BudgetRegions.modelCall(context.budget, fiber, answering(request, emitting), context)
+      let run: Effect.Effect<ChatResponse, ChatError> | Build<ChatResponse, ChatError, never>
+      if (direct) {
+        if (!context.tracing) return BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
+        run = (fiber) => BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
+      } else {
+        // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
+        const meta: CallMetadata = { ...callOptions?.meta }
         // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
-        : Effect.map(chatPipeline({ request, emit: emitting.emit, meta, context }), (response) =>
+        run = Effect.map(chatPipeline({ request, emit: emitting.emit, meta, context }), (response) =>
           meta.cacheHit === true ? { ...response, usage: Usage.zero } : response
         )
-      if (!context.tracing) return run as Effect.Effect<ChatResponse, ChatError>
+        if (!context.tracing) return run
+      }
       return spanIn(fiber, Tracing.SpanName.chat(request.model), {
         kind: "client",
         captureStackTrace: false,
@@ -284,10 +285,15 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       const request = { call, tool: invokable, meta: { ...callOptions?.meta }, context }
       const direct = toolMiddleware.length === 0 &&
         (!claims(invokable) || Option.isNone(Context.getOption(fiber.currentContext, ExecutionLedger)))
-      const reserved = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-        BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
-      if (direct && !context.tracing) return reserved(fiber)
-      if (!context.tracing) return toolPipeline(request)
+      if (!context.tracing) {
+        return direct
+          ? BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
+          : toolPipeline(request)
+      }
+      const run = direct
+        ? (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+          BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
+        : toolPipeline(request)
       return spanIn(fiber, Tracing.SpanName.executeTool(invokable.name), {
         kind: "internal",
         captureStackTrace: false,
@@ -298,7 +304,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
           [Tracing.Attribute.toolCallId]: call.id,
           [Tracing.Attribute.toolType]: "function"
         }
-      }, direct ? reserved : toolPipeline(request))
+      }, run)
     })
 
   return { chat, tool, features: model.features ?? noFeatures }
