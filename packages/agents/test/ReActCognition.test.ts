@@ -585,33 +585,33 @@ for (const tracing of [true, false]) {
       })
     )
   })
-
-  describe(`ReActCognition.make: definition errors are thrown synchronously, tracing ${tracing ? "on" : "off"}`, () => {
-    it("maxIterations 0, negative or fractional → AgentDefinitionError", () => {
-      for (const maxIterations of [0, -1, 2.5, Number.NaN]) {
-        expect(() => ReActCognition.make({ tools: [lookupOrder], maxIterations })).toThrow(AgentDefinitionError)
-      }
-      expect(() => ReActCognition.make({ tools: [lookupOrder], maxIterations: 0 })).toThrow(
-        "ReActCognition: maxIterations must be a positive integer; got 0"
-      )
-    })
-
-    it("duplicate tool names → ToolDefinitionError with the registry's text", () => {
-      const again = FakeTool.make("lookup_order")
-      expect(() => ReActCognition.make({ tools: [lookupOrder, again] })).toThrow(ToolDefinitionError)
-      expect(() => ReActCognition.make({ tools: [lookupOrder, again] })).toThrow(
-        "ToolRegistry: tool 'lookup_order' already registered. Pass { replace: true } to swap deliberately."
-      )
-    })
-
-    it("a value that is not a tool → ToolDefinitionError", () => {
-      expect(() => ReActCognition.make({ tools: [{ name: "fake" } as never] })).toThrow(ToolDefinitionError)
-    })
-
-    it("a cognition is named 'react' and exposes its registry", () => {
-      const cognition = ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
-      expect(cognition.name).toBe("react")
-      expect(cognition.tools.names()).toEqual(["cancel_order", "lookup_order"])
-    })
-  })
 }
+
+describe("ReActCognition.make: definition errors are thrown synchronously", () => {
+  it("maxIterations 0, negative or fractional → AgentDefinitionError", () => {
+    for (const maxIterations of [0, -1, 2.5, Number.NaN]) {
+      expect(() => ReActCognition.make({ tools: [lookupOrder], maxIterations })).toThrow(AgentDefinitionError)
+    }
+    expect(() => ReActCognition.make({ tools: [lookupOrder], maxIterations: 0 })).toThrow(
+      "ReActCognition: maxIterations must be a positive integer; got 0"
+    )
+  })
+
+  it("duplicate tool names → ToolDefinitionError with the registry's text", () => {
+    const again = FakeTool.make("lookup_order")
+    expect(() => ReActCognition.make({ tools: [lookupOrder, again] })).toThrow(ToolDefinitionError)
+    expect(() => ReActCognition.make({ tools: [lookupOrder, again] })).toThrow(
+      "ToolRegistry: tool 'lookup_order' already registered. Pass { replace: true } to swap deliberately."
+    )
+  })
+
+  it("a value that is not a tool → ToolDefinitionError", () => {
+    expect(() => ReActCognition.make({ tools: [{ name: "fake" } as never] })).toThrow(ToolDefinitionError)
+  })
+
+  it("a cognition is named 'react' and exposes its registry", () => {
+    const cognition = ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
+    expect(cognition.name).toBe("react")
+    expect(cognition.tools.names()).toEqual(["cancel_order", "lookup_order"])
+  })
+})

@@ -25,7 +25,7 @@ export interface Regions {
     self: Effect.Effect<ChatResponse, E, R>,
     tally: Tally
   ) => Effect.Effect<ChatResponse, E | BudgetExceeded, R>
-  /** A tool execution's region; `map`, if given, turns its value into the region's (in the settlement). */
+  /** A tool execution's region; `map` turns its value into the region's (in the settlement). */
   readonly toolCall: <A, E, R, B>(
     budget: Budget,
     fiber: Fiber.RuntimeFiber<unknown, unknown>,

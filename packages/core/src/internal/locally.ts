@@ -25,8 +25,8 @@ import { guarded, type Settle } from "./guarded.js"
 
 /**
  * Runs `self` with `ref` set to `value` and sets it back to the value it has now (`outer`) when
- * `self` ends. Called in a step already running on `fiber` (a `withFiberRuntime`, a continuation), which returns this
- * effect as its result: no step of its own to reach the fiber.
+ * `self` ends. Called in a step already running on `fiber` (a `withFiberRuntime`, a
+ * continuation), which returns this effect as its result: no step of its own to reach the fiber.
  */
 export const locally = <A, E, R, X>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
@@ -81,7 +81,7 @@ interface Writable {
  * function reading a scratch record (set, used and cleared within one synchronous call), so a
  * copy makes no closure.
  */
-export const copyWith = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): Map<K, V> => {
+const copyWith = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): Map<K, V> => {
   const copy = new Map<K, V>()
   copying.into = copy as Map<unknown, unknown>
   copying.key = key
@@ -114,12 +114,15 @@ export const addService = <C, I, S>(context: Context.Context<C>, tag: Context.Ta
  * value replaced when this fiber set it, pushed otherwise) without first comparing the old value
  * with the new one: for a `Context` that comparison hashes both contexts, and caching a hash
  * redefines a property of each new context (about a microsecond per write, twice per span).
+ * Returns the fiber's refs it installed (`undefined` on a runtime without them, where it is
+ * `FiberRef.set`'s own write).
  */
-export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRef.FiberRef<X>, value: X): void => {
+export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRef.FiberRef<X>, value: X): FiberRefs.FiberRefs | undefined => {
   const runtime = fiber as unknown as Writable
   const refs = runtime._fiberRefs
   if (refs === undefined || !(refs.locals instanceof Map) || typeof runtime.setFiberRefs !== "function") {
-    return runtime.setFiberRef(ref, value)
+    runtime.setFiberRef(ref, value)
+    return undefined
   }
   const id = fiber.id()
   const stack = refs.locals.get(ref as FiberRef.FiberRef<unknown>)
@@ -133,7 +136,9 @@ export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRe
     next[0] = entry
   } else next = [entry].concat(stack)
   const locals = copyWith<FiberRef.FiberRef<unknown>, Stack>(refs.locals, ref as FiberRef.FiberRef<unknown>, next)
-  runtime.setFiberRefs(FiberRefs.unsafeMake(locals as Map<FiberRef.FiberRef<unknown>, Arr.NonEmptyReadonlyArray<readonly [FiberId.Single, unknown]>>))
+  const installed = FiberRefs.unsafeMake(locals as Map<FiberRef.FiberRef<unknown>, Arr.NonEmptyReadonlyArray<readonly [FiberId.Single, unknown]>>)
+  runtime.setFiberRefs(installed)
+  return installed
 }
 
 /** The fiber's refs as they are now (`undefined` on a runtime without them): what `restore` may put back. */

@@ -65,7 +65,6 @@ export const setOn = (span: Tracer.Span, attributes: Attributes): void => {
   }
 }
 
-
 /**
  * Runs `self` (or what `build` makes, in the region's step on the fiber) inside a span, from a
  * step running on `fiber`, as that step's last act.
@@ -101,8 +100,8 @@ const within = <A, E, R>(
 ): Effect.Effect<A, E, R> => {
   const outer = fiber.currentContext
   const before = refsOf(fiber)
-  set(fiber, FiberRef.currentContext, addService(outer, EffectTracer.ParentSpan, current))
-  return guarded(fiber, self, new Ended<A, E>(fiber, outer, before, refsOf(fiber), current, clock, options.onEnd))
+  const after = set(fiber, FiberRef.currentContext, addService(outer, EffectTracer.ParentSpan, current))
+  return guarded(fiber, self, new Ended<A, E>(fiber, outer, before, after, current, clock, options.onEnd))
 }
 
 /** The end of a span's region: the context back, the `onEnd` attributes set, the span ended. */
