@@ -18,6 +18,10 @@
  * frame, and no closure made per region (the region's record rides on the flag update's spare
  * operand, where the match's shared handlers find it).
  *
+ * A region whose work is built in its own step (a `Build`) and is itself a region, returned as it
+ * is, is fused into it: one region, whose settlement is the inner one's then the outer one's (the
+ * Invoker's span around a call's reservation: 4 steps, not 8).
+ *
  * Call it in a step running on `fiber` (a `withFiberRuntime`, a continuation), as that step's
  * last act, and return what it returns: it changes the fiber's flags at once.
  *
@@ -77,11 +81,14 @@ interface Primitive {
  * One guarded region: what its shared handlers need. The work is let go of once it has started
  * (the effect a waiting region would otherwise keep alive is most of a model call's request).
  */
+type AnySettle = Settle<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>
+
 class Region {
   constructor(
     readonly fiber: Runtime,
     public self: Effect.Effect<unknown, unknown, unknown> | Build<unknown, unknown, unknown> | undefined,
-    readonly settle: Settle<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>
+    /** Replaced by a stack of settlements when a region built in this one's step is fused in. */
+    public settle: AnySettle
   ) {}
 }
 
@@ -93,7 +100,78 @@ function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
   const region = this.effect_instruction_i2 as Region
   const self = region.self!
   region.self = undefined // a flag update runs once: this one is made per region
-  return Core.isEffect(self) ? self : self(region.fiber)
+  return Core.isEffect(self) ? self : fused(region, self(region.fiber))
+}
+
+/**
+ * The work a region's build made, with a region the build returned as it is (nothing around it)
+ * fused into the enclosing one: the inner region's settlement then runs first, in the enclosing
+ * region's end, its outcome (with an interruption that arrived meanwhile, as the inner region's
+ * end would add it) going to the enclosing settlement. The same meaning as the two regions nested
+ * (the Invoker's span around a call's reservation), without the inner one's 4 steps and frames.
+ */
+const fused = (region: Region, built: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
+  const inner = innerRegion(region.fiber, built)
+  if (inner === undefined) return built
+  // the inner region closed interruption in place, for a flag update that now never runs
+  region.fiber.patchRuntimeFlags(region.fiber.currentRuntimeFlags, openInterruption)
+  region.settle = new Stacked(region.fiber, inner.settle, region.settle)
+  const self = inner.self!
+  inner.self = undefined
+  return Core.isEffect(self) ? self : fused(region, self(region.fiber))
+}
+
+/** The region `built` is, when it is one just made in place on `fiber` (its work not started). */
+const innerRegion = (fiber: Runtime, built: Effect.Effect<unknown, unknown, unknown>): Region | undefined => {
+  const match = built as unknown as Primitive
+  if (match._op !== "OnSuccessAndFailure" || match.effect_instruction_i1 !== handlers.onFailure) return undefined
+  const region = (match.effect_instruction_i0 as Primitive).effect_instruction_i2
+  return region instanceof Region && region.fiber === fiber && region.self !== undefined ? region : undefined
+}
+
+/**
+ * Two fused regions' settlements: the inner one's, then the enclosing one's with its outcome. An
+ * inner settlement that throws is a defect the enclosing settlement sees (as a nested region's end
+ * turns it into one).
+ */
+class Stacked implements AnySettle {
+  constructor(
+    readonly fiber: Runtime,
+    readonly inner: AnySettle,
+    readonly outer: AnySettle
+  ) {}
+
+  onFailure(cause: Cause.Cause<unknown>) {
+    let result: Effect.Effect<unknown, unknown, unknown>
+    try {
+      result = this.inner.onFailure(cause)
+    } catch (defect) {
+      result = Exit.die(defect)
+    }
+    return this.then(result)
+  }
+
+  onSuccess(a: unknown) {
+    let result: Effect.Effect<unknown, unknown, unknown>
+    try {
+      result = this.inner.onSuccess(a)
+    } catch (defect) {
+      result = Exit.die(defect)
+    }
+    return this.then(result)
+  }
+
+  then(result: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> {
+    if (Exit.isExit(result)) return this.outerOf(withInterruption(this.fiber, result))
+    return Core.matchCauseEffect(result, {
+      onFailure: (cause) => this.outerOf(withInterruption(this.fiber, Exit.failCause(cause))),
+      onSuccess: (b) => this.outerOf(withInterruption(this.fiber, Exit.succeed(b)))
+    })
+  }
+
+  outerOf(exit: Exit.Exit<unknown, unknown>): Effect.Effect<unknown, unknown, unknown> {
+    return Exit.isSuccess(exit) ? this.outer.onSuccess(exit.value) : this.outer.onFailure(exit.cause)
+  }
 }
 
 /** The match's handlers, shared by every region: the region is on the matched flag update. */
@@ -158,7 +236,7 @@ export const guarded = <A, E, R, B1, E1, R1, B2, E2, R2>(
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, closeInterruption)
   const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
   update.effect_instruction_i1 = work
-  update.effect_instruction_i2 = new Region(fiber, self, settle as Region["settle"])
+  update.effect_instruction_i2 = new Region(fiber, self, settle as AnySettle)
   return Core.matchCauseEffect(update as unknown as Effect.Effect<A, E, R>, handlers as unknown as ReturnType<typeof bound<A, E, B1, E1, R1, B2, E2, R2>>)
 }
 
@@ -184,6 +262,11 @@ const reopen = <B, E2, R2>(fiber: Runtime, result: Effect.Effect<B, E2, R2>): Ef
 
 const opened = <B, E2>(fiber: Runtime, exit: Exit.Exit<B, E2>): Exit.Exit<B, E2> => {
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, openInterruption)
+  return withInterruption(fiber, exit)
+}
+
+/** `exit`, failed with the fiber's interruption if one arrived (a region's end adds it). */
+const withInterruption = <B, E2>(fiber: Runtime, exit: Exit.Exit<B, E2>): Exit.Exit<B, E2> => {
   const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
   if (Cause.isEmpty(interrupted)) return exit
   return Exit.isSuccess(exit) ? Exit.failCause(interrupted) : Exit.failCause(Cause.sequential(exit.cause, interrupted))
