@@ -19,6 +19,7 @@ import type * as Layer from "effect/Layer"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
+import { nativeTracer } from "./internal/nativeSpan.js"
 import { addService, locally } from "./internal/locally.js"
 import * as spanning from "./internal/span.js"
 import * as recorder from "./internal/recording.js"
@@ -357,12 +358,6 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
   })
 
 /**
- * Effect's own tracer (the default one): its spans are plain records (a map of attributes, a list
- * of events and links, a status) that never throw, so there is nothing to contain.
- */
-const nativeTracer = Context.get(DefaultServices.liveServices, EffectTracer.Tracer)
-
-/**
  * Options of `Tracing.span`: Effect's span options (no stack trace is captured), and `onEnd`,
  * the attributes to set from the outcome just before the span ends.
  *
@@ -392,7 +387,11 @@ export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStac
  * annotations, tracer and clock Effect would give it; the parent of every span `self` opens; ended
  * when `self` ends, however it ends) in fewer steps and allocations, with the attributes `onEnd`
  * computes from the outcome set on it as it ends (never failing, never throwing, like
- * `annotate`). agentkit opens its own spans with it; no stack trace is captured.
+ * `annotate`). agentkit opens its own spans with it; no stack trace is captured. Under Effect's
+ * own tracer, which records nowhere, the span shows what Effect's would (its fields, random hex
+ * ids, its attributes in the order they were set) but makes its ids and its map of attributes
+ * when they are first read: the `attributes` and `onEnd` records are read then, so do not change
+ * them after passing them.
  *
  * @example
  * ```ts

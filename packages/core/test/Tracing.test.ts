@@ -485,3 +485,77 @@ describe("Tracing.span", () => {
     }).pipe(Effect.provide(broken.layer))
   })
 })
+
+describe("Tracing.span with Effect's own tracer", () => {
+  type Open = (name: string, options: Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  const withSpanOf: Open = (name, options) => (self) => Effect.withSpan(self, name, options)
+  const tracingSpanOf: Open = (name, options) => <A, E, R>(self: Effect.Effect<A, E, R>) => Tracing.span<A, E>(name, { ...options, captureStackTrace: false })(self)
+
+  // What a span of Effect's default tracer shows whoever reads it (Effect.currentSpan, a child
+  // span, a test): Tracing.span's must show the same as Effect.withSpan's, though it makes its ids
+  // and its attribute map only when they are read.
+  const shapeOf = (span: Tracer.Span, root: Tracer.Span, child: Tracer.Span) => ({
+    name: span.name,
+    kind: span.kind,
+    parent: Option.isSome(span.parent) && span.parent.value === root,
+    sameTrace: span.traceId === root.traceId && child.traceId === span.traceId,
+    childOf: Option.isSome(child.parent) && child.parent.value === span,
+    ids: [/^[0-9a-f]{16}$/.test(span.spanId), span.spanId === span.spanId, span.spanId !== root.spanId && span.spanId !== child.spanId],
+    attributes: [...span.attributes],
+    links: span.links.map((link) => link.span.spanId),
+    events: (span as unknown as { events: ReadonlyArray<readonly [string, bigint, unknown]> }).events,
+    status: span.status._tag,
+    succeeded: span.status._tag === "Ended" && Exit.isSuccess(span.status.exit),
+    sampled: span.sampled
+  })
+
+  it.effect("shows what Effect.withSpan's shows: parent, trace, ids, kind, links, events, annotations then attributes in order, status", () =>
+    Effect.gen(function* () {
+      const linked = Tracer.externalSpan({ spanId: "00000000000000aa", traceId: "000000000000000000000000000000bb" })
+      const shapes = []
+      for (const open of [withSpanOf, tracingSpanOf]) {
+        const seen = yield* Effect.gen(function* () {
+          const root = yield* Effect.currentSpan
+          const [span, child] = yield* Effect.gen(function* () {
+            yield* Effect.annotateCurrentSpan("during", 1)
+            const span = yield* Effect.currentSpan
+            const child = yield* Effect.currentSpan.pipe(Effect.withSpan("child"))
+            span.event("happened", BigInt(5), { a: 1 })
+            return [span, child] as const
+          }).pipe(
+            open("outer", { kind: "client", attributes: { start: "s", nothing: undefined }, links: [{ _tag: "SpanLink", span: linked, attributes: {} }] }),
+            Effect.annotateSpans("annotation", "x")
+          )
+          return { root, span, child }
+        }).pipe(Effect.withSpan("root"))
+        shapes.push(shapeOf(seen.span, seen.root, seen.child))
+      }
+      expect(shapes[1]).toEqual(shapes[0])
+      expect(shapes[0]!.attributes).toEqual([["annotation", "x"], ["start", "s"], ["nothing", undefined], ["during", 1]])
+      expect(shapes[0]!.links).toEqual(["00000000000000aa"])
+    }))
+
+  it.effect("a root span has its own trace id; the ids are made once", () =>
+    Effect.gen(function* () {
+      const span = yield* Effect.currentSpan.pipe(Tracing.span("root"))
+      expect(span.traceId).toMatch(/^[0-9a-f]{32}$/)
+      expect(span.traceId).toBe(span.traceId)
+      expect(span.spanId).toBe(span.spanId)
+      const other = yield* Effect.currentSpan.pipe(Tracing.span("other"))
+      expect(other.traceId).not.toBe(span.traceId)
+    }))
+
+  it.effect("onEnd's attributes come last, without those it sets to undefined, whether or not the map was read before the end", () =>
+    Effect.gen(function* () {
+      for (const readEarly of [false, true]) {
+        const span = yield* Effect.gen(function* () {
+          const span = yield* Effect.currentSpan
+          if (readEarly) expect([...span.attributes]).toEqual([["start", 1]])
+          span.attribute("middle", 2)
+          return span
+        }).pipe(Tracing.span("ends", { attributes: { start: 1 }, onEnd: () => ({ end: 3, start: 4, skipped: undefined }) }))
+        expect([readEarly, [...span.attributes]]).toEqual([readEarly, [["start", 4], ["middle", 2], ["end", 3]]])
+        expect(span.status._tag).toBe("Ended")
+      }
+    }))
+})

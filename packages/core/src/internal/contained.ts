@@ -13,17 +13,12 @@ import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
+import { randomHex } from "./nativeSpan.js"
 
 const ContainedTypeId: unique symbol = Symbol.for("@agentkit/core/Tracing/Contained")
 
 const EMPTY: ReadonlyMap<string, unknown> = new Map()
 const NO_LINKS: ReadonlyArray<Tracer.SpanLink> = Object.freeze([])
-
-const randomHex = (length: number): string => {
-  let out = ""
-  for (let i = 0; i < length; i++) out += "0123456789abcdef"[Math.floor(Math.random() * 16)]
-  return out
-}
 
 /** Reads a field of the wrapped span, or falls back when reading it throws. */
 const read = <A>(span: Tracer.Span | undefined, get: (span: Tracer.Span) => A, fallback: A): A => {

@@ -4,7 +4,8 @@
  * while the work runs, and one guarded region (`guarded.ts`) that puts the context back, sets the
  * attributes `onEnd` computes and ends the span, however the work ends. The Invoker opens its
  * spans here, in its own step, around work it builds in the region's (a model call's or a tool
- * call's reservation): no step of the span's own, none of the reservation's.
+ * call's reservation): no step of the span's own, none of the reservation's, whose region is
+ * fused into the span's. Under Effect's own tracer the span is a `LazySpan` (`nativeSpan.ts`).
  *
  * @internal
  */
@@ -25,6 +26,7 @@ import type { Attributes, SpanOptions } from "../Tracing.js"
 import * as contained from "./contained.js"
 import { type Build, guarded, type Settle } from "./guarded.js"
 import { addService, refsOf, restore, set } from "./locally.js"
+import { LazySpan, nativeTracer } from "./nativeSpan.js"
 
 // `@effect/opentelemetry` turns every non-primitive attribute value into its JSON text (its
 // `unknownToAttributeValue`), so an array set through the Effect span would reach OpenTelemetry
@@ -45,6 +47,7 @@ const otelSpanOf = (current: Tracer.Span): OtelBacked | undefined => {
 
 /** Sets attributes on a span, never throwing (an array reaches OpenTelemetry as an array). */
 export const setOn = (span: Tracer.Span, attributes: Attributes): void => {
+  if (span instanceof LazySpan) return span.write(attributes, true)
   try {
     let otel: OtelBacked | undefined | null = null
     for (const key in attributes) {
@@ -176,16 +179,14 @@ const open = (
     : options.links === undefined
     ? fromFiber
     : [...fromFiber, ...options.links]
-  const made = Context.get(services, EffectTracer.Tracer).span(
-    name,
-    parent,
-    options.context ?? Context.empty(),
-    links,
-    startTime,
-    options.kind ?? "internal",
-    options
-  )
+  const tracer = Context.get(services, EffectTracer.Tracer)
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
+  if (tracer === nativeTracer) {
+    const made = new LazySpan(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", annotations)
+    if (options.attributes !== undefined) made.write(options.attributes, false)
+    return made
+  }
+  const made = tracer.span(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", options)
   if (HashMap.size(annotations) > 0) HashMap.forEach(annotations, (value, key) => made.attribute(key, value))
   const { attributes } = options
   // its own keys, as Effect sets them, without an array of them made per span
