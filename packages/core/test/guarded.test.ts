@@ -151,6 +151,57 @@ describe("a region built as another region's work (fused)", () => {
       expect(flags).toBe(true)
     }))
 
+  it.effect("a region opened behind fiber-runtime steps (Effect.withFiberRuntime, as RunContext.cancellable opens) is fused too", () =>
+    Effect.gen(function* () {
+      const log: Array<string> = []
+      const one = yield* steps(Effect.withFiberRuntime<number, string>((fiber) => guarded(fiber, Effect.succeed(1), logging(log, "only"))))
+      // an outer region whose work is two fiber-runtime steps, then the inner region
+      const behind = Effect.withFiberRuntime<number, string>((fiber) =>
+        guarded(
+          fiber,
+          Effect.withFiberRuntime<number, string>(() =>
+            Effect.withFiberRuntime<number, string>((fiber) => guarded(fiber, Effect.succeed(1), logging(log, "inner", (a) => a + 10)))
+          ),
+          logging(log, "outer")
+        )
+      )
+      log.length = 0
+      expect(yield* steps(behind)).toBe(one)
+      expect(log).toEqual(["inner 1", "outer 11"])
+    }))
+
+  it.effect("a fiber-runtime step run in the region's step that throws is a defect of the work: the settlement runs, the caller is interruptible after", () =>
+    Effect.gen(function* () {
+      const log: Array<string> = []
+      const exit = yield* Effect.exit(
+        Effect.withFiberRuntime<number, string>((fiber) =>
+          guarded(fiber, Effect.withFiberRuntime<number, string>(() => {
+            throw new Error("bug")
+          }), logging(log, "outer"))
+        )
+      )
+      expect(log).toEqual(["outer failed defect"])
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+      const after = yield* Effect.fork(Effect.never)
+      expect(Exit.isInterrupted(yield* Fiber.interrupt(after))).toBe(true)
+    }))
+
+  it.effect("a long chain of fiber-runtime steps still runs to its end", () =>
+    Effect.gen(function* () {
+      let ran = 0
+      let chain: Effect.Effect<number, string> = Effect.sync(() => ran)
+      for (let i = 0; i < 50; i++) {
+        const next = chain
+        chain = Effect.withFiberRuntime(() => {
+          ran++
+          return next
+        })
+      }
+      const log: Array<string> = []
+      expect(yield* Effect.withFiberRuntime<number, string>((fiber) => guarded(fiber, chain, logging(log, "outer")))).toBe(50)
+      expect(log).toEqual(["outer 50"])
+    }))
+
   it.effect("a build that does something with the inner region (maps it) is not fused: the inner settlement runs before the map", () =>
     Effect.gen(function* () {
       const log: Array<string> = []

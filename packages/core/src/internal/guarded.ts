@@ -18,9 +18,11 @@
  * frame, and no closure made per region (the region's record rides on the flag update's spare
  * operand, where the match's shared handlers find it).
  *
- * A region whose work is built in its own step (a `Build`) and is itself a region, returned as it
- * is, is fused into it: one region, whose settlement is the inner one's then the outer one's (the
- * Invoker's span around a call's reservation: 4 steps, not 8).
+ * A region whose work is itself a region, opened in the region's own step (by a `Build`, or
+ * behind the `Effect.withFiberRuntime` steps the work begins with, which run there), is fused
+ * into it: one region, whose settlement is the inner one's then the outer one's. A run's provided
+ * context, its span and its cancellation boundary are one region, and so are a call's span and
+ * its budget reservation.
  *
  * Call it in a step running on `fiber` (a `withFiberRuntime`, a continuation), as that step's
  * last act, and return what it returns: it changes the fiber's flags at once.
@@ -33,6 +35,7 @@ import * as Core from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as FiberStatus from "effect/FiberStatus"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 
@@ -100,8 +103,27 @@ function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
   const region = this.effect_instruction_i2 as Region
   const self = region.self!
   region.self = undefined // a flag update runs once: this one is made per region
-  return Core.isEffect(self) ? self : fused(region, self(region.fiber))
+  return fused(region, inStep(region.fiber, Core.isEffect(self) ? self : self(region.fiber)))
 }
+
+/**
+ * `effect`, with the fiber-runtime steps it begins with (`Effect.withFiberRuntime`, what
+ * `RunContext.cancellable` or a span opens with) run here, in the region's step, as the run loop
+ * would run them in the next ones (no message can reach the fiber in between: it is this step), so
+ * that a region they open is fused into this one.
+ */
+const inStep = (fiber: Runtime, effect: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
+  let at = effect as unknown as Primitive
+  for (let depth = 0; depth < maxInStep && at._op === "WithRuntime"; depth++) {
+    at = (at.effect_instruction_i0 as WithRuntime)(fiber, FiberStatus.running(fiber.currentRuntimeFlags)) as unknown as Primitive
+  }
+  return at as unknown as Effect.Effect<unknown, unknown, unknown>
+}
+
+/** How many fiber-runtime steps in a row `inStep` runs at most (a bound, not a depth ever reached). */
+const maxInStep = 8
+
+type WithRuntime = (fiber: Runtime, status: FiberStatus.FiberStatus) => Effect.Effect<unknown, unknown, unknown>
 
 /**
  * The work a region's build made, with a region the build returned as it is (nothing around it)
@@ -118,7 +140,7 @@ const fused = (region: Region, built: Effect.Effect<unknown, unknown, unknown>):
   region.settle = new Stacked(region.fiber, inner.settle, region.settle)
   const self = inner.self!
   inner.self = undefined
-  return Core.isEffect(self) ? self : fused(region, self(region.fiber))
+  return fused(region, inStep(region.fiber, Core.isEffect(self) ? self : self(region.fiber)))
 }
 
 /** The region `built` is, when it is one just made in place on `fiber` (its work not started). */
@@ -208,7 +230,9 @@ const settled = (match: Primitive, succeeded: boolean, outcome: unknown): Effect
 export const inPlace = (() => {
   const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
   const match = Core.matchCauseEffect(update as unknown as Effect.Effect<void>, handlers) as unknown as Primitive
-  return update._op === "UpdateRuntimeFlags" && "effect_instruction_i1" in update && update.effect_instruction_i1 === undefined &&
+  const step = (): Effect.Effect<void> => Core.void
+  const withRuntime = Core.withFiberRuntime(step) as unknown as Primitive
+  return withRuntime._op === "WithRuntime" && withRuntime.effect_instruction_i0 === step && update._op === "UpdateRuntimeFlags" && "effect_instruction_i1" in update && update.effect_instruction_i1 === undefined &&
     "effect_instruction_i2" in update && match._op === "OnSuccessAndFailure" && match.effect_instruction_i0 === update &&
     match.effect_instruction_i1 === handlers.onFailure && match.effect_instruction_i2 === handlers.onSuccess
 })()
