@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FiberRef } from "effect"
+import { Effect, Fiber, FiberRef } from "effect"
 import { RunContext } from "@agentkit/core"
 
 /** How many values the fiber's context ref holds (the runtime's stack of them, newest first). */
-const depth = Effect.withFiberRuntime((fiber) =>
+const depth = Effect.withFiberRuntime<number>((fiber) =>
   Effect.succeed((fiber as unknown as { _fiberRefs: { locals: Map<unknown, ReadonlyArray<unknown>> } })._fiberRefs.locals.get(FiberRef.currentContext)?.length ?? 0)
 )
 
@@ -28,5 +28,15 @@ describe("locally: a fiber ref set and restored in place", () => {
       const viaEffect = yield* Effect.locally(depth, FiberRef.currentContext, yield* FiberRef.get(FiberRef.currentContext))
       const viaProvide = yield* depth.pipe(RunContext.provide({ runId: "r" }))
       expect(viaProvide).toBe(viaEffect)
+    }))
+
+  it.effect("in a fiber whose value it inherited, pushes a value of its own, as FiberRef.locally does (and replaces it after)", () =>
+    Effect.gen(function* () {
+      const inChild = <A, E>(self: Effect.Effect<A, E>) => Effect.flatMap(Effect.fork(self), Fiber.join)
+      const inherited = yield* inChild(depth)
+      const viaEffect = yield* inChild(Effect.locally(depth, FiberRef.currentContext, yield* FiberRef.get(FiberRef.currentContext)))
+      const viaProvide = yield* inChild(depth.pipe(RunContext.provide({ runId: "r" })))
+      const twice = yield* inChild(depth.pipe(RunContext.provide({ runId: "inner" }), RunContext.provide({ runId: "outer" })))
+      expect([viaEffect, viaProvide, twice]).toEqual([inherited + 1, inherited + 1, inherited + 1])
     }))
 })

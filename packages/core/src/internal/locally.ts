@@ -110,6 +110,14 @@ export const addService = <C, I, S>(context: Context.Context<C>, tag: Context.Ta
   Context.unsafeMake(copyWith(context.unsafeMap, tag.key, service as unknown))
 
 /**
+ * Whether two fiber ids are the same fiber's: `Equal.equals`, whose first test (the two ids'
+ * hashes) builds, hashes and caches a string on each id it meets (a new fiber's, once per run),
+ * compared field by field for two runtime ids, which is what their own equality compares.
+ */
+const sameFiber = (a: FiberId.Single, b: FiberId.Single): boolean =>
+  a === b || (a._tag === "Runtime" && b._tag === "Runtime" ? a.id === b.id && a.startTimeMillis === b.startTimeMillis : Equal.equals(a, b))
+
+/**
  * Sets a fiber ref of the running fiber, as `FiberRef.set` does (a new map of refs, the ref's
  * value replaced when this fiber set it, pushed otherwise) without first comparing the old value
  * with the new one: for a `Context` that comparison hashes both contexts, and caching a hash
@@ -131,7 +139,7 @@ export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRe
   const entry: readonly [FiberId.Single, unknown] = [id, value]
   let next: Array<readonly [FiberId.Single, unknown]>
   if (stack === undefined || stack.length === 0) next = [entry]
-  else if (stack[0]![0] === id || Equal.equals(stack[0]![0], id)) {
+  else if (sameFiber(stack[0]![0], id)) {
     next = stack.slice()
     next[0] = entry
   } else next = [entry].concat(stack)
