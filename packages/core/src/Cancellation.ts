@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Cancelled } from "./Errors.js"
+import * as Listening from "./internal/cancellation.js"
 
 /**
  * A one-way flag shared by a run and all its sub-runs.
@@ -26,9 +27,10 @@ import { Cancelled } from "./Errors.js"
 export class CancellationToken {
   #cancelled = false
   // One listener (the common case: the run's own boundary) in a field; a second one moves both
-  // into a set, which then keeps every later one, in the order they came.
-  #one: (() => void) | undefined = undefined
-  #many: Set<() => void> | undefined = undefined
+  // into a set, which then keeps every later one, in the order they came. A listener is a
+  // function (`onCancel`) or an object (`internal/cancellation.ts`: the run's boundary).
+  #one: Listener | undefined = undefined
+  #many: Set<Listener> | undefined = undefined
 
   /** Whether `cancel()` has been called. */
   get isCancelled(): boolean {
@@ -42,7 +44,7 @@ export class CancellationToken {
     const listeners = this.#many === undefined ? (this.#one === undefined ? [] : [this.#one]) : Array.from(this.#many)
     this.#one = undefined
     this.#many = undefined
-    for (const listener of listeners) listener()
+    for (const listener of listeners) notify(listener)
   }
 
   /**
@@ -50,9 +52,15 @@ export class CancellationToken {
    * that removes the listener. A listener added twice is called once.
    */
   onCancel(listener: () => void): () => void {
+    if (!this.#add(listener)) return () => {}
+    return () => this.#remove(listener)
+  }
+
+  /** Adds a listener; `false` when the token is already cancelled (the listener was just called). */
+  #add(listener: Listener): boolean {
     if (this.#cancelled) {
-      listener()
-      return () => {}
+      notify(listener)
+      return false
     }
     if (this.#many === undefined && (this.#one === undefined || this.#one === listener)) {
       this.#one = listener
@@ -63,11 +71,29 @@ export class CancellationToken {
       }
       this.#many.add(listener)
     }
-    return () => {
-      if (this.#one === listener) this.#one = undefined
-      else this.#many?.delete(listener)
-    }
+    return true
   }
+
+  #remove(listener: Listener): void {
+    if (this.#one === listener) this.#one = undefined
+    else this.#many?.delete(listener)
+  }
+
+  static {
+    Listening.provide({
+      listen: (token, listener) => {
+        token.#add(listener)
+      },
+      unlisten: (token, listener) => token.#remove(listener)
+    })
+  }
+}
+
+type Listener = (() => void) | Listening.Listener
+
+const notify = (listener: Listener): void => {
+  if (typeof listener === "function") listener()
+  else listener.cancelled()
 }
 
 /**

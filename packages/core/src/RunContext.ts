@@ -15,6 +15,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
+import { listen, type Listener, unlisten } from "./internal/cancellation.js"
 import { guarded, type Settle } from "./internal/guarded.js"
 import { addService, locally } from "./internal/locally.js"
 import * as Budget from "./Budget.js"
@@ -487,36 +488,43 @@ const inPlace = <A, E, R>(
   token: Cancellation.CancellationToken,
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Cancelled, R> => {
-  const off = token.onCancel(() => fiber.unsafeInterruptAsFork(cancelledBy))
-  return guarded(fiber, self, new Boundary<A, E>(fiber, token, off))
+  const boundary = new Boundary<A, E>(fiber, token)
+  listen(token, boundary)
+  return guarded(fiber, self, boundary)
 }
 
-/** How the in-place boundary ends: its settlement. */
-class Boundary<A, E> implements Settle<A, E, A, E | Cancelled, never, A, E | Cancelled, never> {
+/**
+ * The in-place boundary: the token's listener (it interrupts the fiber as `cancelledBy`) and the
+ * region's settlement (it stops listening, then ends the boundary).
+ */
+class Boundary<A, E> implements Settle<A, E, A, E | Cancelled, never, A, E | Cancelled, never>, Listener {
   constructor(
     readonly fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    readonly token: Cancellation.CancellationToken,
-    readonly off: () => void
+    readonly token: Cancellation.CancellationToken
   ) {}
 
+  cancelled(): void {
+    this.fiber.unsafeInterruptAsFork(cancelledBy)
+  }
+
   onFailure(cause: Cause.Cause<E>): Effect.Effect<A, E | Cancelled> {
-    return settle(this.fiber, this.token, this.off, cause, Effect.failCause(cause))
+    unlisten(this.token, this)
+    return settle(this.fiber, this.token, cause, Effect.failCause(cause))
   }
 
   onSuccess(a: A): Effect.Effect<A, E | Cancelled> {
-    return settle(this.fiber, this.token, this.off, undefined, Effect.succeed(a))
+    unlisten(this.token, this)
+    return settle(this.fiber, this.token, undefined, Effect.succeed(a))
   }
 }
 
-/** How the in-place boundary ends (a module function: nothing of it is made per run). */
+/** How the in-place boundary ends, once it stopped listening (a module function: nothing of it is made per run). */
 const settle = <A, E>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   token: Cancellation.CancellationToken,
-  off: () => void,
   cause: Cause.Cause<E> | undefined,
   exit: Effect.Effect<A, E>
 ): Effect.Effect<A, E | Cancelled> => {
-  off()
   let result: Effect.Effect<A, E | Cancelled> = exit
   const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
   if (!Cause.isEmpty(interrupted) && token.isCancelled && cancelledOnly(interrupted)) {

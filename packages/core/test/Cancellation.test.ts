@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, FiberId, HashSet, Option } from "effect"
 import { Cancellation, Cancelled, RunContext } from "@agentkit/core"
+import { listen, unlisten } from "../src/internal/cancellation.js"
 
 /** An effect that signals `started`, then waits forever; its interruption is recorded in `log`. */
 const blocked = (started: Deferred.Deferred<void>, log: Array<string>, name = "work") =>
@@ -123,6 +124,31 @@ describe("CancellationToken", () => {
       yield* Effect.flip(Cancellation.check(child.cancellation))
       yield* Effect.flip(Cancellation.check(grandchild.cancellation))
     }))
+})
+
+describe("CancellationToken listener objects (the run's boundary listens with itself)", () => {
+  const counting = () => {
+    const listener = { calls: 0, cancelled: () => listener.calls++ }
+    return listener
+  }
+
+  it("are called once on cancel beside function listeners, not once removed, and at once when added after", () => {
+    const token = Cancellation.make()
+    const kept = counting()
+    const removed = counting()
+    let functionCalls = 0
+    listen(token, kept)
+    listen(token, kept) // added twice, called once
+    listen(token, removed)
+    token.onCancel(() => functionCalls++)
+    unlisten(token, removed)
+    token.cancel()
+    token.cancel()
+    expect([kept.calls, removed.calls, functionCalls]).toEqual([1, 0, 1])
+    const late = counting()
+    listen(token, late)
+    expect(late.calls).toBe(1)
+  })
 })
 
 describe("RunContext.cancellable", () => {
