@@ -80,6 +80,37 @@ export const perRun = async ({ model, runner, sizes }: Subject, tracing: boolean
 }
 
 /**
+ * The traced runs, paired with as many untraced ones: `blocks` alternating blocks of each (the
+ * order flipped from block to block), so that the machine's speed, which drifts from second to
+ * second on a shared VM, falls on both alike. Their CPU per run traced, and traced over untraced.
+ */
+export const pairedRuns = async ({ model, runner, sizes }: Subject) => {
+  await settle()
+  const blocks = 10
+  const per = Math.max(1, Math.floor(sizes.runs / blocks))
+  const outputs: Array<string> = []
+  let offCpu = 0
+  let onCpu = 0
+  let onWall = 0
+  for (let block = 0; block < blocks; block++) {
+    for (const tracing of block % 2 === 0 ? [false, true] : [true, false]) {
+      const cpu = process.cpuUsage()
+      const start = process.hrtime.bigint()
+      for (let i = 0; i < per; i++) outputs.push(await runner.run(tracing))
+      const wall = micros(start)
+      const used = process.cpuUsage(cpu)
+      if (tracing) {
+        onCpu += used.user + used.system
+        onWall += wall
+      } else offCpu += used.user + used.system
+    }
+  }
+  await check(model, runner, outputs)
+  const runs = per * blocks
+  return { wall: onWall / runs, cpu: onCpu / runs, overhead: onCpu / offCpu }
+}
+
+/**
  * `sizes.concurrent` runs started at once (each its own `runPromise`): the wall time until all
  * finished, and the peak heap and RSS above the settled heap before them. Memory is sampled by
  * the mock model every 256 calls, so the sample happens while the runs are in flight.
@@ -138,6 +169,9 @@ export const parked = async ({ model, runner, sizes }: Subject, step: number) =>
 
 const thousands = (n: number) => n.toLocaleString("en-US")
 
+/** The round's tracing overhead (traced CPU per run over untraced, paired blocks); not a table row. */
+export const overheadId = "traced.overhead"
+
 /** Every measure, in report order. A new measure is added here. */
 export const measures: ReadonlyArray<Measure> = [
   {
@@ -157,9 +191,11 @@ export const measures: ReadonlyArray<Measure> = [
       { id: "traced.wall", label: "per run, tracing on (the column's tracer), wall", unit: "µs" },
       { id: "traced.cpu", label: "per run, tracing on (the column's tracer), CPU", unit: "µs" }
     ],
+    // with the tracing overhead, traced over untraced runs in alternating blocks (not a row of
+    // its own: the report's "tracing on ÷ off")
     run: async (subject) => {
-      const { wall, cpu } = await perRun(subject, true)
-      return { "traced.wall": wall, "traced.cpu": cpu }
+      const { wall, cpu, overhead } = await pairedRuns(subject)
+      return { "traced.wall": wall, "traced.cpu": cpu, [overheadId]: overhead }
     }
   },
   {

@@ -4,7 +4,7 @@
  */
 import type { Results } from "./harness.js"
 import type { ImportCost } from "./importCost.js"
-import { measures, type Metric, type Sizes } from "./measure.js"
+import { measures, type Metric, overheadId, type Sizes } from "./measure.js"
 
 /** Where and how the figures were taken. */
 export interface Environment {
@@ -28,9 +28,12 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-/** The tracing overhead of a case: its traced CPU per run over its untraced one. */
-const tracingOverhead = (figures: Readonly<Record<string, number>>): number =>
-  figures["traced.cpu"]! / figures["run.cpu"]!
+/**
+ * The tracing overhead of a case: its traced CPU per run over its untraced one, each round's from
+ * runs in alternating blocks (`pairedRuns`), the median over the rounds.
+ */
+const tracingOverhead = (rounds: ReadonlyArray<Readonly<Record<string, number>>>): number =>
+  median(rounds.map((round) => round[overheadId]!))
 
 interface CaseReport {
   readonly id: string
@@ -42,7 +45,7 @@ interface CaseReport {
   readonly median: Readonly<Record<string, number>>
   /** Median over the floor's median, by metric id (absent for the floor). */
   readonly ratioToFloor?: Readonly<Record<string, number>>
-  /** Traced CPU per run over untraced (both medians). */
+  /** Traced CPU per run over untraced (paired blocks in each round; the median over the rounds). */
   readonly tracingOverhead: number
   /** Every round's figures, by metric id. */
   readonly rounds: ReadonlyArray<Readonly<Record<string, number>>>
@@ -77,7 +80,7 @@ export const make = (results: Results, environment: Environment): Report => {
           floor: c.floor,
           tracer: c.tracer ?? defaultTracer,
           median: own,
-          tracingOverhead: tracingOverhead(own),
+          tracingOverhead: tracingOverhead(rounds),
           rounds
         }
         return c.floor
@@ -132,7 +135,7 @@ export const markdown = (report: Report): string => {
     }
     lines.push(
       row([
-        "tracing on ÷ off (CPU per run, the column's tracer)",
+        "tracing on ÷ off (CPU per run, the column's tracer, alternating blocks)",
         ratio(floor!.tracingOverhead),
         ...others.flatMap((c) => [ratio(c.tracingOverhead), ""])
       ]),
