@@ -33,6 +33,14 @@ interface Written {
   readonly skipUndefined: boolean
 }
 
+const setAll = (map: Map<string, unknown>, record: Readonly<Record<string, unknown>>, skipUndefined: boolean): void => {
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue
+    const value = record[key]
+    if (value !== undefined || !skipUndefined) map.set(key, value)
+  }
+}
+
 /** Effect's own tracer, the default one (a fiber's unless another is installed). */
 export const nativeTracer: Tracer.Tracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
@@ -46,9 +54,14 @@ export class LazySpan implements Tracer.Span {
   private _spanId: string | undefined = undefined
   private _traceId: string | undefined = undefined
   private _attributes: Map<string, unknown> | undefined = undefined
-  /** What was written before the map was made: the fiber's annotations, then records in order. */
+  /**
+   * What was written before the map was made, in order: the fiber's annotations, the record the
+   * span opened with, what was written while it ran, the record it ended with.
+   */
   private _annotations: HashMap.HashMap<string, unknown> | undefined
+  private _opened: Readonly<Record<string, unknown>> | undefined
   private _written: Array<Written> | undefined = undefined
+  private _ended: Readonly<Record<string, unknown>> | undefined = undefined
   private _events: Array<[name: string, startTime: bigint, attributes: Record<string, unknown>]> | undefined = undefined
 
   constructor(
@@ -58,11 +71,14 @@ export class LazySpan implements Tracer.Span {
     links: ReadonlyArray<Tracer.SpanLink>,
     startTime: bigint,
     readonly kind: Tracer.SpanKind,
-    annotations: HashMap.HashMap<string, unknown>
+    annotations: HashMap.HashMap<string, unknown>,
+    /** Its attributes as it opens (all own keys, `undefined` ones too, as Effect sets them). */
+    attributes: Readonly<Record<string, unknown>> | undefined
   ) {
     this.links = links
     this.status = { _tag: "Started", startTime }
     this._annotations = HashMap.size(annotations) > 0 ? annotations : undefined
+    this._opened = attributes
   }
 
   get spanId(): string {
@@ -77,31 +93,23 @@ export class LazySpan implements Tracer.Span {
     if (this._attributes !== undefined) return this._attributes
     const map = new Map<string, unknown>()
     if (this._annotations !== undefined) HashMap.forEach(this._annotations, (value, key) => map.set(key, value))
-    if (this._written !== undefined) {
-      for (const { record, skipUndefined } of this._written) {
-        for (const key in record) {
-          if (!Object.hasOwn(record, key)) continue
-          const value = record[key]
-          if (value !== undefined || !skipUndefined) map.set(key, value)
-        }
-      }
-    }
-    this._annotations = undefined
-    this._written = undefined
+    if (this._opened !== undefined) setAll(map, this._opened, false)
+    if (this._written !== undefined) for (const { record, skipUndefined } of this._written) setAll(map, record, skipUndefined)
+    if (this._ended !== undefined) setAll(map, this._ended, true)
+    this._annotations = this._opened = this._written = this._ended = undefined
     return (this._attributes = map)
   }
 
   /** Sets the own keys of `record` (not those set to `undefined` when `skipUndefined`), in order. */
   write(record: Readonly<Record<string, unknown>>, skipUndefined: boolean): void {
-    if (this._attributes !== undefined) {
-      for (const key in record) {
-        if (!Object.hasOwn(record, key)) continue
-        const value = record[key]
-        if (value !== undefined || !skipUndefined) this._attributes.set(key, value)
-      }
-      return
-    }
-    ;(this._written ??= []).push({ record, skipUndefined })
+    if (this._attributes !== undefined) setAll(this._attributes, record, skipUndefined)
+    else (this._written ??= []).push({ record, skipUndefined })
+  }
+
+  /** Sets the own keys of `record` not set to `undefined`, the last write before the span ends. */
+  writeEnd(record: Readonly<Record<string, unknown>>): void {
+    if (this._attributes !== undefined || this._ended !== undefined) this.write(record, true)
+    else this._ended = record
   }
 
   attribute(key: string, value: unknown): void {

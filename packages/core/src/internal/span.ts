@@ -142,7 +142,10 @@ class Ended<A, E> implements Settle<A, E, never, E, never, A, never, never> {
       } catch {
         // attributes that cannot be computed never break the run
       }
-      if (attributes !== undefined) setOn(span, attributes)
+      if (attributes !== undefined) {
+        if (span instanceof LazySpan) span.writeEnd(attributes)
+        else setOn(span, attributes)
+      }
     }
     if (span.status._tag !== "Ended") span.end(this.clock === undefined ? noTime : this.clock.unsafeCurrentTimeNanos(), exit)
   }
@@ -182,9 +185,7 @@ const open = (
   const tracer = Context.get(services, EffectTracer.Tracer)
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
   if (tracer === nativeTracer) {
-    const made = new LazySpan(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", annotations)
-    if (options.attributes !== undefined) made.write(options.attributes, false)
-    return made
+    return new LazySpan(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", annotations, options.attributes)
   }
   const made = tracer.span(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", options)
   if (HashMap.size(annotations) > 0) HashMap.forEach(annotations, (value, key) => made.attribute(key, value))
