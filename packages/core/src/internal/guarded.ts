@@ -164,23 +164,11 @@ class Stacked implements AnySettle {
   ) {}
 
   onFailure(cause: Cause.Cause<unknown>) {
-    let result: Effect.Effect<unknown, unknown, unknown>
-    try {
-      result = this.inner.onFailure(cause)
-    } catch (defect) {
-      result = Exit.die(defect)
-    }
-    return this.then(result)
+    return this.then(attempt(this.inner, false, cause))
   }
 
   onSuccess(a: unknown) {
-    let result: Effect.Effect<unknown, unknown, unknown>
-    try {
-      result = this.inner.onSuccess(a)
-    } catch (defect) {
-      result = Exit.die(defect)
-    }
-    return this.then(result)
+    return this.then(attempt(this.inner, true, a))
   }
 
   then(result: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> {
@@ -214,13 +202,16 @@ const handlers = {
  */
 const settled = (match: Primitive, succeeded: boolean, outcome: unknown): Effect.Effect<unknown, unknown, unknown> => {
   const region = regionOf(match)
-  let result: Effect.Effect<unknown, unknown, unknown>
+  return reopen(region.fiber, attempt(region.settle, succeeded, outcome))
+}
+
+/** A settlement's effect for the work's outcome; a settlement that throws gives a defect. */
+const attempt = (settle: AnySettle, succeeded: boolean, outcome: unknown): Effect.Effect<unknown, unknown, unknown> => {
   try {
-    result = succeeded ? region.settle.onSuccess(outcome) : region.settle.onFailure(outcome as Cause.Cause<unknown>)
+    return succeeded ? settle.onSuccess(outcome) : settle.onFailure(outcome as Cause.Cause<unknown>)
   } catch (defect) {
-    result = Exit.die(defect)
+    return Exit.die(defect)
   }
-  return reopen(region.fiber, result)
 }
 
 /**
