@@ -186,6 +186,26 @@ describe("a region built as another region's work (fused)", () => {
       expect(Exit.isInterrupted(yield* Fiber.interrupt(after))).toBe(true)
     }))
 
+  it.effect("a fiber-runtime step that interrupts its own fiber stops the steps after it, as the run loop does", () =>
+    Effect.gen(function* () {
+      for (const inRegion of [false, true]) {
+        let ran = false
+        const work = Effect.withFiberRuntime<number, string>((fiber) => {
+          fiber.unsafeInterruptAsFork(fiber.id())
+          return Effect.withFiberRuntime(() => {
+            ran = true
+            return Effect.succeed(1)
+          })
+        })
+        const log: Array<string> = []
+        const exit = yield* Effect.fork(
+          inRegion ? Effect.withFiberRuntime<number, string>((fiber) => guarded(fiber, work, logging(log, "outer"))) : work
+        ).pipe(Effect.flatMap(Fiber.await))
+        expect([inRegion, ran, Exit.isInterrupted(exit)]).toEqual([inRegion, false, true])
+        if (inRegion) expect(log).toEqual(["outer failed interrupted+i"])
+      }
+    }))
+
   it.effect("a long chain of fiber-runtime steps still runs to its end", () =>
     Effect.gen(function* () {
       let ran = 0

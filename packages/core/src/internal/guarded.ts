@@ -57,11 +57,14 @@ export interface Settle<in A, in E, out B1, out E1, out R1, out B2, out E2, out 
 export type Build<A, E, R> = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => Effect.Effect<A, E, R>
 
 /**
- * Effect 3's `FiberRuntime` members that its public interface lacks: the current runtime flags
- * and the setter a flag update runs (`patchRuntimeFlags`, to be called by the fiber itself).
+ * Effect 3's `FiberRuntime` members that its public interface lacks: the current runtime flags,
+ * the fiber's message queue and the setter a flag update runs (`patchRuntimeFlags`, to be called
+ * by the fiber itself).
  */
 interface Flagged {
   readonly currentRuntimeFlags: RuntimeFlags.RuntimeFlags
+  /** The messages waiting for the fiber (read by its run loop between steps). */
+  readonly _queue: ReadonlyArray<unknown>
   patchRuntimeFlags(oldFlags: RuntimeFlags.RuntimeFlags, patch: RuntimeFlagsPatch.RuntimeFlagsPatch): RuntimeFlags.RuntimeFlags
 }
 
@@ -109,12 +112,13 @@ function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
 /**
  * `effect`, with the fiber-runtime steps it begins with (`Effect.withFiberRuntime`, what
  * `RunContext.cancellable` or a span opens with) run here, in the region's step, as the run loop
- * would run them in the next ones (no message can reach the fiber in between: it is this step), so
- * that a region they open is fused into this one.
+ * would run them in the next ones, so that a region they open is fused into this one. Only while
+ * no message waits for the fiber (the run loop reads them between steps: one a step sent to its
+ * own fiber, an interruption say, stops the steps after it there, and so it does here).
  */
 const inStep = (fiber: Runtime, effect: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
   let at = effect as unknown as Primitive
-  for (let depth = 0; depth < maxInStep && at._op === "WithRuntime"; depth++) {
+  for (let depth = 0; depth < maxInStep && at._op === "WithRuntime" && fiber._queue.length === 0; depth++) {
     at = (at.effect_instruction_i0 as WithRuntime)(fiber, FiberStatus.running(fiber.currentRuntimeFlags)) as unknown as Primitive
   }
   return at as unknown as Effect.Effect<unknown, unknown, unknown>
@@ -130,7 +134,9 @@ type WithRuntime = (fiber: Runtime, status: FiberStatus.FiberStatus) => Effect.E
  * fused into the enclosing one: the inner region's settlement then runs first, in the enclosing
  * region's end, its outcome (with an interruption that arrived meanwhile, as the inner region's
  * end would add it) going to the enclosing settlement. The same meaning as the two regions nested
- * (the Invoker's span around a call's reservation), without the inner one's 4 steps and frames.
+ * (the Invoker's span around a call's reservation), without the inner one's 4 steps and frames,
+ * but for an interruption the inner settlement sends its own fiber: the two settlements are one
+ * step, so the enclosing one sees the work's outcome and the caller is interrupted after both.
  */
 const fused = (region: Region, built: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
   const inner = innerRegion(region.fiber, built)
@@ -229,7 +235,7 @@ export const inPlace = (() => {
 })()
 
 const isFlagged = (fiber: unknown): fiber is Flagged =>
-  typeof (fiber as Partial<Flagged>).currentRuntimeFlags === "number" &&
+  typeof (fiber as Partial<Flagged>).currentRuntimeFlags === "number" && Array.isArray((fiber as Partial<Flagged>)._queue) &&
   typeof (fiber as Partial<Flagged>).patchRuntimeFlags === "function"
 
 /**
