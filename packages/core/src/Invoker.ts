@@ -18,7 +18,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CanonicalJson from "./CanonicalJson.js"
 import * as BudgetRegions from "./internal/budget.js"
-import type { Build } from "./internal/guarded.js"
 import { spanIn } from "./internal/span.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
@@ -144,6 +143,17 @@ const executing = <E, R>({ call, context, tool }: ToolCallRequest<E, R>) =>
 /** What the model is shown of a tool's value, beside the value. */
 const outcomeOf = (tool: InvokableTool<unknown, unknown>) => (value: unknown): ToolOutcome => ({ value, text: tool.render(value) })
 
+/**
+ * A tool call with nothing between the Invoker and its reservation: the reservation's region,
+ * made from a step running on `fiber`, the outcome made in its settlement.
+ */
+const reservedTool = <E, R>(fiber: Fiber.RuntimeFiber<unknown, unknown>, request: ToolCallRequest<E, R>) =>
+  BudgetRegions.toolCall(request.context.budget, fiber, executing(request), !request.tool.delegating, outcomeOf(request.tool))
+
+/** `reservedTool` as an effect (a span's region runs its `withFiberRuntime` in its own step). */
+const reserving = <E, R>(request: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
+  Effect.withFiberRuntime((fiber) => reservedTool(fiber, request))
+
 /** Whether a call of `tool` is claimed in the execution ledger when one is provided: a side-effecting, non-idempotent tool's. */
 const claims = (tool: InvokableTool<unknown, unknown>): boolean => tool.sideEffecting && !tool.idempotent
 
@@ -244,9 +254,9 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // closure the caller's continuation would keep alive while the model answers).
   // With nothing between the Invoker and a call's reservation (no middleware, no cache mark, no
   // execution-ledger claim) the reservation's region is made in the Invoker's own step, or, with
-  // tracing on, in the step of the span's region (which is made in the Invoker's step): the
-  // reservation, and the span, take no step of their own, and a tool's outcome is made in the
-  // reservation's settlement.
+  // tracing on, in the step of the span's region (which is made in the Invoker's step, and runs
+  // the reservation's `withFiberRuntime` in its own: the two regions are one): the reservation,
+  // and the span, take no step of their own, and a tool's outcome is made in the settlement.
   const chat: Service["chat"] = (request, callOptions) =>
     Effect.withFiberRuntime((fiber) => {
       const context = RunContext.unsafeOf(fiber)
@@ -255,10 +265,10 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       const direct = chatMiddleware.length === 0 && callOptions?.meta?.cacheHit !== true
       // (a shared options record when there is no delta sink)
       const emitting = callOptions?.emit === undefined ? noEmitting : { emit: callOptions.emit }
-      let run: Effect.Effect<ChatResponse, ChatError> | Build<ChatResponse, ChatError, never>
+      let run: Effect.Effect<ChatResponse, ChatError>
       if (direct) {
         if (!context.tracing) return BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
-        run = (fiber) => BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
+        run = Effect.withFiberRuntime((fiber) => BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context))
       } else {
         // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
         const meta: CallMetadata = { ...callOptions?.meta }
@@ -285,15 +295,8 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       const request = { call, tool: invokable, meta: { ...callOptions?.meta }, context }
       const direct = toolMiddleware.length === 0 &&
         (!claims(invokable) || Option.isNone(Context.getOption(fiber.currentContext, ExecutionLedger)))
-      if (!context.tracing) {
-        return direct
-          ? BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
-          : toolPipeline(request)
-      }
-      const run = direct
-        ? (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-          BudgetRegions.toolCall(context.budget, fiber, executing(request), !invokable.delegating, outcomeOf(invokable))
-        : toolPipeline(request)
+      if (!context.tracing) return direct ? reservedTool(fiber, request) : toolPipeline(request)
+      const run = direct ? reserving(request) : toolPipeline(request)
       return spanIn(fiber, Tracing.SpanName.executeTool(invokable.name), {
         kind: "internal",
         captureStackTrace: false,

@@ -414,7 +414,6 @@ export const span =
   <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.withFiberRuntime((fiber) => spanning.spanIn(fiber, name, options, self))
 
-
 /**
  * The usage attributes of a model call or a run (GenAI conventions: the input tokens include the
  * cached ones, read and written).

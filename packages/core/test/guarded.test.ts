@@ -56,16 +56,17 @@ const logging = (log: Array<string>, name: string, map: (a: number) => number = 
 type Shape = "fused" | "nested"
 
 /**
- * An outer region around an inner one, both built in place: `fused`, the build returns the inner
- * region as it is (fused into the outer one); `nested`, the build returns it behind a step of its
- * own (so it is a region inside the outer one's work, as before fusion).
+ * An outer region around an inner one: `fused`, the outer work's fiber-runtime step returns the
+ * inner region as it is (fused into the outer one); `nested`, the work reaches it behind a step of
+ * its own (so it is a region inside the outer one's work, as before fusion).
  */
+/** The inner region, opened from a step running on the fiber. */
+const region = (work: Effect.Effect<number, string>, inner: Settle<number, string, never, string, never, number, never, never>) =>
+(fiber: Fiber.RuntimeFiber<number, string>) => guarded(fiber, work, inner)
+
 const twoRegions = (shape: Shape, work: Effect.Effect<number, string>, inner: Settle<number, string, never, string, never, number, never, never>, outer: Settle<number, string, never, string, never, number, never, never>) =>
   Effect.withFiberRuntime<number, string>((fiber) =>
-    guarded(fiber, (fiber) => {
-      const region = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => guarded(fiber, work, inner)
-      return shape === "fused" ? region(fiber) : Effect.flatMap(Effect.void, () => Effect.withFiberRuntime(region))
-    }, outer)
+    guarded(fiber, shape === "fused" ? Effect.withFiberRuntime(region(work, inner)) : Effect.flatMap(Effect.void, () => Effect.withFiberRuntime(region(work, inner))), outer)
   )
 
 describe("a region built as another region's work (fused)", () => {
@@ -222,14 +223,14 @@ describe("a region built as another region's work (fused)", () => {
       expect(log).toEqual(["outer 50"])
     }))
 
-  it.effect("a build that does something with the inner region (maps it) is not fused: the inner settlement runs before the map", () =>
+  it.effect("work that does something with the inner region (maps it) is not fused: the inner settlement runs before the map", () =>
     Effect.gen(function* () {
       const log: Array<string> = []
       const value = yield* Effect.withFiberRuntime<number, string>((fiber) =>
-        guarded(fiber, (fiber) => Effect.map(guarded(fiber, Effect.succeed(1), logging(log, "inner", (a) => a + 10)), (a) => {
+        guarded(fiber, Effect.withFiberRuntime<number, string>((fiber) => Effect.map(guarded(fiber, Effect.succeed(1), logging(log, "inner", (a) => a + 10)), (a) => {
           log.push(`map ${a}`)
           return a * 2
-        }), logging(log, "outer"))
+        })), logging(log, "outer"))
       )
       expect(value).toBe(22)
       expect(log).toEqual(["inner 1", "map 11", "outer 22"])

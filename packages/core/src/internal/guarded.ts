@@ -18,9 +18,8 @@
  * frame, and no closure made per region (the region's record rides on the flag update's spare
  * operand, where the match's shared handlers find it).
  *
- * A region whose work is itself a region, opened in the region's own step (by a `Build`, or
- * behind the `Effect.withFiberRuntime` steps the work begins with, which run there), is fused
- * into it: one region, whose settlement is the inner one's then the outer one's. A run's provided
+ * A region whose work is itself a region, opened in the region's own step (behind the
+ * `Effect.withFiberRuntime` steps the work begins with, which run there), is fused into it: one region, whose settlement is the inner one's then the outer one's. A run's provided
  * context, its span and its cancellation boundary are one region, and so are a call's span and
  * its budget reservation.
  *
@@ -49,12 +48,6 @@ export interface Settle<in A, in E, out B1, out E1, out R1, out B2, out E2, out 
   onSuccess(a: A): Effect.Effect<B2, E2, R2>
 }
 
-/**
- * What builds a region's work in the region's own step on the fiber, once interruption is back on
- * for it: the work may open a guarded region of its own there (the Invoker's span around a call's
- * budget reservation), with no step of its own.
- */
-export type Build<A, E, R> = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => Effect.Effect<A, E, R>
 
 /**
  * Effect 3's `FiberRuntime` members that its public interface lacks: the current runtime flags,
@@ -92,7 +85,7 @@ type AnySettle = Settle<unknown, unknown, unknown, unknown, unknown, unknown, un
 class Region {
   constructor(
     readonly fiber: Runtime,
-    public self: Effect.Effect<unknown, unknown, unknown> | Build<unknown, unknown, unknown> | undefined,
+    public self: Effect.Effect<unknown, unknown, unknown> | undefined,
     /** Replaced by a stack of settlements when a region built in this one's step is fused in. */
     public settle: AnySettle
   ) {}
@@ -106,7 +99,7 @@ function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
   const region = this.effect_instruction_i2 as Region
   const self = region.self!
   region.self = undefined // a flag update runs once: this one is made per region
-  return fused(region, inStep(region.fiber, Core.isEffect(self) ? self : self(region.fiber)))
+  return fused(region, inStep(region.fiber, self))
 }
 
 /**
@@ -130,23 +123,23 @@ const maxInStep = 8
 type WithRuntime = (fiber: Runtime, status: FiberStatus.FiberStatus) => Effect.Effect<unknown, unknown, unknown>
 
 /**
- * The work a region's build made, with a region the build returned as it is (nothing around it)
- * fused into the enclosing one: the inner region's settlement then runs first, in the enclosing
+ * The region's work as its first steps made it, with a region they returned as it is (nothing
+ * around it) fused into the enclosing one: the inner region's settlement then runs first, in the enclosing
  * region's end, its outcome (with an interruption that arrived meanwhile, as the inner region's
  * end would add it) going to the enclosing settlement. The same meaning as the two regions nested
  * (the Invoker's span around a call's reservation), without the inner one's 4 steps and frames,
  * but for an interruption the inner settlement sends its own fiber: the two settlements are one
  * step, so the enclosing one sees the work's outcome and the caller is interrupted after both.
  */
-const fused = (region: Region, built: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
-  const inner = innerRegion(region.fiber, built)
-  if (inner === undefined) return built
+const fused = (region: Region, work: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
+  const inner = innerRegion(region.fiber, work)
+  if (inner === undefined) return work
   // the inner region closed interruption in place, for a flag update that now never runs
   region.fiber.patchRuntimeFlags(region.fiber.currentRuntimeFlags, openInterruption)
   region.settle = new Stacked(region.fiber, inner.settle, region.settle)
   const self = inner.self!
   inner.self = undefined
-  return fused(region, inStep(region.fiber, Core.isEffect(self) ? self : self(region.fiber)))
+  return fused(region, inStep(region.fiber, self))
 }
 
 /** The region `built` is, when it is one just made in place on `fiber` (its work not started). */
@@ -239,21 +232,20 @@ const isFlagged = (fiber: unknown): fiber is Flagged =>
   typeof (fiber as Partial<Flagged>).patchRuntimeFlags === "function"
 
 /**
- * Runs `self` (or what `self` builds, in the region's step) interruptibly and `settle`
+ * Runs `self` interruptibly and `settle`
  * uninterruptibly however it ends, from a step running on `fiber`. On a fiber that is already
  * uninterruptible, both simply run (as under the mask, whose `restore` then keeps them
  * uninterruptible).
  */
 export const guarded = <A, E, R, B1, E1, R1, B2, E2, R2>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
-  self: Effect.Effect<A, E, R> | Build<A, E, R>,
+  self: Effect.Effect<A, E, R>,
   settle: Settle<A, E, B1, E1, R1, B2, E2, R2>
 ): Effect.Effect<B1 | B2, E1 | E2, R | R1 | R2> => {
   if (!inPlace || !isFlagged(fiber)) {
-    const work = Core.isEffect(self) ? self : Core.withFiberRuntime(self)
-    return Core.uninterruptibleMask((restore) => Core.matchCauseEffect(restore(work), bound(settle)))
+    return Core.uninterruptibleMask((restore) => Core.matchCauseEffect(restore(self), bound(settle)))
   }
-  if (!RuntimeFlags.interruption(fiber.currentRuntimeFlags)) return Core.matchCauseEffect(Core.isEffect(self) ? self : self(fiber), bound(settle))
+  if (!RuntimeFlags.interruption(fiber.currentRuntimeFlags)) return Core.matchCauseEffect(self, bound(settle))
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, closeInterruption)
   const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
   update.effect_instruction_i1 = work

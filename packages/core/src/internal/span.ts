@@ -3,9 +3,9 @@
  * links, annotations, tracer and clock `Effect.withSpan` gives it), the fiber's context holding it
  * while the work runs, and one guarded region (`guarded.ts`) that puts the context back, sets the
  * attributes `onEnd` computes and ends the span, however the work ends. The Invoker opens its
- * spans here, in its own step, around work it builds in the region's (a model call's or a tool
- * call's reservation): no step of the span's own, none of the reservation's, whose region is
- * fused into the span's. Under Effect's own tracer the span is a `LazySpan` (`nativeSpan.ts`).
+ * spans here, in its own step, around work whose `withFiberRuntime` the region runs in its own
+ * (a model call's or a tool call's reservation): no step of the span's own, none of the
+ * reservation's, whose region is fused into the span's. Under Effect's own tracer the span is a `LazySpan` (`nativeSpan.ts`).
  *
  * @internal
  */
@@ -24,7 +24,7 @@ import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import type { Attributes, SpanOptions } from "../Tracing.js"
 import * as contained from "./contained.js"
-import { type Build, guarded, type Settle } from "./guarded.js"
+import { guarded, type Settle } from "./guarded.js"
 import { addService, refsOf, restore, set } from "./locally.js"
 import { LazySpan, nativeTracer } from "./nativeSpan.js"
 
@@ -69,14 +69,14 @@ export const setOn = (span: Tracer.Span, attributes: Attributes): void => {
 }
 
 /**
- * Runs `self` (or what `build` makes, in the region's step on the fiber) inside a span, from a
- * step running on `fiber`, as that step's last act.
+ * Runs `self` inside a span, from a step running on `fiber`, as that step's last act (a region
+ * `self` opens behind its `Effect.withFiberRuntime` steps is fused into the span's).
  */
 export const spanIn = <A, E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   name: string,
   options: SpanOptions<A, E>,
-  self: Effect.Effect<A, E, R> | Build<A, E, R>
+  self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   // the clock and timing the span starts and ends with, read once
   const clock = timingClock(fiber)
@@ -99,7 +99,7 @@ const within = <A, E, R>(
   current: Tracer.Span,
   clock: Clock.Clock | undefined,
   options: SpanOptions<A, E>,
-  self: Effect.Effect<A, E, R> | Build<A, E, R>
+  self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   const outer = fiber.currentContext
   const before = refsOf(fiber)
