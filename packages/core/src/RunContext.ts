@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import { listen, type Listener, unlisten } from "./internal/cancellation.js"
 import { guarded, type Settle } from "./internal/guarded.js"
 import { addService, locally } from "./internal/locally.js"
+import { uuid } from "./internal/randomId.js"
 import * as Budget from "./Budget.js"
 import type { Capability } from "./InvokableTool.js"
 import { capabilities } from "./InvokableTool.js"
@@ -242,17 +243,6 @@ class RunContextValue implements RunContext.Service {
   }
 }
 
-/**
- * A fresh run id. `crypto.randomUUID()` builds its text from pieces (a rope of about 20 strings,
- * ~0.5 KB); reading one character flattens it into one 36-character string, which is all a run
- * (and every id built from it) then keeps alive.
- */
-const newRunId = (): string => {
-  const id = crypto.randomUUID()
-  id.charCodeAt(0)
-  return id
-}
-
 const checkLegs = (legs: unknown): ConfigurationError | undefined =>
   legs === undefined || (Array.isArray(legs) && legs.every((leg) => capabilities.includes(leg)))
     ? undefined
@@ -304,7 +294,7 @@ const contextOf = (options: RunContext.Options): Effect.Effect<RunContext.Servic
     )
   }
   const build = (budget: Budget.Budget): RunContext.Service => {
-    const runId = options.runId ?? newRunId()
+    const runId = options.runId ?? uuid()
     const context = new RunContextValue(
       runId,
       undefined,

@@ -13,7 +13,7 @@ import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import { randomHex } from "./nativeSpan.js"
+import { randomHex } from "./randomId.js"
 
 const ContainedTypeId: unique symbol = Symbol.for("@agentkit/core/Tracing/Contained")
 

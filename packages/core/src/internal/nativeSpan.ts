@@ -16,13 +16,7 @@ import type * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
 import type * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-
-/** `length` random lowercase hex characters (a span or trace id). */
-export const randomHex = (length: number): string => {
-  let out = ""
-  for (let i = 0; i < length; i++) out += "0123456789abcdef"[Math.floor(Math.random() * 16)]
-  return out
-}
+import { randomHex } from "./randomId.js"
 
 /**
  * Attribute records, applied in order when the map is made (read then: agentkit never changes a
