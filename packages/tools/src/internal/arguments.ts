@@ -68,6 +68,7 @@ export type Frozen<A> = A extends Leaf ? A : { readonly [K in keyof A]: Frozen<A
 export type ArgumentDecoder<A> = (input: unknown) => Either.Either<Frozen<A>, ArgumentProblems>
 
 const NONE: ReadonlyArray<string> = Object.freeze([])
+const NO_PROBLEMS: ReadonlyArray<ArgumentProblem> = Object.freeze([])
 
 /** How deep arguments may nest: levels of arrays and objects below the arguments object. */
 export const MAX_DEPTH = 64
@@ -246,6 +247,29 @@ const notData = (value: unknown): string | undefined => {
   return prototype === Object.prototype || prototype === null ? undefined : "a class instance"
 }
 
+/** An object or array being copied: its keys, the next one to copy, where the copies go. */
+interface Open {
+  readonly source: object
+  readonly target: Record<string, unknown> | Array<unknown>
+  /** The object's own enumerable keys; `undefined` for an array. */
+  readonly keys: ReadonlyArray<string> | undefined
+  readonly length: number
+  readonly path: ReadonlyArray<string>
+  index: number
+}
+
+/** Opens `source` for copying into `target` (on top of `stack`); the problem when its keys cannot be read. */
+const open = (stack: Array<Open>, source: object, target: Open["target"], path: ReadonlyArray<string>): ArgumentProblem | undefined => {
+  try {
+    const keys = Array.isArray(source) ? undefined : Object.keys(source)
+    const length = keys === undefined ? (source as ReadonlyArray<unknown>).length : keys.length
+    stack.push({ source, target, keys, length, path, index: 0 })
+    return undefined
+  } catch {
+    return { path, message: UNREADABLE }
+  }
+}
+
 /**
  * Copies the arguments into plain data, without recursion: fresh arrays and plain objects holding
  * strings, numbers, booleans, `null` and `undefined`, each value read once (a getter runs once; a
@@ -256,30 +280,14 @@ const notData = (value: unknown): string | undefined => {
  * path returned.
  */
 const plainCopy = (input: object): Copied => {
-  const problems: Array<ArgumentProblem> = []
-  const protoKeys: Array<string> = []
+  // the lists of problems and `__proto__` keys are made only when there is one
+  let problems: Array<ArgumentProblem> | undefined
+  let protoKeys: Array<string> | undefined
   const root: Record<string, unknown> = {}
-  interface Open {
-    readonly source: object
-    readonly target: Record<string, unknown> | Array<unknown>
-    /** The object's own enumerable keys; `undefined` for an array. */
-    readonly keys: ReadonlyArray<string> | undefined
-    readonly length: number
-    readonly path: ReadonlyArray<string>
-    index: number
-  }
   const stack: Array<Open> = []
   let values = 0
-  const enter = (source: object, target: Open["target"], path: ReadonlyArray<string>): void => {
-    try {
-      const keys = Array.isArray(source) ? undefined : Object.keys(source)
-      const length = keys === undefined ? (source as ReadonlyArray<unknown>).length : keys.length
-      stack.push({ source, target, keys, length, path, index: 0 })
-    } catch {
-      problems.push({ path, message: UNREADABLE })
-    }
-  }
-  enter(input, root, [])
+  const unreadable = open(stack, input, root, NONE)
+  if (unreadable !== undefined) (problems ??= []).push(unreadable)
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!
     if (top.index === top.length) {
@@ -289,11 +297,11 @@ const plainCopy = (input: object): Copied => {
     const at = top.index++
     const key = top.keys === undefined ? String(at) : top.keys[at]!
     if (key === "__proto__" && top.keys !== undefined) {
-      protoKeys.push(pathText(childPath(top.path, key)))
+      ;(protoKeys ??= []).push(pathText(childPath(top.path, key)))
       continue
     }
     if (++values > MAX_VALUES) {
-      problems.push({ path: NONE, message: `more than ${MAX_VALUES} values` })
+      ;(problems ??= []).push({ path: NONE, message: `more than ${MAX_VALUES} values` })
       break
     }
     let value: unknown
@@ -304,31 +312,32 @@ const plainCopy = (input: object): Copied => {
       kind = notData(value)
       isArray = Array.isArray(value)
     } catch {
-      problems.push({ path: childPath(top.path, key), message: UNREADABLE })
+      ;(problems ??= []).push({ path: childPath(top.path, key), message: UNREADABLE })
       continue
     }
     if (kind !== undefined) {
-      problems.push({ path: childPath(top.path, key), message: `expected JSON data, got ${kind}` })
+      ;(problems ??= []).push({ path: childPath(top.path, key), message: `expected JSON data, got ${kind}` })
       continue
     }
     let copy: unknown = value
     if (typeof value === "object" && value !== null) {
       // the open objects are the value's ancestors (at most MAX_DEPTH of them)
       if (stack.some((open) => open.source === value)) {
-        problems.push({ path: childPath(top.path, key), message: "a circular reference" })
+        ;(problems ??= []).push({ path: childPath(top.path, key), message: "a circular reference" })
         continue
       }
       if (top.path.length >= MAX_DEPTH) {
-        problems.push({ path: childPath(top.path, key), message: `nested deeper than ${MAX_DEPTH} levels` })
+        ;(problems ??= []).push({ path: childPath(top.path, key), message: `nested deeper than ${MAX_DEPTH} levels` })
         continue
       }
       copy = isArray ? [] : {}
-      enter(value, copy as Open["target"], childPath(top.path, key))
+      const problem = open(stack, value, copy as Open["target"], childPath(top.path, key))
+      if (problem !== undefined) (problems ??= []).push(problem)
     }
     if (top.keys === undefined) (top.target as Array<unknown>).push(copy)
     else (top.target as Record<string, unknown>)[key] = copy
   }
-  return { value: root, protoKeys, problems }
+  return { value: root, protoKeys: protoKeys ?? NONE, problems: problems ?? NO_PROBLEMS }
 }
 
 const isKindMismatch = (issue: ParseResult.ParseIssue): boolean =>
