@@ -562,13 +562,14 @@ class Steps {
       }
       return Effect.succeed(this.finish(last, "max_iterations", true))
     }
-    const request = {
+    // the optional settings set only when given (spreading `{}` for an absent one makes an object a turn)
+    const request: { -readonly [K in keyof Chat.ChatRequest]: Chat.ChatRequest[K] } = {
       model: agent.model,
       messages: state.transcript.slice(),
-      tools: loop.schemas,
-      ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
-      ...(agent.temperature === undefined ? {} : { temperature: agent.temperature })
+      tools: loop.schemas
     }
+    if (agent.maxTokens !== undefined) request.maxTokens = agent.maxTokens
+    if (agent.temperature !== undefined) request.temperature = agent.temperature
     // the check is read now (when the step runs): a token not cancelled adds no step
     const check = Cancellation.check(this.context.cancellation)
     const called = this.engine.callModel(`turn-${state.iteration}`, request, loop.onDelta)
