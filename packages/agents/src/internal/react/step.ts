@@ -562,7 +562,8 @@ class Steps {
       }
       return Effect.succeed(this.finish(last, "max_iterations", true))
     }
-    // the optional settings set only when given (spreading `{}` for an absent one makes an object a turn)
+    // maxTokens and temperature set only when the agent has them (spreading `{}` for each absent one
+    // made an object a turn for nothing)
     const request: { -readonly [K in keyof Chat.ChatRequest]: Chat.ChatRequest[K] } = {
       model: agent.model,
       messages: state.transcript.slice(),
