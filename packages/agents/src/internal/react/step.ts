@@ -215,10 +215,24 @@ class Steps {
     decidedBy?: string | undefined,
     name = `tool-${call.id}`
   ): Effect.Effect<Ran, AgentError, RunContext> {
+    return this.runCallThen(call, index, decidedBy, name, Effect.succeed)
+  }
+
+  /**
+   * `runCall`, then `then` with what it ran, in the step that settles the call (no step and no
+   * frame of its own, as a `flatMap` after it would take).
+   */
+  runCallThen<A, R>(
+    call: ToolCall.ToolCall,
+    index: number,
+    decidedBy: string | undefined,
+    name: string,
+    then: (ran: Ran) => Effect.Effect<A, AgentError, R>
+  ): Effect.Effect<A, AgentError, RunContext | R> {
     const { context, loop, state } = this
     const found = loop.registry.getOption(call.name)
     if (Option.isNone(found)) {
-      return Effect.succeed({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
+      return then({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
     }
     const tool = found.value
     const { policy } = loop
@@ -227,7 +241,7 @@ class Steps {
       const content = toolFailureText(call.name, error)
       return Trifecta.checkSpan(context, policy, tool, this.projected, "deny").pipe(
         Effect.zipRight(Audit.record(context, call, { decision: "denied", text: content, denial: { reason: "policy", message: trifectaReason } })),
-        Effect.as({ callId: call.id, name: call.name, content, isError: true })
+        Effect.flatMap(() => then({ callId: call.id, name: call.name, content, isError: true }))
       )
     }
     const key = tool.sideEffecting && !tool.idempotent ? `${context.runId}/t${state.iteration}/c${index}` : undefined
@@ -241,22 +255,22 @@ class Steps {
       legs.length === 0 ? { callId: call.id, name: call.name, content, isError } : { callId: call.id, name: call.name, content, isError, legs }
     const settle = (running: Effect.Effect<ToolOutcome, unknown, RunContext>, legsOf: () => ReturnType<typeof Trifecta.capsOf>) =>
       Effect.matchEffect(running, {
-        onSuccess: (outcome): Effect.Effect<Ran> => {
+        onSuccess: (outcome): Effect.Effect<A, AgentError, R> => {
           const legs = legsOf()
-          return Effect.succeed(result(legs, Trifecta.shownOutput(policy, tool.name, outcome.text, legs), false))
+          return then(result(legs, Trifecta.shownOutput(policy, tool.name, outcome.text, legs), false))
         },
-        onFailure: (error): Effect.Effect<Ran, AgentError> => {
-          if (error instanceof ToolInDoubt) return Effect.succeed({ _tag: "InDoubt", error, index, tool })
+        onFailure: (error): Effect.Effect<A, AgentError, R> => {
+          if (error instanceof ToolInDoubt) return then({ _tag: "InDoubt", error, index, tool })
           if (isSubRunSuspension(error) && under(error, context.runId)) {
-            return Effect.succeed({ _tag: "Waiting", pending: error.pending as ReadonlyArray<Approval.PendingEntry> })
+            return then({ _tag: "Waiting", pending: error.pending as ReadonlyArray<Approval.PendingEntry> })
           }
           if (endsRun(error)) return Effect.fail(error as AgentError)
           const legs = legsOf()
-          return Effect.succeed(result(legs, Trifecta.shownFailure(policy, call.name, error, legs), true))
+          return then(result(legs, Trifecta.shownFailure(policy, call.name, error, legs), true))
         }
       })
     const running = this.engine.runTool(name, call, tool, meta)
-    const ran: Effect.Effect<Ran, AgentError, RunContext> = tool.delegating
+    const ran: Effect.Effect<A, AgentError, RunContext | R> = tool.delegating
       ? Effect.suspend(() => {
           const branch = context.branch()
           return settle(Effect.provideService(running, RunContext, branch), () => Trifecta.touchedOf(branch.tally.legs))
@@ -362,7 +376,7 @@ class Steps {
       return saving === Effect.void ? next(ran) : Effect.flatMap(saving, () => next(ran))
     }
     const one = (call: ToolCall.ToolCall): Effect.Effect<Ran, AgentError, RunContext> =>
-      Effect.flatMap(this.runCall(call, calls.indexOf(call)), (ran) => recorded(ran, Effect.succeed))
+      this.runCallThen(call, calls.indexOf(call), undefined, `tool-${call.id}`, (ran) => recorded(ran, Effect.succeed))
     if (waiting.length === 0) return this.endRound(carried ?? { doubts: [], regated: [], waiting: [] })
     const landed = (results: ReadonlyArray<Ran>): Effect.Effect<AgentResult, AgentError, RunContext> => {
       const doubts = results.filter(isDoubt)
@@ -375,8 +389,9 @@ class Steps {
       })
     }
     if (waiting.length > 1) return Effect.flatMap(Effect.forEach(waiting, one, { concurrency: "unbounded" }), landed)
-    // one call (the common turn): its result recorded and the round ended in the same step
-    return Effect.flatMap(this.runCall(waiting[0]!, calls.indexOf(waiting[0]!)), (ran) => recorded(ran, (done) => landed([done])))
+    // one call (the common turn): its result recorded and the round ended in the step that settles it
+    const only = waiting[0]!
+    return this.runCallThen(only, calls.indexOf(only), undefined, `tool-${only.id}`, (ran) => recorded(ran, (done) => landed([done])))
   }
 
   /**
