@@ -322,7 +322,7 @@ const plainCopy = (input: object): Copied => {
     let copy: unknown = value
     if (typeof value === "object" && value !== null) {
       // the open objects are the value's ancestors (at most MAX_DEPTH of them)
-      if (stack.some((open) => open.source === value)) {
+      if (stack.some((ancestor) => ancestor.source === value)) {
         ;(problems ??= []).push({ path: childPath(top.path, key), message: "a circular reference" })
         continue
       }

@@ -213,9 +213,9 @@ class Steps {
     call: ToolCall.ToolCall,
     index: number,
     decidedBy?: string | undefined,
-    name = `tool-${call.id}`
+    name?: string | undefined
   ): Effect.Effect<Ran, AgentError, RunContext> {
-    return this.runCallThen(call, index, decidedBy, name, Effect.succeed)
+    return this.runCallThen(call, index, Effect.succeed, decidedBy, name)
   }
 
   /**
@@ -225,9 +225,9 @@ class Steps {
   runCallThen<A, R>(
     call: ToolCall.ToolCall,
     index: number,
-    decidedBy: string | undefined,
-    name: string,
-    then: (ran: Ran) => Effect.Effect<A, AgentError, R>
+    then: (ran: Ran) => Effect.Effect<A, AgentError, R>,
+    decidedBy?: string | undefined,
+    name = `tool-${call.id}`
   ): Effect.Effect<A, AgentError, RunContext | R> {
     const { context, loop, state } = this
     const found = loop.registry.getOption(call.name)
@@ -376,7 +376,7 @@ class Steps {
       return saving === Effect.void ? next(ran) : Effect.flatMap(saving, () => next(ran))
     }
     const one = (call: ToolCall.ToolCall): Effect.Effect<Ran, AgentError, RunContext> =>
-      this.runCallThen(call, calls.indexOf(call), undefined, `tool-${call.id}`, (ran) => recorded(ran, Effect.succeed))
+      this.runCallThen(call, calls.indexOf(call), (ran) => recorded(ran, Effect.succeed))
     if (waiting.length === 0) return this.endRound(carried ?? { doubts: [], regated: [], waiting: [] })
     const landed = (results: ReadonlyArray<Ran>): Effect.Effect<AgentResult, AgentError, RunContext> => {
       const doubts = results.filter(isDoubt)
@@ -391,7 +391,7 @@ class Steps {
     if (waiting.length > 1) return Effect.flatMap(Effect.forEach(waiting, one, { concurrency: "unbounded" }), landed)
     // one call (the common turn): its result recorded and the round ended in the step that settles it
     const only = waiting[0]!
-    return this.runCallThen(only, calls.indexOf(only), undefined, `tool-${only.id}`, (ran) => recorded(ran, (done) => landed([done])))
+    return this.runCallThen(only, calls.indexOf(only), (ran) => recorded(ran, (done) => landed([done])))
   }
 
   /**
