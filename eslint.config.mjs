@@ -48,14 +48,35 @@ export default tseslint.config(
       // `declare namespace X` merges types into a module, as Effect does.
       "@typescript-eslint/no-namespace": "off",
       "@typescript-eslint/no-empty-object-type": "off",
-      "@typescript-eslint/ban-ts-comment": "off"
+      "@typescript-eslint/ban-ts-comment": "off",
+      // The formatter (dprint, as the Effect repository runs it), at a width of 120.
+      "@effect/dprint": [
+        "error",
+        {
+          config: {
+            indentWidth: 2,
+            lineWidth: 120,
+            semiColons: "asi",
+            quoteStyle: "alwaysDouble",
+            trailingCommas: "never",
+            operatorPosition: "maintain",
+            "arrowFunction.useParentheses": "force"
+          }
+        }
+      ]
     }
   },
   {
     // Plain Node scripts: TypeScript does not check their names, so ESLint's no-undef does.
     files: ["**/*.mjs"],
     languageOptions: {
-      globals: { console: "readonly", process: "readonly", performance: "readonly", URL: "readonly", setTimeout: "readonly" }
+      globals: {
+        console: "readonly",
+        process: "readonly",
+        performance: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly"
+      }
     }
   },
   {
@@ -65,7 +86,18 @@ export default tseslint.config(
       ecmaVersion: 2022,
       sourceType: "module",
       globals: Object.fromEntries(
-        ["window", "document", "location", "fetch", "URL", "EventSource", "setTimeout", "TextDecoder", "HTMLElement", "Node"].map((name) => [name, "readonly"])
+        [
+          "window",
+          "document",
+          "location",
+          "fetch",
+          "URL",
+          "EventSource",
+          "setTimeout",
+          "TextDecoder",
+          "HTMLElement",
+          "Node"
+        ].map((name) => [name, "readonly"])
       )
     }
   },

@@ -15,7 +15,10 @@ const globalSetup = ["scripts/test/bundles.setup.mjs"]
 
 export default defineConfig({
   resolve: {
-    alias: packages.map((name) => ({ find: new RegExp(`^@agentkit/${name}$`), replacement: `${root}packages/${name}/src/index.ts` }))
+    alias: packages.map((name) => ({
+      find: new RegExp(`^@agentkit/${name}$`),
+      replacement: `${root}packages/${name}/src/index.ts`
+    }))
   },
   test: {
     projects: [
@@ -28,7 +31,10 @@ export default defineConfig({
         test: { name: `app:${name}`, include: [`apps/${name}/test/**/*.test.ts`], globalSetup }
       })),
       { extends: true as const, test: { name: "scripts", include: ["scripts/test/**/*.test.mjs"] } },
-      { extends: true as const, test: { name: "crash", include: crashSuites, globalSetup, sequence: { groupOrder: 1 } } }
+      {
+        extends: true as const,
+        test: { name: "crash", include: crashSuites, globalSetup, sequence: { groupOrder: 1 } }
+      }
     ]
   }
 })

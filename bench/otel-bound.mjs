@@ -37,7 +37,7 @@ for (let i = 0; i < 3000; i++) {
 const contextApi = OtelApi.context
 const withOriginal = contextApi.with
 let steps = 0
-contextApi.with = function (...args) {
+contextApi.with = function(...args) {
   steps++
   return withOriginal.apply(this, args)
 }
@@ -47,24 +47,31 @@ contextApi.with = withOriginal
 const stepsPerRun = steps / counted
 const exported = []
 const onEnd = BatchSpanProcessor.prototype.onEnd
-BatchSpanProcessor.prototype.onEnd = function (span) {
+BatchSpanProcessor.prototype.onEnd = function(span) {
   exported.push({ name: span.name, kind: span.kind, attributes: { ...span.attributes } })
   return onEnd.call(this, span)
 }
 await run(true)
 BatchSpanProcessor.prototype.onEnd = onEnd
 // (not quite a whole number: now and then the run loop yields, a step more)
-if (exported.length === 0 || stepsPerRun < 1) throw new Error(`a traced run exported ${exported.length} spans in ${stepsPerRun} steps`)
+if (exported.length === 0 || stepsPerRun < 1) {
+  throw new Error(`a traced run exported ${exported.length} spans in ${stepsPerRun} steps`)
+}
 
 // 2. The hook and the spans, through a tracer of their own over the same pipeline as the case's.
 const provider = new BasicTracerProvider({
   resource: resourceFromAttributes({ "service.name": "agentkit-bench" }),
-  spanProcessors: [new BatchSpanProcessor({ export: (_spans, done) => done({ code: 0 }), shutdown: () => Promise.resolve() })]
+  spanProcessors: [
+    new BatchSpanProcessor({ export: (_spans, done) => done({ code: 0 }), shutdown: () => Promise.resolve() })
+  ]
 })
 const tracer = await Effect.runPromise(
   Effect.provide(
     OtelTracer.make,
-    Layer.provide(OtelTracer.layerTracer, Layer.mergeAll(Layer.succeed(OtelTracer.OtelTracerProvider, provider), Resource.layerEmpty))
+    Layer.provide(
+      OtelTracer.layerTracer,
+      Layer.mergeAll(Layer.succeed(OtelTracer.OtelTracerProvider, provider), Resource.layerEmpty)
+    )
   )
 )
 const kinds = ["internal", "server", "client", "producer", "consumer"] // OpenTelemetry's SpanKind order
@@ -91,7 +98,15 @@ for (let round = 0; round < 15; round++) {
     nsPer(20_000, (n) => {
       for (let i = 0; i < n; i++) {
         for (const { name, kind, attributes } of exported) {
-          const span = tracer.span(name, Option.some(root), Context.empty(), [], process.hrtime.bigint(), kinds[kind], {})
+          const span = tracer.span(
+            name,
+            Option.some(root),
+            Context.empty(),
+            [],
+            process.hrtime.bigint(),
+            kinds[kind],
+            {}
+          )
           for (const key in attributes) span.attribute(key, attributes[key])
           span.end(process.hrtime.bigint(), Exit.void)
         }
@@ -128,9 +143,15 @@ const untraced = median(off)
 const least = (stepsPerRun * hook) / 1000 + spans
 const names = exported.map((span) => `${span.name} (${Object.keys(span.attributes).length})`).join(", ")
 console.log(`a traced run: ${stepsPerRun.toFixed(1)} steps with a span open; spans (attributes): ${names}`)
-console.log(`@effect/opentelemetry's context hook: ${hook.toFixed(0)} ns a step, ${((stepsPerRun * hook) / 1000).toFixed(1)} µs a run`)
+console.log(
+  `@effect/opentelemetry's context hook: ${hook.toFixed(0)} ns a step, ${
+    ((stepsPerRun * hook) / 1000).toFixed(1)
+  } µs a run`
+)
 console.log(`its spans, made directly: ${spans.toFixed(1)} µs a run`)
 console.log(`agentkit untraced: ${untraced.toFixed(1)} µs a run (CPU)`)
 console.log(
-  `least tracing on ÷ off with these spans in these steps: ${(1 + least / untraced).toFixed(2)}×; agentkit's: ${median(ratios).toFixed(2)}× (median of ${pairs} pairs of ${block} runs each)`
+  `least tracing on ÷ off with these spans in these steps: ${(1 + least / untraced).toFixed(2)}×; agentkit's: ${
+    median(ratios).toFixed(2)
+  }× (median of ${pairs} pairs of ${block} runs each)`
 )

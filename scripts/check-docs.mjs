@@ -20,7 +20,7 @@
 //   --list             print every example location and its key
 //   --write-allowlist  rewrite the allowlist with the current failures (keeps existing reasons)
 // The generated program can be re-checked by hand: tsc -p build/doc-examples/tsconfig.json
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
@@ -207,13 +207,23 @@ for (const member of members) {
         const fences = fencesOf(tag)
         const at = `${file}:${block.firstLine + tag.index}`
         if (fences.length === 0) {
-          problems.push({ key: uniqueKey(`${file}#${owner}`), kind: "example", at, message: "@example without a ```ts block" })
+          problems.push({
+            key: uniqueKey(`${file}#${owner}`),
+            kind: "example",
+            at,
+            message: "@example without a ```ts block"
+          })
         }
         for (const fence of fences) {
           const key = uniqueKey(`${file}#${owner}`)
           const fenceLine = block.firstLine + fence.index
           if (fence.lang !== "ts") {
-            problems.push({ key, kind: "example", at: `${file}:${fenceLine}`, message: `example fence is \`\`\`${fence.lang || "(none)"}, not \`\`\`ts` })
+            problems.push({
+              key,
+              kind: "example",
+              at: `${file}:${fenceLine}`,
+              message: `example fence is \`\`\`${fence.lang || "(none)"}, not \`\`\`ts`
+            })
             continue
           }
           if (fence.unclosed) {
@@ -261,7 +271,8 @@ function checkExports(file, sourceFile, blocks) {
     const line = sourceFile.getLineAndCharacterOfPosition(statement.getStart(sourceFile)).line + 1
     const docs = (statement.jsDoc ?? []).map((doc) => blockAt.get(doc.getStart(sourceFile))).filter(Boolean)
     const block = docs.at(-1)
-    const report = (message, at = `${file}:${line}`) => problems.push({ key: `${key}:${message.split(":")[0]}`, kind: "docs", at, message })
+    const report = (message, at = `${file}:${line}`) =>
+      problems.push({ key: `${key}:${message.split(":")[0]}`, kind: "docs", at, message })
     if (block === undefined) {
       report(`missing JSDoc: export '${name}' has no documentation block`)
       continue
@@ -272,14 +283,27 @@ function checkExports(file, sourceFile, blocks) {
     if (!tags[0].lines.some((l) => l.text.trim() !== "")) report(`missing description: export '${name}'`, at)
     const since = named("since")
     if (since.length !== 1 || !/^\d+\.\d+\.\d+$/.test(since[0].value)) {
-      report(`@since: export '${name}' needs exactly one '@since <major.minor.patch>' (found ${since.map((t) => `'${t.value}'`).join(", ") || "none"})`, at)
+      report(
+        `@since: export '${name}' needs exactly one '@since <major.minor.patch>' (found ${
+          since.map((t) => `'${t.value}'`).join(", ") || "none"
+        })`,
+        at
+      )
     }
     if (named("example").length === 0) report(`missing @example: export '${name}'`, at)
     const category = named("category")
     if (category.length !== 1) {
-      report(`@category: export '${name}' needs exactly one @category (found ${category.map((t) => `'${t.value}'`).join(", ") || "none"})`, at)
+      report(
+        `@category: export '${name}' needs exactly one @category (found ${
+          category.map((t) => `'${t.value}'`).join(", ") || "none"
+        })`,
+        at
+      )
     } else if (!Object.hasOwn(categories, category[0].value)) {
-      report(`@category: export '${name}' has '${category[0].value}', not one of: ${Object.keys(categories).join(", ")}`, at)
+      report(
+        `@category: export '${name}' has '${category[0].value}', not one of: ${Object.keys(categories).join(", ")}`,
+        at
+      )
     }
   }
 }
@@ -304,7 +328,12 @@ for (const example of examples) {
   example.body.forEach((l) => {
     const internal = /from\s+["'](@agentkit\/[^"']*\/internal\/[^"']*)["']/.exec(l.text)
     if (internal !== null) {
-      problems.push({ key: example.key, kind: "example", at: `${example.file}:${l.line}`, message: `imports '${internal[1]}': internal modules are not part of the package exports` })
+      problems.push({
+        key: example.key,
+        kind: "example",
+        at: `${example.file}:${l.line}`,
+        message: `imports '${internal[1]}': internal modules are not part of the package exports`
+      })
     }
   })
 }
@@ -334,13 +363,21 @@ mkdirSync(programDir, { recursive: true })
 const tsconfigPath = join(programDir, "tsconfig.json")
 writeFileSync(tsconfigPath, `${JSON.stringify(tsconfig, null, 2)}\n`)
 
-const parsed = ts.getParsedCommandLineOfConfigFile(tsconfigPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")) } })
+const parsed = ts.getParsedCommandLineOfConfigFile(tsconfigPath, {}, {
+  ...ts.sys,
+  onUnRecoverableConfigFileDiagnostic: (d) => {
+    throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"))
+  }
+})
 const generatedPaths = new Set([...generated.keys()].map((p) => ts.sys.resolvePath(p)))
 const started = performance.now()
 const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options })
 // Only the examples and the prelude are checked: the package sources are checked by `tsc -b`, and
 // the checker then resolves only the types the examples use (about a quarter faster).
-const checked = program.getSourceFiles().filter((f) => generatedPaths.has(ts.sys.resolvePath(f.fileName)) || ts.sys.resolvePath(f.fileName) === ts.sys.resolvePath(preludePath))
+const checked = program.getSourceFiles().filter((f) =>
+  generatedPaths.has(ts.sys.resolvePath(f.fileName)) ||
+  ts.sys.resolvePath(f.fileName) === ts.sys.resolvePath(preludePath)
+)
 const diagnostics = [
   ...program.getOptionsDiagnostics(),
   ...program.getGlobalDiagnostics(),
@@ -355,7 +392,9 @@ for (const diagnostic of diagnostics) {
   const example = file && byPath.get(ts.sys.resolvePath(file.fileName))
   if (example === undefined) {
     // An error outside the examples (the prelude, a source file, the options) is the checker's own.
-    const where = file ? `${rel(file.fileName)}:${file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : "tsconfig"
+    const where = file
+      ? `${rel(file.fileName)}:${file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}`
+      : "tsconfig"
     problems.push({ key: `setup:${where}`, kind: "setup", at: where, message: `TS${diagnostic.code}: ${message}` })
     continue
   }
@@ -379,7 +418,10 @@ if (args.has("--list")) {
 }
 
 if (args.has("--write-allowlist")) {
-  const next = { $comment: allowlist.$comment ?? "Known documentation failures: key -> reason. Only shrinks; see scripts/check-docs.mjs." }
+  const next = {
+    $comment: allowlist.$comment ??
+      "Known documentation failures: key -> reason. Only shrinks; see scripts/check-docs.mjs."
+  }
   for (const key of [...failingKeys].sort()) {
     if (key.startsWith("setup:")) continue
     const first = problems.find((p) => p.key === key)
@@ -399,7 +441,9 @@ for (const key of stale) console.error(`scripts/docs/allowlist.json: '${key}' is
 const knownExamples = new Set(known.filter((p) => p.kind === "example").map((p) => p.key)).size
 const knownDocs = known.filter((p) => p.kind === "docs").length
 console.error(
-  `docs: ${examples.length} examples in ${new Set(examples.map((e) => e.file)).size} files type-checked in one program (${(checkMs / 1000).toFixed(1)}s); ` +
+  `docs: ${examples.length} examples in ${
+    new Set(examples.map((e) => e.file)).size
+  } files type-checked in one program (${(checkMs / 1000).toFixed(1)}s); ` +
     `${failingExamples.size} failing (${knownExamples} allowlisted), ` +
     `${problems.filter((p) => p.kind === "docs").length} export tag problems (${knownDocs} allowlisted)`
 )

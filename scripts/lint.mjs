@@ -34,7 +34,9 @@ for (const result of results) {
     byRule.set(rule, (byRule.get(rule) ?? 0) + 1)
     if (message.severity === 1) {
       if (pending[file]?.[rule] !== undefined) fired.add(`${file} ${rule}`)
-      else unexpected.push(`${file}:${message.line}:${message.column}: warning ${rule} is not in eslint.config.mjs \`pending\``)
+      else {unexpected.push(
+          `${file}:${message.line}:${message.column}: warning ${rule} is not in eslint.config.mjs \`pending\``
+        )}
     }
   }
 }

@@ -17,7 +17,11 @@ if (script === undefined) {
 
 const pnpmCommand = () => {
   try {
-    const version = execFileSync("pnpm", ["--version"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+    const version = execFileSync("pnpm", ["--version"], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim()
     if (version === PNPM) return ["pnpm"]
   } catch {
     // not installed: fall through to npx
@@ -43,6 +47,10 @@ if (!existsSync(new URL("../node_modules/.modules.yaml", import.meta.url))) {
   run(["install", "--frozen-lockfile", "--reporter=append-only"])
 }
 if (builds(script)) {
-  say(built ? "building (tsc -b, incremental, then the bundles)..." : "building every package with tsc -b, then bundling core, tools and agents (the first build takes about half a minute)...")
+  say(
+    built
+      ? "building (tsc -b, incremental, then the bundles)..."
+      : "building every package with tsc -b, then bundling core, tools and agents (the first build takes about half a minute)..."
+  )
 }
 run(["run", "--silent", script, ...process.argv.slice(3)], "inherit")

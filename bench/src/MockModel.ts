@@ -59,13 +59,13 @@ export const make = (workload: Workload): MockModel => {
   const respond = (step: number, model: string): MockResponse =>
     step <= workload.toolRounds
       ? {
-          content: "",
-          toolCalls: [{ id: `call-${step}`, name: "echo", arguments: { text: workload.argument } }],
-          usage,
-          finishReason: "tool_use",
-          model,
-          provider: "mock"
-        }
+        content: "",
+        toolCalls: [{ id: `call-${step}`, name: "echo", arguments: { text: workload.argument } }],
+        usage,
+        finishReason: "tool_use",
+        model,
+        provider: "mock"
+      }
       : { content: workload.answer, toolCalls: [], usage, finishReason: "end_turn", model, provider: "mock" }
 
   const self: MockModel = {

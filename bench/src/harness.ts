@@ -44,7 +44,8 @@ const runWorkload = async (
   log: (line: string) => void
 ): Promise<WorkloadRounds> => {
   const model = MockModel.make(workload)
-  const set: Array<{ readonly case: Case; readonly runner: Runner; readonly rounds: Array<Record<string, number>> }> = []
+  const set: Array<{ readonly case: Case; readonly runner: Runner; readonly rounds: Array<Record<string, number>> }> =
+    []
   try {
     for (const c of cases) set.push({ case: c, runner: await c.setup(model), rounds: [] })
     for (const s of set) {
@@ -73,14 +74,20 @@ const runWorkload = async (
  * Runs the selected cases, grouped by workload (each group must hold its workload's floor), and
  * measures the import cost once per round in a fresh process.
  */
-export const run = async (cases: ReadonlyArray<Case>, settings: Settings, log: (line: string) => void): Promise<Results> => {
+export const run = async (
+  cases: ReadonlyArray<Case>,
+  settings: Settings,
+  log: (line: string) => void
+): Promise<Results> => {
   const workloads = [...new Set(cases.map((c) => c.workload))]
   const results: Array<WorkloadRounds> = []
   for (const workload of workloads) {
     const own = cases.filter((c) => c.workload === workload)
     const floors = own.filter((c) => c.floor)
     if (floors.length !== 1) {
-      throw new Error(`workload '${workload.id}' needs exactly one floor case among the selected cases, has ${floors.length}`)
+      throw new Error(
+        `workload '${workload.id}' needs exactly one floor case among the selected cases, has ${floors.length}`
+      )
     }
     results.push(await runWorkload(workload, [...floors, ...own.filter((c) => !c.floor)], settings, log))
   }

@@ -18,7 +18,9 @@ const usage = `usage: pnpm bench [options]
   --concurrent N    runs started at once (default 10000)
   --parked N        runs parked for the live-heap figure (default 10000)
   --warmup N        sequential runs per tracing mode before the first round (default 3000)
-  --case ID[,ID]    only these cases (repeatable; a workload's floor is always kept): ${cases.map((c) => `${c.workload.id}/${c.id}`).join(", ")}
+  --case ID[,ID]    only these cases (repeatable; a workload's floor is always kept): ${
+  cases.map((c) => `${c.workload.id}/${c.id}`).join(", ")
+}
   --json FILE       also write every figure as JSON
   --quiet           no progress on stderr`
 
@@ -81,8 +83,11 @@ if ((globalThis as { gc?: unknown }).gc === undefined) fail("run with node --exp
 
 const commit = (() => {
   try {
-    const git = (...args: Array<string>) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
-    return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain") === "" ? "" : " (uncommitted changes)"}`
+    const git = (...args: Array<string>) =>
+      execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+    return `${git("rev-parse", "--short", "HEAD")}${
+      git("status", "--porcelain") === "" ? "" : " (uncommitted changes)"
+    }`
   } catch {
     return "unknown"
   }

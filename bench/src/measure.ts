@@ -59,7 +59,11 @@ const settle = async (): Promise<void> => {
 const check = async (model: MockModel, runner: Runner, outputs: ReadonlyArray<string>): Promise<void> => {
   const wrong = outputs.filter((output) => output !== model.workload.answer)
   if (wrong.length > 0) {
-    throw new Error(`${wrong.length} of ${outputs.length} runs did not finish the workload (first answer: ${JSON.stringify(wrong[0])})`)
+    throw new Error(
+      `${wrong.length} of ${outputs.length} runs did not finish the workload (first answer: ${
+        JSON.stringify(wrong[0])
+      })`
+    )
   }
   await runner.verify?.()
 }

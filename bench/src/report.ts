@@ -54,7 +54,9 @@ interface CaseReport {
 export interface Report {
   readonly environment: Environment
   readonly metrics: ReadonlyArray<Metric>
-  readonly workloads: ReadonlyArray<{ readonly id: string; readonly title: string; readonly cases: ReadonlyArray<CaseReport> }>
+  readonly workloads: ReadonlyArray<
+    { readonly id: string; readonly title: string; readonly cases: ReadonlyArray<CaseReport> }
+  >
   readonly importCost: {
     readonly medianEffectMs: number
     readonly medianAgentkitMs: number
@@ -85,7 +87,10 @@ export const make = (results: Results, environment: Environment): Report => {
         }
         return c.floor
           ? base
-          : { ...base, ratioToFloor: Object.fromEntries(metrics.map((metric) => [metric.id, own[metric.id]! / floor[metric.id]!])) }
+          : {
+            ...base,
+            ratioToFloor: Object.fromEntries(metrics.map((metric) => [metric.id, own[metric.id]! / floor[metric.id]!]))
+          }
       })
     }
   })
@@ -104,7 +109,9 @@ export const make = (results: Results, environment: Environment): Report => {
 const figure = (value: number): string =>
   Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2)
 
-const ratio = (value: number): string => (Number.isFinite(value) ? `${Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2)}×` : "—")
+const ratio = (
+  value: number
+): string => (Number.isFinite(value) ? `${Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2)}×` : "—")
 
 const row = (cells: ReadonlyArray<string>): string => `| ${cells.join(" | ")} |`
 
@@ -113,9 +120,15 @@ export const markdown = (report: Report): string => {
   const { environment: env } = report
   const lines = [
     `agentkit bench — ${env.date}, commit ${env.commit}`,
-    `node ${env.node}, ${env.platform}, ${env.cpus}; load average before ${env.loadBefore.map((n) => n.toFixed(2)).join(" ")}, after ${env.loadAfter.map((n) => n.toFixed(2)).join(" ")}`,
-    `medians of ${env.rounds} interleaved rounds; per run: ${env.sizes.runs.toLocaleString("en-US")} sequential runs, each its own runPromise; ` +
-      `live heap: ${env.sizes.parked.toLocaleString("en-US")} parked runs; mock model and tool answer asynchronously; MB = 10^6 bytes, KB = 10^3`,
+    `node ${env.node}, ${env.platform}, ${env.cpus}; load average before ${
+      env.loadBefore.map((n) => n.toFixed(2)).join(" ")
+    }, after ${env.loadAfter.map((n) => n.toFixed(2)).join(" ")}`,
+    `medians of ${env.rounds} interleaved rounds; per run: ${
+      env.sizes.runs.toLocaleString("en-US")
+    } sequential runs, each its own runPromise; ` +
+    `live heap: ${
+      env.sizes.parked.toLocaleString("en-US")
+    } parked runs; mock model and tool answer asynchronously; MB = 10^6 bytes, KB = 10^3`,
     ""
   ]
   for (const workload of report.workloads) {

@@ -34,7 +34,11 @@ declare global {
   /** The lethal trifecta's three tools: private data, untrusted content, egress. */
   const readInbox: Tool.Tool<"read_inbox", {}, string>
   const fetchUrl: Tool.Tool<"fetch_url", { readonly url: typeof Schema.String }, string>
-  const sendEmail: Tool.Tool<"send_email", { readonly to: typeof Schema.String; readonly body: typeof Schema.String }, string>
+  const sendEmail: Tool.Tool<
+    "send_email",
+    { readonly to: typeof Schema.String; readonly body: typeof Schema.String },
+    string
+  >
 }
 
 export {}

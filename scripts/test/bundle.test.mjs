@@ -18,7 +18,8 @@ const repo = fileURLToPath(new URL("../..", import.meta.url))
 const app = join(repo, "apps/support-desk")
 
 /** Runs ES module code in a fresh `node` in apps/support-desk; answers the JSON it prints. */
-const probe = (code) => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: app, encoding: "utf8" }))
+const probe = (code) =>
+  JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: app, encoding: "utf8" }))
 
 /** A package's public modules: its src/**\/*.ts but src/internal/, without `.ts` (`index` is the package). */
 const modules = (name) =>
@@ -55,7 +56,9 @@ describe("the bundles (scripts/bundle.mjs) of the built packages", { timeout: 60
       for (const [name, modules] of Object.entries(plan)) {
         for (const module of modules) {
           const spec = module === "index" ? "@agentkit/" + name : "@agentkit/" + name + "/" + module
-          out[spec].tsc = Object.keys(await import(${JSON.stringify(pathToFileURL(repo).href)} + "packages/" + name + "/dist/" + module + ".js"))
+          out[spec].tsc = Object.keys(await import(${
+      JSON.stringify(pathToFileURL(repo).href)
+    } + "packages/" + name + "/dist/" + module + ".js"))
         }
       }
       console.log(JSON.stringify(out))
@@ -128,11 +131,17 @@ describe("the bundles (scripts/bundle.mjs) of the built packages", { timeout: 60
     expect(result.checked).toBeGreaterThan(200)
     expect(result.examples).toEqual(Object.fromEntries(Object.keys(result.examples).map((key) => [key, true])))
     expect(result.packagesLoaded).toEqual(
-      bundledPackages.flatMap((name) => [`packages/${name}/dist/bundle/index.js`, `packages/${name}/dist/bundle/internal/bundle.js`]).sort()
+      bundledPackages.flatMap((
+        name
+      ) => [`packages/${name}/dist/bundle/index.js`, `packages/${name}/dist/bundle/internal/bundle.js`]).sort()
     )
     // with every subpath imported too: only bundle/ files (the same three bundles), never tsc's modules
-    const shims = bundledPackages.flatMap((name) => plan[name].map((module) => `packages/${name}/dist/bundle/${module}.js`))
-    expect(result.allLoaded).toEqual([...shims, ...bundledPackages.map((name) => `packages/${name}/dist/bundle/internal/bundle.js`)].sort())
+    const shims = bundledPackages.flatMap((name) =>
+      plan[name].map((module) => `packages/${name}/dist/bundle/${module}.js`)
+    )
+    expect(result.allLoaded).toEqual(
+      [...shims, ...bundledPackages.map((name) => `packages/${name}/dist/bundle/internal/bundle.js`)].sort()
+    )
     expect(result.ajv).toEqual([])
   })
 
@@ -141,7 +150,9 @@ describe("the bundles (scripts/bundle.mjs) of the built packages", { timeout: 60
       const text = bundleText(name)
       const pkg = manifest(name)
       const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})])
-      const statics = [...text.matchAll(/^(?:import|export)\b[^;"]*?(?:\bfrom\s*)?"([^"]+)";?$/gm)].map((match) => match[1])
+      const statics = [...text.matchAll(/^(?:import|export)\b[^;"]*?(?:\bfrom\s*)?"([^"]+)";?$/gm)].map((match) =>
+        match[1]
+      )
       const dynamics = [...text.matchAll(/\bimport\("([^"]+)"\)/g)].map((match) => match[1])
       const packageOf = (spec) => spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/")
       expect(statics.length, name).toBeGreaterThan(0)
@@ -156,12 +167,17 @@ describe("the bundles (scripts/bundle.mjs) of the built packages", { timeout: 60
       // no path into node_modules, no copy of effect's code, no CommonJS wrapper of esbuild's
       expect(/node_modules|effect\/dist\/|__commonJS|__require\b/.exec(text)?.[0], name).toBeUndefined()
     }
-    const imports = (name) => new Set([...bundleText(name).matchAll(/^import\b[^;"]*?from\s*"([^"]+)";?$/gm)].map((match) => match[1]))
+    const imports = (name) =>
+      new Set([...bundleText(name).matchAll(/^import\b[^;"]*?from\s*"([^"]+)";?$/gm)].map((match) => match[1]))
     expect(imports("tools").has("@agentkit/core")).toBe(true)
     expect(imports("agents").has("@agentkit/core")).toBe(true)
     expect(imports("agents").has("@agentkit/tools")).toBe(true)
     expect(imports("core").has("effect/Schema")).toBe(true)
-    expect([...bundleText("agents").matchAll(/\bimport\("([^"]+)"\)/g)].map((match) => match[1]).sort()).toEqual(["ajv", "ajv-formats", "ajv/dist/2020.js"])
+    expect([...bundleText("agents").matchAll(/\bimport\("([^"]+)"\)/g)].map((match) => match[1]).sort()).toEqual([
+      "ajv",
+      "ajv-formats",
+      "ajv/dist/2020.js"
+    ])
   })
 
   it("map back to src/*.ts: each module's code in the bundle to its own TypeScript source", () => {

@@ -14,7 +14,10 @@ export default async function setup() {
   if (globalThis[done] === true) return
   const root = fileURLToPath(new URL("../..", import.meta.url))
   const tsc = fileURLToPath(new URL("../../node_modules/typescript/bin/tsc", import.meta.url))
-  execFileSync(process.execPath, [tsc, "-b", ...bundledPackages.map((name) => `packages/${name}/tsconfig.src.json`)], { cwd: root, stdio: "inherit" })
+  execFileSync(process.execPath, [tsc, "-b", ...bundledPackages.map((name) => `packages/${name}/tsconfig.src.json`)], {
+    cwd: root,
+    stdio: "inherit"
+  })
   await write()
   globalThis[done] = true
 }

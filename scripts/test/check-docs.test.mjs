@@ -44,17 +44,26 @@ const check = async (files) => {
 }
 
 /** A documented export: its JSDoc lines (without the stars) and its declaration. */
-const doc = (lines, declaration) => ["/**", ...lines.map((l) => (l === "" ? " *" : ` * ${l}`)), " */", declaration, ""].join("\n")
+const doc = (lines, declaration) =>
+  ["/**", ...lines.map((l) => (l === "" ? " *" : ` * ${l}`)), " */", declaration, ""].join("\n")
 const example = (...body) => ["@example", "```ts", ...body, "```"]
 const tags = (category = "models") => ["", "@since 0.1.0", `@category ${category}`]
 
 const greeter = doc(
-  ["Says hello.", "", ...example(`import type { Greeter } from "@agentkit/demo"`, `const g: Greeter = greeter`), ...tags()],
+  [
+    "Says hello.",
+    "",
+    ...example(`import type { Greeter } from "@agentkit/demo"`, `const g: Greeter = greeter`),
+    ...tags()
+  ],
   "export interface Greeter { greet(name: string): string }"
 )
 const index = `export type { Greeter } from "./Greeter.js"\nexport { make } from "./Greeter.js"\n`
 const make = (body) =>
-  doc(["Makes a greeter.", "", ...example(...body), ...tags("constructors")], `export const make = (): Greeter => ({ greet: (name) => \`hello \${name}\` })`)
+  doc(
+    ["Makes a greeter.", "", ...example(...body), ...tags("constructors")],
+    `export const make = (): Greeter => ({ greet: (name) => \`hello \${name}\` })`
+  )
 
 // Each test runs the checker, a TypeScript compile: generous timeouts, no timing assertions.
 describe.concurrent("check-docs", { timeout: 120_000 }, () => {
@@ -62,10 +71,17 @@ describe.concurrent("check-docs", { timeout: 120_000 }, () => {
     const result = await check({
       "packages/demo/src/index.ts": index,
       // Two examples declare the same top-level name: they are separate modules, so no clash.
-      "packages/demo/src/Greeter.ts": greeter + make([`import { make } from "@agentkit/demo"`, `const g = make()`, `g.greet("A-771")`]) +
-        doc(["A constant.", "", ...example(`const g = 1`), ...example(`const g = "two"`), ...tags("constants")], `export const two = 2`) +
+      "packages/demo/src/Greeter.ts": greeter +
+        make([`import { make } from "@agentkit/demo"`, `const g = make()`, `g.greet("A-771")`]) +
+        doc(
+          ["A constant.", "", ...example(`const g = 1`), ...example(`const g = "two"`), ...tags("constants")],
+          `export const two = 2`
+        ) +
         // A `/**` inside a string is not a comment.
-        doc(["Text.", "", ...example(`const s: string = "x"`), ...tags("constants")], `export const text = "/** @example \\n\`\`\`ts\\nnope\\n\`\`\` */"`)
+        doc(
+          ["Text.", "", ...example(`const s: string = "x"`), ...tags("constants")],
+          `export const text = "/** @example \\n\`\`\`ts\\nnope\\n\`\`\` */"`
+        )
     })
     expect(result.output).toContain("docs: 5 examples in 1 files type-checked in one program")
     expect(result.output).toContain("0 failing")
@@ -74,10 +90,23 @@ describe.concurrent("check-docs", { timeout: 120_000 }, () => {
 
   it("reports file:line:col of type errors, misused prelude names, undeclared names, internal imports and tag problems", async () => {
     const source = greeter +
-      make([`import { make } from "@agentkit/demo"`, `const n: number = make().greet("x")`, `greeter.greet(42)`, `undeclared.run()`]) +
-      doc(["Imports internals.", "", ...example(`import { secret } from "@agentkit/demo/internal/secret"`, `secret`), ...tags("constants")], "export const i = 1") +
+      make([
+        `import { make } from "@agentkit/demo"`,
+        `const n: number = make().greet("x")`,
+        `greeter.greet(42)`,
+        `undeclared.run()`
+      ]) +
+      doc([
+        "Imports internals.",
+        "",
+        ...example(`import { secret } from "@agentkit/demo/internal/secret"`, `secret`),
+        ...tags("constants")
+      ], "export const i = 1") +
       doc(["Odd category.", "", ...example("1"), "", "@since 0.1.0", "@category utils"], "export const a = 1") +
-      doc(["Two categories.", "", ...example("1"), "", "@since 0.1.0", "@category models", "@category guards"], "export const b = 1") +
+      doc(
+        ["Two categories.", "", ...example("1"), "", "@since 0.1.0", "@category models", "@category guards"],
+        "export const b = 1"
+      ) +
       doc(["No since.", "", ...example("1"), "", "@category constants"], "export const c = 1") +
       doc(["No example.", ...tags("constants")], "export const d = 1") +
       doc(["@since 0.1.0", "@category constants", ...example("1")], "export const e = 1") +
@@ -92,16 +121,26 @@ describe.concurrent("check-docs", { timeout: 120_000 }, () => {
     const lineOf = (text) => lines.findIndex((l) => l.includes(text)) + 1
     const at = (text, token) => `${file}:${lineOf(text)}:${lines[lineOf(text) - 1].indexOf(token) + 1}`
     const file = "packages/demo/src/Greeter.ts"
-    expect(result.output).toContain(`${at("const n: number", "n:")}: TS2322: Type 'string' is not assignable to type 'number'`)
+    expect(result.output).toContain(
+      `${at("const n: number", "n:")}: TS2322: Type 'string' is not assignable to type 'number'`
+    )
     expect(result.output).toContain(`${at("greeter.greet(42)", "42")}: TS2345`)
     expect(result.output).toContain(`${at("undeclared.run()", "undeclared")}: TS2304: Cannot find name 'undeclared'`)
-    expect(result.output).toContain(`${file}:${lineOf("@agentkit/demo/internal/secret")}: imports '@agentkit/demo/internal/secret': internal modules are not part of the package exports`)
-    expect(result.output).toMatch(new RegExp(`${file}:\\d+: @category: export 'a' has 'utils', not one of: models, schemas, constructors`))
+    expect(result.output).toContain(
+      `${file}:${
+        lineOf("@agentkit/demo/internal/secret")
+      }: imports '@agentkit/demo/internal/secret': internal modules are not part of the package exports`
+    )
+    expect(result.output).toMatch(
+      new RegExp(`${file}:\\d+: @category: export 'a' has 'utils', not one of: models, schemas, constructors`)
+    )
     expect(result.output).toContain("@category: export 'b' needs exactly one @category (found 'models', 'guards')")
     expect(result.output).toContain("@since: export 'c' needs exactly one '@since <major.minor.patch>' (found none)")
     expect(result.output).toContain("missing @example: export 'd'")
     expect(result.output).toContain("missing description: export 'e'")
-    expect(result.output).toContain(`${file}:${lineOf("export const f")}: missing JSDoc: export 'f' has no documentation block`)
+    expect(result.output).toContain(
+      `${file}:${lineOf("export const f")}: missing JSDoc: export 'f' has no documentation block`
+    )
     expect(result.output).toContain("2 failing (0 allowlisted), 6 export tag problems")
     expect(result.status).toBe(1)
   })
@@ -118,7 +157,13 @@ describe.concurrent("check-docs", { timeout: 120_000 }, () => {
     }
     const [listed, stale] = await Promise.all([
       check({ ...files, "scripts/docs/allowlist.json": JSON.stringify(allowed) }),
-      check({ ...files, "scripts/docs/allowlist.json": JSON.stringify({ ...allowed, "packages/demo/src/Greeter.ts#Greeter": "fixed already" }) })
+      check({
+        ...files,
+        "scripts/docs/allowlist.json": JSON.stringify({
+          ...allowed,
+          "packages/demo/src/Greeter.ts#Greeter": "fixed already"
+        })
+      })
     ])
     expect(listed.output).toContain("1 failing (1 allowlisted), 1 export tag problems (1 allowlisted)")
     expect(listed.status).toBe(0)

@@ -28,7 +28,12 @@ export const model = FakeLLM.respond((request) => {
 })
 
 export const billing = DurableAgent.make(
-  Agent.make({ name: "billing", model: "scripted", prompt: "Bill the customer.", cognition: ReActCognition.make({ tools: [chargeCard] }) }),
+  Agent.make({
+    name: "billing",
+    model: "scripted",
+    prompt: "Bill the customer.",
+    cognition: ReActCognition.make({ tools: [chargeCard] })
+  }),
   { version: 1, approvalTimeout: "2 days" }
 )
 

@@ -8,8 +8,8 @@
  *
  * A bad request is a 400 with the typed error's tag and message; an unknown run a 404.
  */
-import { CheckpointStore } from "@agentkit/core"
 import { Operator, RunState } from "@agentkit/agents"
+import { CheckpointStore } from "@agentkit/core"
 import { DurableRunner, DurableRuns } from "@agentkit/durable"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
@@ -20,7 +20,9 @@ import { billing, stores } from "./billing.js"
 const port = Number(process.argv[2] ?? "8080")
 
 const failure = (error: { readonly _tag: string; readonly message: string }) =>
-  HttpServerResponse.unsafeJson({ error: error._tag, message: error.message }, { status: error._tag === "RunNotFound" ? 404 : 400 })
+  HttpServerResponse.unsafeJson({ error: error._tag, message: error.message }, {
+    status: error._tag === "RunNotFound" ? 404 : 400
+  })
 
 const StartBody = Schema.Struct({ runId: Schema.String, input: Schema.String })
 const DecideBody = Schema.Struct({ pendingId: Schema.String, decision: Schema.Unknown, by: Schema.String })
@@ -28,7 +30,7 @@ const DecideBody = Schema.Struct({ pendingId: Schema.String, decision: Schema.Un
 const router = HttpRouter.empty.pipe(
   HttpRouter.post(
     "/runs",
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const body = yield* HttpServerRequest.schemaBodyJson(StartBody)
       const runs = yield* DurableRuns.DurableRuns
       const executionId = yield* runs.start("billing", 1, { runId: body.runId, input: body.input, autonomy: "gated" })
@@ -37,23 +39,31 @@ const router = HttpRouter.empty.pipe(
   ),
   HttpRouter.get(
     "/runs/:runId",
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { runId } = yield* HttpRouter.schemaPathParams(Schema.Struct({ runId: Schema.String }))
       const store = yield* CheckpointStore
       const record = yield* store.load(runId)
-      if (Option.isNone(record)) return HttpServerResponse.unsafeJson({ error: "RunNotFound", message: `no run '${runId}'` }, { status: 404 })
+      if (Option.isNone(record)) {
+        return HttpServerResponse.unsafeJson({ error: "RunNotFound", message: `no run '${runId}'` }, { status: 404 })
+      }
       const state = yield* RunState.decode(runId, record.value.state)
       return HttpServerResponse.unsafeJson({
         runId,
         status: record.value.status,
-        pending: state.pending.map((entry) => ({ id: entry.id, kind: entry.kind, digest: entry.digest, call: entry.call, reasons: entry.reasons })),
+        pending: state.pending.map((entry) => ({
+          id: entry.id,
+          kind: entry.kind,
+          digest: entry.digest,
+          call: entry.call,
+          reasons: entry.reasons
+        })),
         ...(record.value.result === undefined ? {} : { result: JSON.parse(record.value.result) as unknown })
       })
     })
   ),
   HttpRouter.post(
     "/runs/:runId/decisions",
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { runId } = yield* HttpRouter.schemaPathParams(Schema.Struct({ runId: Schema.String }))
       const body = yield* HttpServerRequest.schemaBodyJson(DecideBody)
       const runs = yield* DurableRuns.DurableRuns

@@ -12,7 +12,15 @@ const port = Number(process.argv[2] ?? "34601")
 
 const Runner = Layer.mergeAll(billing.layer, DurableRunner.sweeper("1 second")).pipe(
   Layer.provideMerge(DurableRuns.layer([billing]).pipe(Layer.provideMerge(Operator.Operator.layer))),
-  Layer.provideMerge(DurableRunner.layerCluster({ host: "127.0.0.1", port, lockExpiration: "10 seconds", lockRefresh: "3 seconds", shardsPerGroup: 30 })),
+  Layer.provideMerge(
+    DurableRunner.layerCluster({
+      host: "127.0.0.1",
+      port,
+      lockExpiration: "10 seconds",
+      lockRefresh: "3 seconds",
+      shardsPerGroup: 30
+    })
+  ),
   Layer.provideMerge(Layer.merge(stores(), makeTestCtx({ llm: model, autonomy: "gated" })))
 )
 

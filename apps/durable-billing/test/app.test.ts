@@ -4,8 +4,8 @@
  * a decision with a stale digest is refused (400, nothing recorded); the approval recorded through
  * the front is applied by a runner, and the run finishes.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -16,9 +16,18 @@ const appDir = fileURLToPath(new URL("..", import.meta.url))
 const postgresUrl = process.env["DATABASE_URL"] === "" ? undefined : process.env["DATABASE_URL"]
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const start = (script: string, arg: string, env: Record<string, string>, ready: string, children: Array<ChildProcess>): Promise<ChildProcess> =>
+const start = (
+  script: string,
+  arg: string,
+  env: Record<string, string>,
+  ready: string,
+  children: Array<ChildProcess>
+): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(appDir, "dist/src", script), arg], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [join(appDir, "dist/src", script), arg], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     children.push(child)
     let output = ""
     const seen = (chunk: Buffer) => {
@@ -43,66 +52,94 @@ const waitFor = async (url: string, until = Date.now() + 30_000) => {
 }
 
 describe("durable-billing: two runners and the HTTP front", { timeout: 120_000 }, () => {
-  it.skipIf(postgresUrl === undefined)("a run started through the front suspends, refuses a stale decision, and finishes once approved", async () => {
-    if (postgresUrl === undefined) return
-    const tsc = join(appDir, "../../node_modules/typescript/bin/tsc")
-    execFileSync(process.execPath, [tsc, "-b", appDir], { stdio: "inherit" })
-    const name = `billing_${process.pid}_${Date.now().toString(36)}`
-    const admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(postgresUrl) }))
-    await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
-    const url = new URL(postgresUrl)
-    url.pathname = `/${name}`
-    const env = { DATABASE_URL: url.href }
-    const base = 35000 + (process.pid % 500) * 3
-    const children: Array<ChildProcess> = []
-    try {
-      // the first runner creates the tables; then the second and the front
-      const t0 = Date.now()
-      const mark = (what: string) => console.log(`durable-billing: ${what} at ${Date.now() - t0} ms`)
-      await start("runner.js", String(base), env, "Listening on", children)
-      await start("runner.js", String(base + 1), env, "Listening on", children)
-      children.push(spawn(process.execPath, [join(appDir, "dist/src/front.js"), String(base + 2)], { env: { ...process.env, ...env }, stdio: "ignore" }))
-      const front = `http://127.0.0.1:${base + 2}`
-      await waitFor(`${front}/runs/none`)
-      mark("runners and front up")
-      const started = await fetch(`${front}/runs`, { method: "POST", body: JSON.stringify({ runId: "order-1", input: "bill customer acme" }) })
-      expect(started.status).toBe(202)
-      let run: { status: string; pending: Array<{ id: string; digest: string }>; result?: { output: string } } = { status: "", pending: [] }
-      for (let i = 0; i < 300 && run.status !== "suspended"; i++) {
-        await sleep(100)
-        const response = await fetch(`${front}/runs/order-1`)
-        if (response.status === 200) run = (await response.json()) as typeof run
+  it.skipIf(postgresUrl === undefined)(
+    "a run started through the front suspends, refuses a stale decision, and finishes once approved",
+    async () => {
+      if (postgresUrl === undefined) return
+      const tsc = join(appDir, "../../node_modules/typescript/bin/tsc")
+      execFileSync(process.execPath, [tsc, "-b", appDir], { stdio: "inherit" })
+      const name = `billing_${process.pid}_${Date.now().toString(36)}`
+      const admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(postgresUrl) }))
+      await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
+      const url = new URL(postgresUrl)
+      url.pathname = `/${name}`
+      const env = { DATABASE_URL: url.href }
+      const base = 35000 + (process.pid % 500) * 3
+      const children: Array<ChildProcess> = []
+      try {
+        // the first runner creates the tables; then the second and the front
+        const t0 = Date.now()
+        const mark = (what: string) => console.log(`durable-billing: ${what} at ${Date.now() - t0} ms`)
+        await start("runner.js", String(base), env, "Listening on", children)
+        await start("runner.js", String(base + 1), env, "Listening on", children)
+        children.push(
+          spawn(process.execPath, [join(appDir, "dist/src/front.js"), String(base + 2)], {
+            env: { ...process.env, ...env },
+            stdio: "ignore"
+          })
+        )
+        const front = `http://127.0.0.1:${base + 2}`
+        await waitFor(`${front}/runs/none`)
+        mark("runners and front up")
+        const started = await fetch(`${front}/runs`, {
+          method: "POST",
+          body: JSON.stringify({ runId: "order-1", input: "bill customer acme" })
+        })
+        expect(started.status).toBe(202)
+        let run: { status: string; pending: Array<{ id: string; digest: string }>; result?: { output: string } } = {
+          status: "",
+          pending: []
+        }
+        for (let i = 0; i < 300 && run.status !== "suspended"; i++) {
+          await sleep(100)
+          const response = await fetch(`${front}/runs/order-1`)
+          if (response.status === 200) run = (await response.json()) as typeof run
+        }
+        mark("suspended")
+        expect(run.status).toBe("suspended")
+        const entry = run.pending[0]!
+        const stale = await fetch(`${front}/runs/order-1/decisions`, {
+          method: "POST",
+          body: JSON.stringify({
+            pendingId: entry.id,
+            decision: { verdict: "approve", digest: "0".repeat(64) },
+            by: "ops"
+          })
+        })
+        expect(stale.status).toBe(400)
+        expect(((await stale.json()) as { error: string }).error).toBe("DigestMismatch")
+        const unknown = await fetch(`${front}/runs/nope/decisions`, {
+          method: "POST",
+          body: JSON.stringify({
+            pendingId: entry.id,
+            decision: { verdict: "approve", digest: entry.digest },
+            by: "ops"
+          })
+        })
+        expect(unknown.status).toBe(404)
+        const approved = await fetch(`${front}/runs/order-1/decisions`, {
+          method: "POST",
+          body: JSON.stringify({
+            pendingId: entry.id,
+            decision: { verdict: "approve", digest: entry.digest },
+            by: "ops"
+          })
+        })
+        expect(approved.status).toBe(200)
+        for (let i = 0; i < 300 && run.status !== "done"; i++) {
+          await sleep(100)
+          run = (await (await fetch(`${front}/runs/order-1`)).json()) as typeof run
+        }
+        mark("done")
+        expect(run.status).toBe("done")
+        expect(run.result?.output).toBe("Done: charged acme 1200 cents")
+      } finally {
+        for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
+        await admin.runPromise(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+        ).catch(() => undefined)
+        await admin.dispose()
       }
-      mark("suspended")
-      expect(run.status).toBe("suspended")
-      const entry = run.pending[0]!
-      const stale = await fetch(`${front}/runs/order-1/decisions`, {
-        method: "POST",
-        body: JSON.stringify({ pendingId: entry.id, decision: { verdict: "approve", digest: "0".repeat(64) }, by: "ops" })
-      })
-      expect(stale.status).toBe(400)
-      expect(((await stale.json()) as { error: string }).error).toBe("DigestMismatch")
-      const unknown = await fetch(`${front}/runs/nope/decisions`, {
-        method: "POST",
-        body: JSON.stringify({ pendingId: entry.id, decision: { verdict: "approve", digest: entry.digest }, by: "ops" })
-      })
-      expect(unknown.status).toBe(404)
-      const approved = await fetch(`${front}/runs/order-1/decisions`, {
-        method: "POST",
-        body: JSON.stringify({ pendingId: entry.id, decision: { verdict: "approve", digest: entry.digest }, by: "ops" })
-      })
-      expect(approved.status).toBe(200)
-      for (let i = 0; i < 300 && run.status !== "done"; i++) {
-        await sleep(100)
-        run = (await (await fetch(`${front}/runs/order-1`)).json()) as typeof run
-      }
-      mark("done")
-      expect(run.status).toBe("done")
-      expect(run.result?.output).toBe("Done: charged acme 1200 cents")
-    } finally {
-      for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
-      await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))).catch(() => undefined)
-      await admin.dispose()
     }
-  })
+  )
 })

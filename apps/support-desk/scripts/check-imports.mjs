@@ -12,7 +12,9 @@ import { check } from "../../../scripts/bundle.mjs"
 
 const stale = await check()
 if (stale.length > 0) {
-  console.error(`the bundles are not those of the current tsc output (run \`pnpm run build\`):\n  ${stale.join("\n  ")}`)
+  console.error(
+    `the bundles are not those of the current tsc output (run \`pnpm run build\`):\n  ${stale.join("\n  ")}`
+  )
   process.exit(1)
 }
 
@@ -27,7 +29,9 @@ const require = createRequire(new URL("../package.json", import.meta.url))
 let failed = 0
 for (const name of names) {
   try {
-    if (!(name in (manifest.dependencies ?? {}))) throw new Error(`not a dependency of ${manifest.name}: add it to check it`)
+    if (!(name in (manifest.dependencies ?? {}))) {
+      throw new Error(`not a dependency of ${manifest.name}: add it to check it`)
+    }
     const imported = Object.keys(await import(name)).sort()
     if (imported.length === 0) throw new Error("no exports")
     const required = Object.keys(require(name)).filter((key) => key !== "__esModule" && key !== "module.exports").sort()

@@ -37,7 +37,11 @@ const YES = /^\s*y(es)?\s*$/i
  * Asks about one pending call. `y`/`yes` approves; anything else rejects (fail closed), with the
  * reason typed next, if any. No terminal: rejects without asking.
  */
-export const decideOne = async (terminal: Terminal, agent: string, pending: AgentResult.PendingCall): Promise<Approval.Decision> => {
+export const decideOne = async (
+  terminal: Terminal,
+  agent: string,
+  pending: AgentResult.PendingCall
+): Promise<Approval.Decision> => {
   for (const line of describePending(agent, pending)) terminal.print(line)
   if (!terminal.interactive) {
     terminal.print(`no terminal attached: rejecting ${pending.call.name}`)
@@ -61,7 +65,9 @@ export const terminalApprover = (terminal: Terminal): Context.Tag.Service<typeof
         try {
           decisions[entry.id] = await decideOne(terminal, agent, entry)
         } catch (error) {
-          terminal.print(`could not ask (${error instanceof Error ? error.message : String(error)}): rejecting ${entry.call.name}`)
+          terminal.print(
+            `could not ask (${error instanceof Error ? error.message : String(error)}): rejecting ${entry.call.name}`
+          )
           decisions[entry.id] = Approval.reject(entry.digest, "the approval prompt failed")
         }
       }
@@ -98,7 +104,7 @@ export const lineReader = (input: NodeJS.ReadableStream, output: NodeJS.Writable
 
 /** The conversation under `gated` autonomy; prints as it goes and returns the run's result. */
 export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scriptedModel()) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const book = seedOrders()
     const agent = supportAgent(book)
     terminal.print(`customer: ${REQUEST}`)
@@ -108,7 +114,12 @@ export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scri
     terminal.print(`order ${order.id}: ${order.status}`)
     return result
   }).pipe(
-    Effect.provide(Layer.merge(runLayer("support-desk-approvals", model), Layer.succeed(Approval.Approver, terminalApprover(terminal))))
+    Effect.provide(
+      Layer.merge(
+        runLayer("support-desk-approvals", model),
+        Layer.succeed(Approval.Approver, terminalApprover(terminal))
+      )
+    )
   )
 
 const main = async () => {

@@ -36,7 +36,9 @@ export const scriptedModel = (): Layer.Layer<ChatModel> =>
     if (!result.isError) return Turn({ content: `Done: ${result.content}. Anything else?` })
     const why = result.content.replace(/^DENIED: tool call rejected by human approval:? ?/, "")
     return Turn({
-      content: `I have not cancelled order B-102: the cancellation was not approved${why === "" ? "" : ` (${why})`}. It is still active.`
+      content: `I have not cancelled order B-102: the cancellation was not approved${
+        why === "" ? "" : ` (${why})`
+      }. It is still active.`
     })
   }).layer
 
@@ -46,7 +48,8 @@ export const supportAgent = (book: OrderBook) => {
   return Agent.make({
     name: "support",
     model: "claude-sonnet-4-6",
-    prompt: "Answer order questions. Use the tools; never guess a status. Cancel only what the customer asks to cancel.",
+    prompt:
+      "Answer order questions. Use the tools; never guess a status. Cancel only what the customer asks to cancel.",
     cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
   })
 }

@@ -10,8 +10,8 @@
  */
 import { Approval, Operator, RunRecovery } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
-import { Message, SpanStore } from "@agentkit/core"
 import { Console, SpanRecorder } from "@agentkit/console"
+import { Message, SpanStore } from "@agentkit/core"
 import { SqlSpanStore, SqlStores } from "@agentkit/sql"
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer, Schedule } from "effect"
@@ -38,7 +38,8 @@ export const storesAt = (db: string) => {
  * The span store in the same SQLite file (its `agentkit_spans` table): the runs' spans, written
  * by whichever process ran them, for the console's trace view in any process.
  */
-export const spansAt = (db: string) => SqlSpanStore.layer({ flushEvery: "250 millis" }).pipe(Layer.provideMerge(storesAt(db)))
+export const spansAt = (db: string) =>
+  SqlSpanStore.layer({ flushEvery: "250 millis" }).pipe(Layer.provideMerge(storesAt(db)))
 
 /** Quotes a command-line argument for a POSIX shell when it needs it. */
 const shellQuote = (text: string) => (/^[\w./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
@@ -71,27 +72,38 @@ const newRunId = () => `support-desk-${randomUUID().slice(0, 8)}`
  * tracer still gets every span. Only the runs are traced this way, not the console's HTTP server.
  */
 const recorded = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.serviceOption(SpanStore.SpanStore), (store) =>
-    store._tag === "None" ? self : Effect.provide(self, SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store.value))))
+  Effect.flatMap(
+    Effect.serviceOption(SpanStore.SpanStore),
+    (store) =>
+      store._tag === "None"
+        ? self
+        : Effect.provide(self, SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store.value))))
   )
 
 /** Runs the conversation until it suspends (printing the pending calls); false when it finished instead. */
 const start = (output: Output, agent: ReturnType<typeof supportAgent>, runId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     output.print(`customer: ${REQUEST}`)
-    const result: AgentResult.AgentResult = yield* agent.run([Message.user(REQUEST)]).pipe(Effect.provide(runLayer(runId)), recorded)
+    const result: AgentResult.AgentResult = yield* agent.run([Message.user(REQUEST)]).pipe(
+      Effect.provide(runLayer(runId)),
+      recorded
+    )
     if (result.suspended === undefined) {
       output.print(`support: ${result.output}`)
       return false
     }
-    for (const entry of result.suspended.pending) for (const line of describePending(agent.name, entry)) output.print(line)
+    for (const entry of result.suspended.pending) {
+      for (const line of describePending(agent.name, entry)) output.print(line)
+    }
     return true
   })
 
 /** A finished run's final answer (its stored `AgentResult`'s `output`). */
 const finalAnswer = (run: Operator.RunDetail): string | undefined => {
   const result = run.result
-  return typeof result === "object" && result !== null && "output" in result && typeof result.output === "string" ? result.output : undefined
+  return typeof result === "object" && result !== null && "output" in result && typeof result.output === "string"
+    ? result.output
+    : undefined
 }
 
 /**
@@ -104,9 +116,13 @@ const finalAnswer = (run: Operator.RunDetail): string | undefined => {
 export const serveConsole = (
   output: Output,
   db: string,
-  options: { readonly port?: number | undefined; readonly runId?: string | undefined; readonly every?: Duration.DurationInput | undefined } = {}
+  options: {
+    readonly port?: number | undefined
+    readonly runId?: string | undefined
+    readonly every?: Duration.DurationInput | undefined
+  } = {}
 ): Effect.Effect<number> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const runId = options.runId ?? newRunId()
     const book = seedOrders()
     const agent = supportAgent(book)
@@ -121,15 +137,22 @@ export const serveConsole = (
     // pending call; only that resumption is traced (the polls are not the run's spans)
     const undecided = Effect.map(
       operator.show(runId),
-      (run) => run.status === "suspended" && run.pending.some((entry) => !run.decided.some((decision) => decision.pendingId === entry.id))
+      (run) =>
+        run.status === "suspended" &&
+        run.pending.some((entry) => !run.decided.some((decision) => decision.pendingId === entry.id))
     )
     const step = Effect.flatMap(undecided, (still) =>
-      still ? Effect.succeed(true) : RunRecovery.runOnce({ agents: [agent] }).pipe(recorded, Effect.zipRight(waiting))
-    )
-    yield* step.pipe(Effect.repeat({ schedule: Schedule.spaced(options.every ?? "500 millis"), while: (still) => still }))
+      still ? Effect.succeed(true) : RunRecovery.runOnce({ agents: [agent] }).pipe(recorded, Effect.zipRight(waiting)))
+    yield* step.pipe(Effect.repeat({
+      schedule: Schedule.spaced(options.every ?? "500 millis"),
+      while: (still) =>
+        still
+    }))
     const run = yield* operator.show(runId)
     const answer = finalAnswer(run)
-    if (answer !== undefined) output.print(`support: ${answer}`)
+    if (answer !== undefined) {
+      output.print(`support: ${answer}`)
+    }
     output.print(`order B-102: ${(yield* book.get("B-102")).status}`)
     output.print(`run ${runId}: ${run.status}`)
     output.print("the console keeps serving (the run and its audit are there); Ctrl-C stops it")
@@ -144,11 +167,14 @@ export const serveConsole = (
     ),
     Effect.catchTag("ServeError", (error) =>
       failed(output)({
-        message: `the console could not listen on 127.0.0.1:${options.port ?? 0} (${error.cause instanceof Error ? error.cause.message : String(error.cause)})`
-      })
-    ),
+        message: `the console could not listen on 127.0.0.1:${options.port ?? 0} (${
+          error.cause instanceof Error ? error.cause.message : String(error.cause)
+        })`
+      })),
     Effect.catchAll(failed(output)),
-    Effect.onInterrupt(() => Effect.sync(() => output.print("console stopped")))
+    Effect.onInterrupt(() =>
+      Effect.sync(() => output.print("console stopped"))
+    )
   )
 
 /**
@@ -156,7 +182,7 @@ export const serveConsole = (
  * the demo prints how to decide it. Answers the exit code.
  */
 export const suspend = (output: Output, db: string, runId = newRunId()): Effect.Effect<number> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (!(yield* start(output, supportAgent(seedOrders()), runId))) return 0
     output.print(`no terminal attached: run ${runId} is suspended in ${db}`)
     output.print("decide it from another process (it resumes the run to the end):")
@@ -173,7 +199,7 @@ export const decide = (
   db: string,
   decision: { readonly verdict: "approve" | "reject"; readonly runId: string; readonly reason?: string | undefined }
 ): Effect.Effect<number> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const operator = yield* Operator.Operator
     const run = yield* operator.show(decision.runId)
     if (run.pending.length === 0) {
@@ -183,8 +209,9 @@ export const decide = (
     const by = operatorName()
     for (const entry of run.pending) {
       for (const line of describePending(run.agent, entry)) output.print(line)
-      const verdict =
-        decision.verdict === "approve" ? Approval.approve(entry.digest) : Approval.reject(entry.digest, decision.reason ?? "rejected by the operator")
+      const verdict = decision.verdict === "approve"
+        ? Approval.approve(entry.digest)
+        : Approval.reject(entry.digest, decision.reason ?? "rejected by the operator")
       yield* operator.decide(run.runId, entry.id, { ...verdict, by })
       output.print(`${decision.verdict === "approve" ? "approved" : "rejected"} by ${by}`)
     }
@@ -199,4 +226,7 @@ export const decide = (
     output.print(`order ${order.id}: ${order.status}`)
     output.print(`run ${run.runId}: ${(yield* operator.show(run.runId)).status}`)
     return 0
-  }).pipe(Effect.provide(Operator.Operator.layer.pipe(Layer.provideMerge(storesAt(db)))), Effect.catchAll(failed(output)))
+  }).pipe(
+    Effect.provide(Operator.Operator.layer.pipe(Layer.provideMerge(storesAt(db)))),
+    Effect.catchAll(failed(output))
+  )

@@ -18,7 +18,11 @@ export interface Flags {
   /** Serve the operator console on 127.0.0.1 and decide there. */
   readonly console: boolean
   /** Decide a suspended run (from a new process) and resume it. */
-  readonly decide?: { readonly verdict: "approve" | "reject"; readonly runId: string; readonly reason?: string | undefined } | undefined
+  readonly decide?: {
+    readonly verdict: "approve" | "reject"
+    readonly runId: string
+    readonly reason?: string | undefined
+  } | undefined
   /** The SQLite file the runs are suspended in. */
   readonly db: string
   /** The console's port (`--port`, with `--console` only); absent: a free one. */
@@ -69,7 +73,9 @@ export const parseFlags = (args: ReadonlyArray<string>): Flags | { readonly erro
     } else return { error: `unknown argument ${JSON.stringify(arg)}; ${usage}` }
   }
   if (reason !== undefined && decide?.verdict !== "reject") return { error: `--reason goes with --reject; ${usage}` }
-  if (console && decide !== undefined) return { error: `--console decides in the browser: give it without --approve or --reject; ${usage}` }
+  if (console && decide !== undefined) {
+    return { error: `--console decides in the browser: give it without --approve or --reject; ${usage}` }
+  }
   if (port !== undefined && !console) return { error: `--port goes with --console; ${usage}` }
   if (decide !== undefined) return { console, db, decide: reason === undefined ? decide : { ...decide, reason } }
   return port === undefined ? { console, db } : { console, db, port }

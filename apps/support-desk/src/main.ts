@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { chooseModel } from "./model.js"
 import { program, runtime } from "./program.js"
 
-const main = Effect.gen(function* () {
+const main = Effect.gen(function*() {
   const model = yield* chooseModel
   const lines = yield* program.pipe(Effect.provide(runtime(model)))
   for (const line of lines) console.log(line)

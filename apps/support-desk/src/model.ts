@@ -10,5 +10,7 @@ import { scriptedModel } from "./program.js"
 /** The model layer, chosen from the environment when the program starts. */
 export const chooseModel: Effect.Effect<Layer.Layer<ChatModel, ConfigurationError>> = Effect.map(
   Effect.orElseSucceed(Config.option(Config.nonEmptyString("ANTHROPIC_API_KEY")), () => Option.none()),
-  (key) => (Option.isSome(key) ? AnthropicChatModel.layer({ model: "claude-sonnet-4-6" }) : Layer.orDie(scriptedModel()))
+  (
+    key
+  ) => (Option.isSome(key) ? AnthropicChatModel.layer({ model: "claude-sonnet-4-6" }) : Layer.orDie(scriptedModel()))
 )

@@ -23,10 +23,19 @@ export const REQUEST = "Where are my orders A-771 and B-102?"
 const { lookupOrder } = orderTools(seedOrders())
 
 const lookup = (name: string) =>
-  Agent.make({ name, model: `lookup-${name}`, prompt: "Look the order up; answer with its status.", cognition: ReActCognition.make({ tools: [lookupOrder] }) })
+  Agent.make({
+    name,
+    model: `lookup-${name}`,
+    prompt: "Look the order up; answer with its status.",
+    cognition: ReActCognition.make({ tools: [lookupOrder] })
+  })
 
 const writer = Agent.make({ name: "writer", model: "writer", prompt: "Draft a short reply to the customer." })
-const checker = Agent.make({ name: "checker", model: "checker", prompt: "Check the draft against the facts; return the final text." })
+const checker = Agent.make({
+  name: "checker",
+  model: "checker",
+  prompt: "Check the draft against the facts; return the final text."
+})
 
 /** The escalation graph. */
 export const escalation = Graph.make({
@@ -44,7 +53,11 @@ export const escalation = Graph.make({
       { caps: [] }
     ),
     draft: Graph.agent(
-      Agent.make({ name: "desk", model: "desk", cognition: Coordinator.roundRobin({ children: [writer, checker], maxTurns: 2 }) }),
+      Agent.make({
+        name: "desk",
+        model: "desk",
+        cognition: Coordinator.roundRobin({ children: [writer, checker], maxTurns: 2 })
+      }),
       { after: ["lookups"] }
     ),
     review: Graph.gate({ after: ["draft"] }),
@@ -59,9 +72,13 @@ export const scriptedModel = () =>
     if (request.model.startsWith("lookup-")) {
       return last.role === "tool"
         ? Turn({ content: last.content })
-        : Turn({ toolCalls: [{ id: `l-${request.model}`, name: "lookup_order", arguments: { order_id: last.content } }] })
+        : Turn({
+          toolCalls: [{ id: `l-${request.model}`, name: "lookup_order", arguments: { order_id: last.content } }]
+        })
     }
-    if (request.model === "writer") return Turn({ content: "A-771 has shipped and arrives Tuesday; B-102 ships in 2 days." })
+    if (request.model === "writer") {
+      return Turn({ content: "A-771 has shipped and arrives Tuesday; B-102 ships in 2 days." })
+    }
     return Turn({ content: "Hi! A-771 has shipped and arrives Tuesday; B-102 ships in 2 days." })
   }).layer
 
@@ -74,7 +91,7 @@ const processLayer = (store: CheckpointStore.Service) =>
   )
 
 /** Runs the graph to its gate in one runtime, approves it, and finishes it in another. Returns the lines it prints. */
-export const program = Effect.gen(function* () {
+export const program = Effect.gen(function*() {
   const lines: Array<string> = []
   const store = CheckpointStore.makeMemory()
 
@@ -85,7 +102,9 @@ export const program = Effect.gen(function* () {
   const pending = suspended.suspended?.pending ?? []
   for (const entry of pending) lines.push(`waiting: ${entry.kind} on node '${String(entry.call.arguments["node"])}'`)
 
-  const decisions = Object.fromEntries(pending.map((entry) => [entry.id, Approval.approve(entry.digest, { by: "ops@example.com" })]))
+  const decisions = Object.fromEntries(
+    pending.map((entry) => [entry.id, Approval.approve(entry.digest, { by: "ops@example.com" })])
+  )
   const second = ManagedRuntime.make(processLayer(store))
   const result = yield* Effect.promise(() => second.runPromise(escalation.resume("escalation-1", decisions)))
   yield* Effect.promise(() => second.dispose())

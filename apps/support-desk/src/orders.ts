@@ -63,7 +63,8 @@ export const orderTools = (book: OrderBook) => {
       reason: Schema.String.pipe(Schema.optionalWith({ default: () => "customer request" }))
     },
     sideEffecting: true,
-    handler: ({ order_id, reason }) => Effect.map(book.cancel(order_id, reason), (order) => `order ${order.id} cancelled (${reason})`)
+    handler: ({ order_id, reason }) =>
+      Effect.map(book.cancel(order_id, reason), (order) => `order ${order.id} cancelled (${reason})`)
   })
 
   return { lookupOrder, cancelOrder }

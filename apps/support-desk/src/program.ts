@@ -28,7 +28,7 @@ export const makeSupport = () => {
 }
 
 /** Runs the seed program and returns its three output lines. */
-export const program = Effect.gen(function* () {
+export const program = Effect.gen(function*() {
   const { agent, lookupOrder, cancelOrder } = makeSupport()
   const lines: Array<string> = []
 

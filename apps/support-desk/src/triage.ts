@@ -45,8 +45,16 @@ export const triage = Agent.make({
 export const triageModel = (): Layer.Layer<ChatModel> =>
   FakeLLM.script(
     [
-      Turn({ toolCalls: [{ id: "o1", name: "structured_output", arguments: { category: "billing", orderId: "B-102" } }] }),
-      Turn({ toolCalls: [{ id: "o2", name: "structured_output", arguments: { category: "billing", orderId: "B-102", urgent: true } }] })
+      Turn({
+        toolCalls: [{ id: "o1", name: "structured_output", arguments: { category: "billing", orderId: "B-102" } }]
+      }),
+      Turn({
+        toolCalls: [{
+          id: "o2",
+          name: "structured_output",
+          arguments: { category: "billing", orderId: "B-102", urgent: true }
+        }]
+      })
     ],
     { features: { toolChoice: true } }
   ).layer
@@ -79,7 +87,11 @@ export const escalationModel = (): Layer.Layer<ChatModel> =>
     Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "B-102" } }] }),
     Turn({
       content: "This needs a refund, which I cannot do.",
-      toolCalls: [{ id: "c2", name: "escalate", arguments: { order_id: "B-102", summary: "refund the duplicate charge" } }]
+      toolCalls: [{
+        id: "c2",
+        name: "escalate",
+        arguments: { order_id: "B-102", summary: "refund the duplicate charge" }
+      }]
     })
   ]).layer
 
@@ -88,7 +100,7 @@ const runtime = (model: Layer.Layer<ChatModel>) =>
   Layer.mergeAll(RunContext.layer({ correlationId: "support-desk-triage" }), Layer.provide(Invoker.layer(), model))
 
 /** Runs both and returns the lines the demo prints. */
-export const program = Effect.gen(function* () {
+export const program = Effect.gen(function*() {
   const lines: Array<string> = []
 
   const triaged = yield* triage.run(MESSAGE).pipe(Effect.provide(runtime(triageModel())))
@@ -101,7 +113,9 @@ export const program = Effect.gen(function* () {
   const repairs = triaged.transcript.filter((message) => message.role === "user").length - 1
   lines.push(`triage: ${repairs} repair, stop reason ${triaged.stopReason}`)
 
-  const escalated = yield* makeEscalation().run("Order B-102 was charged twice.").pipe(Effect.provide(runtime(escalationModel())))
+  const escalated = yield* makeEscalation().run("Order B-102 was charged twice.").pipe(
+    Effect.provide(runtime(escalationModel()))
+  )
   lines.push(`escalation stopped: ${escalated.stopReason}`)
   const last = escalated.transcript.at(-1)
   const call = last?.role === "assistant" ? last.toolCalls.find((c) => c.name === "escalate") : undefined

@@ -60,14 +60,18 @@ describe("the terminal approver", () => {
 
   it("n rejects with the reason typed next", async () => {
     const { asked, terminal } = fakeTerminal(["n", "  the customer must confirm by email "])
-    expect(await decideOne(terminal, "support", PENDING)).toEqual(Approval.reject(PENDING.digest, "the customer must confirm by email"))
+    expect(await decideOne(terminal, "support", PENDING)).toEqual(
+      Approval.reject(PENDING.digest, "the customer must confirm by email")
+    )
     expect(asked).toEqual(["approve? [y/n] ", "reason (optional): "])
   })
 
   it("n with no reason, an empty answer or anything else rejects (fail closed)", async () => {
     for (const answer of ["n", "", "sure", "approve", "yy"]) {
       const { terminal } = fakeTerminal([answer, ""])
-      expect(await decideOne(terminal, "support", PENDING)).toEqual(Approval.reject(PENDING.digest, "rejected by the operator"))
+      expect(await decideOne(terminal, "support", PENDING)).toEqual(
+        Approval.reject(PENDING.digest, "rejected by the operator")
+      )
     }
   })
 
@@ -81,7 +85,7 @@ describe("the terminal approver", () => {
   })
 
   it.effect("as an Approver: one decision per pending entry, by pending id, in order", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const other = entryOf({ id: "c2", name: "cancel_order", arguments: { order_id: "A-771" } }, 1)
       const { asked, terminal } = fakeTerminal(["y", "n", "wrong order"])
       const decisions = yield* terminalApprover(terminal).decide({
@@ -94,11 +98,10 @@ describe("the terminal approver", () => {
         [other.id]: Approval.reject(other.digest, "wrong order")
       })
       expect(asked).toHaveLength(3)
-    })
-  )
+    }))
 
   it.effect("a prompt that fails rejects the call (fail closed) and says why", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const printed: Array<string> = []
       const terminal: Terminal = {
         interactive: true,
@@ -108,8 +111,7 @@ describe("the terminal approver", () => {
       const decisions = yield* terminalApprover(terminal).decide({ runId: "r", agent: "support", pending: [PENDING] })
       expect(decisions).toEqual({ [PENDING.id]: Approval.reject(PENDING.digest, "the approval prompt failed") })
       expect(printed.at(-1)).toBe("could not ask (stdin closed): rejecting cancel_order")
-    })
-  )
+    }))
 })
 
 describe("lineReader (node:readline over a stream)", () => {
@@ -139,7 +141,7 @@ describe("lineReader (node:readline over a stream)", () => {
 
 describe("the demo conversation (gated autonomy, scripted model)", () => {
   it.effect("approved: the order is cancelled and the model says so", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { printed, terminal } = fakeTerminal(["y"])
       const result = yield* program(terminal)
       expect(printed).toEqual([
@@ -149,22 +151,20 @@ describe("the demo conversation (gated autonomy, scripted model)", () => {
         "order B-102: cancelled"
       ])
       expect(result).toMatchObject({ partial: false, stopReason: "end_turn" })
-    })
-  )
+    }))
 
   it.effect("rejected with a reason: the order stays active and the model passes the reason on", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { printed, terminal } = fakeTerminal(["n", "customer must confirm by email"])
       yield* program(terminal)
       expect(printed.slice(-2)).toEqual([
         "support: I have not cancelled order B-102: the cancellation was not approved (customer must confirm by email). It is still active.",
         "order B-102: processing, ships in 2 days"
       ])
-    })
-  )
+    }))
 
   it.effect("no terminal attached (CI): rejected without waiting, and it says so", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { asked, printed, terminal } = fakeTerminal([], false)
       yield* program(terminal)
       expect(asked).toEqual([])
@@ -175,6 +175,5 @@ describe("the demo conversation (gated autonomy, scripted model)", () => {
         "support: I have not cancelled order B-102: the cancellation was not approved (no person was available to approve it). It is still active.",
         "order B-102: processing, ships in 2 days"
       ])
-    })
-  )
+    }))
 })

@@ -29,8 +29,14 @@ const chromiumPath = [process.env.CHROMIUM_PATH, "/usr/lib/chromium/chromium", "
 )
 const ci = process.env.CI === "true"
 if (chromiumPath === undefined) {
-  if (ci) throw new Error("CI=true: the --console browser test needs chromium (apt-get install -y --no-install-recommends chromium)")
-  console.log("demo:approvals --console: the browser part is skipped: no chromium (apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH)")
+  if (ci) {
+    throw new Error(
+      "CI=true: the --console browser test needs chromium (apt-get install -y --no-install-recommends chromium)"
+    )
+  }
+  console.log(
+    "demo:approvals --console: the browser part is skipped: no chromium (apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH)"
+  )
 }
 const screenshots = fileURLToPath(new URL("../build/screenshots/", import.meta.url))
 
@@ -41,7 +47,7 @@ const screenshots = fileURLToPath(new URL("../build/screenshots/", import.meta.u
 const spansInFile = (filename: string, key: string) =>
   Effect.runPromise(
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const spans = yield* Effect.flatMap(SqlSpanStore.SqlSpanStore, (store) => store.trace(key))
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ readonly n: unknown }>`SELECT COUNT(DISTINCT trace_id) AS n FROM agentkit_spans`
@@ -80,17 +86,30 @@ describe("demo:approvals --console", () => {
         let exitCode: number | null | undefined
         child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
         child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve((exitCode = code))))
+        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(exitCode = code)))
         const gone = () => exitCode !== undefined
         try {
-          const url = (await waitFor(() => stdout, /operator console: (http:\/\/127\.0\.0\.1:\d+\/console)\n/, "the URL", gone))[1]!
+          const url = (await waitFor(
+            () => stdout,
+            /operator console: (http:\/\/127\.0\.0\.1:\d+\/console)\n/,
+            "the URL",
+            gone
+          ))[1]!
           const runId = /run (support-desk-[0-9a-f]{8}) is suspended/.exec(stdout)![1]!
-          const inbox = (await (await fetch(`${url}/api/runs?status=suspended`)).json()) as { runs: Array<{ runId: string; pending: Array<{ id: string; digest: string; call: { name: string } }> }> }
+          const inbox = (await (await fetch(`${url}/api/runs?status=suspended`)).json()) as {
+            runs: Array<{ runId: string; pending: Array<{ id: string; digest: string; call: { name: string } }> }>
+          }
           const waiting = inbox.runs.find((run) => run.runId === runId)
           expect(waiting?.pending.map((entry) => entry.call.name)).toEqual(["cancel_order"])
           const entry = waiting!.pending[0]!
           // the inbox in chromium: the waiting call, then the run's page with its span tree so far
-          const page = chromiumPath === undefined ? undefined : await (browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-gpu"] })).newPage({ viewport: { width: 1280, height: 860 } })
+          const page = chromiumPath === undefined
+            ? undefined
+            : await (browser = await chromium.launch({
+              executablePath: chromiumPath,
+              headless: true,
+              args: ["--no-sandbox", "--disable-gpu"]
+            })).newPage({ viewport: { width: 1280, height: 860 } })
           if (page !== undefined) {
             mkdirSync(screenshots, { recursive: true })
             await page.goto(url)
@@ -100,7 +119,10 @@ describe("demo:approvals --console", () => {
             expect(await card.getByTestId("digest").textContent()).toBe(entry.digest)
             // the demo's run has no scope: its tenant reads as such, its exact key in the tooltip
             const tenant = page.locator(`article[data-run="${runId}"] span[title]`).filter({ hasText: /^tenant / })
-            expect([await tenant.textContent(), await tenant.getAttribute("title")]).toEqual(["tenant (no tenant)", "[null,null,null,null]"])
+            expect([await tenant.textContent(), await tenant.getAttribute("title")]).toEqual([
+              "tenant (no tenant)",
+              "[null,null,null,null]"
+            ])
             await page.screenshot({ path: `${screenshots}/console-1-inbox.png` })
             await page.locator(`article[data-run="${runId}"] a`).first().click()
             await page.getByTestId("trace").locator("summary").first().waitFor()
@@ -110,21 +132,35 @@ describe("demo:approvals --console", () => {
           }
           const decision = JSON.stringify({ runId, pendingId: entry.id, verdict: "approve", digest: entry.digest })
           // a write without the CSRF header is refused, and nothing is recorded
-          const forged = await fetch(`${url}/api/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: decision })
+          const forged = await fetch(`${url}/api/decide`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: decision
+          })
           expect(forged.status).toBe(403)
           const { csrf } = (await (await fetch(`${url}/api/session`)).json()) as { csrf: string }
-          const post = () => fetch(`${url}/api/decide`, { method: "POST", headers: { "content-type": "application/json", "x-agentkit-csrf": csrf }, body: decision })
+          const post = () =>
+            fetch(`${url}/api/decide`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-agentkit-csrf": csrf },
+              body: decision
+            })
           const decided = await post()
           expect(decided.status).toBe(200)
           await waitFor(() => stdout, new RegExp(`run ${runId}: done\\n`), "the finished run", gone)
           expect(stdout).toContain("support: Done: order B-102 cancelled (duplicate order). Anything else?")
           expect(stdout).toContain("order B-102: cancelled")
-          const run = (await (await fetch(`${url}/api/run?runId=${runId}`)).json()) as { status: string; decided: Array<{ by: string }> }
+          const run = (await (await fetch(`${url}/api/run?runId=${runId}`)).json()) as {
+            status: string
+            decided: Array<{ by: string }>
+          }
           expect(run.status).toBe("done")
           expect(run.decided.length).toBe(1)
           expect((await post()).status).toBe(409) // the decision is taken: a second one loses
           // the run's trace: a tree (every parent is in it) of both turns, with the model calls and the tool call
-          const { spans } = (await (await fetch(`${url}/api/trace?runId=${runId}`)).json()) as { spans: Array<SpanStore.SpanRecord> }
+          const { spans } = (await (await fetch(`${url}/api/trace?runId=${runId}`)).json()) as {
+            spans: Array<SpanStore.SpanRecord>
+          }
           expect(spans.length).toBeGreaterThan(0)
           const ids = new Set(spans.map((span) => span.spanId))
           const roots = spans.filter((span) => span.parentSpanId === undefined)
@@ -162,20 +198,30 @@ describe("demo:approvals --console", () => {
             await page.getByTestId("trace").scrollIntoViewIfNeeded()
             await page.screenshot({ path: `${screenshots}/console-2-trace.png` })
             // the flow in one picture (inbox above, the trace below), as the console README shows it
-            const shot = (name: string) => `data:image/png;base64,${readFileSync(`${screenshots}/${name}`).toString("base64")}`
+            const shot = (name: string) =>
+              `data:image/png;base64,${readFileSync(`${screenshots}/${name}`).toString("base64")}`
             const flow = await browser!.newPage({ viewport: { width: 960, height: 930 } })
             await flow.setContent(
-              `<body style="margin:0;background:#1f4e79"><div style="height:458px;overflow:hidden"><img src="${shot("console-1-inbox.png")}" style="width:960px"></div>` +
-                `<div style="height:6px"></div><div style="height:466px;overflow:hidden"><img src="${shot("console-2-trace.png")}" style="width:960px"></div></body>`
+              `<body style="margin:0;background:#1f4e79"><div style="height:458px;overflow:hidden"><img src="${
+                shot("console-1-inbox.png")
+              }" style="width:960px"></div>` +
+                `<div style="height:6px"></div><div style="height:466px;overflow:hidden"><img src="${
+                  shot("console-2-trace.png")
+                }" style="width:960px"></div></body>`
             )
             await flow.screenshot({ path: `${screenshots}/console-flow.png` })
           }
           expect(gone()).toBe(false) // it keeps serving after the run finished
           // a port already taken: a clear error, exit 1, and no run is started
           const port = new URL(url).port
-          const taken = spawnSync(process.execPath, [app, "--console", "--port", port, "--db", join(dir, "other.db")], { input: "", encoding: "utf8" })
+          const taken = spawnSync(process.execPath, [app, "--console", "--port", port, "--db", join(dir, "other.db")], {
+            input: "",
+            encoding: "utf8"
+          })
           expect(taken.status).toBe(1)
-          expect(taken.stdout).toMatch(new RegExp(`^error: the console could not listen on 127\\.0\\.0\\.1:${port} \\(.*EADDRINUSE.*\\)\n$`))
+          expect(taken.stdout).toMatch(
+            new RegExp(`^error: the console could not listen on 127\\.0\\.0\\.1:${port} \\(.*EADDRINUSE.*\\)\n$`)
+          )
           process.kill(child.pid!, "SIGTERM")
           expect(await exited).toBe(0)
           expect(stdout).toContain("console stopped")

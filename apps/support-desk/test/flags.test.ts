@@ -10,7 +10,11 @@ describe("demo:approvals flags", () => {
   })
 
   it("reads a decision from another process: --approve / --reject <run id> [--reason], --db", () => {
-    expect(parseFlags(["--", "--approve", "run-1", "--db", "/tmp/a.db"])).toEqual({ console: false, db: "/tmp/a.db", decide: { verdict: "approve", runId: "run-1" } })
+    expect(parseFlags(["--", "--approve", "run-1", "--db", "/tmp/a.db"])).toEqual({
+      console: false,
+      db: "/tmp/a.db",
+      decide: { verdict: "approve", runId: "run-1" }
+    })
     expect(parseFlags(["--reject", "run-1", "--reason", "not confirmed"])).toEqual({
       console: false,
       db: defaultDb,
@@ -22,7 +26,9 @@ describe("demo:approvals flags", () => {
     expect(parseFlags(["--approve"])).toEqual({ error: `--approve needs a run id; ${usage}` })
     expect(parseFlags(["--approve", "--db", "x"])).toEqual({ error: `--approve needs a run id; ${usage}` })
     expect(parseFlags(["--db"])).toEqual({ error: `--db needs a file; ${usage}` })
-    expect(parseFlags(["--approve", "a", "--reject", "a"])).toEqual({ error: `give one of --approve and --reject, once; ${usage}` })
+    expect(parseFlags(["--approve", "a", "--reject", "a"])).toEqual({
+      error: `give one of --approve and --reject, once; ${usage}`
+    })
     expect(parseFlags(["--approve", "a", "--reason", "x"])).toEqual({ error: `--reason goes with --reject; ${usage}` })
     expect("error" in parseFlags(["--console", "--approve", "a"])).toBe(true)
   })
@@ -35,7 +41,9 @@ describe("demo:approvals flags", () => {
     expect(parseFlags(["--", "--console", "--port", "4100"])).toEqual({ console: true, db: defaultDb, port: 4100 })
     expect(parseFlags(["--console", "--port", "0"])).toEqual({ console: true, db: defaultDb, port: 0 })
     for (const bad of ["65536", "-1", "80x", "1e3", ""]) {
-      expect(parseFlags(["--console", "--port", bad])).toEqual({ error: `--port needs a port number from 0 to 65535; ${usage}` })
+      expect(parseFlags(["--console", "--port", bad])).toEqual({
+        error: `--port needs a port number from 0 to 65535; ${usage}`
+      })
     }
     expect(parseFlags(["--port", "4100"])).toEqual({ error: `--port goes with --console; ${usage}` })
   })

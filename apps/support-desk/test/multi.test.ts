@@ -8,7 +8,7 @@ import { escalation, program } from "../src/multi.js"
 
 describe("support-desk multi-agent demo", () => {
   it.effect("suspends at the review gate, is approved, and finishes in a second runtime", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(escalation.nodeIds).toEqual(["lookups", "draft", "review", "send"])
       const lines = yield* program
       expect(lines).toEqual([
@@ -20,6 +20,5 @@ describe("support-desk multi-agent demo", () => {
         "  review: approved",
         "  send: sent: Hi! A-771 has shipped and arrives Tuesday; B-102 ships in 2 days."
       ])
-    })
-  )
+    }))
 })

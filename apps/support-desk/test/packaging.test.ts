@@ -3,8 +3,8 @@
  * and publish settings, a `default` export condition (so `require()` works on Node 20.19+), and a
  * README that links only files inside the repository.
  */
-import { readdirSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
 
 const root = new URL("../../../", import.meta.url)
 const read = (path: string) => readFileSync(new URL(path, root), "utf8")

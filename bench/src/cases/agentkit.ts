@@ -64,7 +64,9 @@ export const runnerOf = async <E>(
   await runtime.runtime()
   return {
     run: (tracing) =>
-      runtime.runPromise(agent.run(workload.input).pipe(RunContext.provide({ tracing }))).then((result) => result.output),
+      runtime.runPromise(agent.run(workload.input).pipe(RunContext.provide({ tracing }))).then((result) =>
+        result.output
+      ),
     dispose: () => runtime.dispose().then(release)
   }
 }

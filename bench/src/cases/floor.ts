@@ -31,21 +31,24 @@ const callTool = (call: MockToolCall): Effect.Effect<string> =>
   call.name !== echoTool.name
     ? Effect.succeed(`unknown tool '${call.name}'`)
     : Effect.matchEffect(decodeEcho(call.arguments), {
-        onFailure: (error) => Effect.succeed(`invalid arguments: ${error.message}`),
-        onSuccess: echoTool.handler
-      })
+      onFailure: (error) => Effect.succeed(`invalid arguments: ${error.message}`),
+      onSuccess: echoTool.handler
+    })
 
 const spanOptions = (attributes: Record<string, string>) => ({ captureStackTrace: false, attributes }) as const
 
 /** The floor's run of `workload` against `model`: what one run is, built per run. */
-export const makeFloorRun = (model: MockModel, workload: Workload): ((tracing: boolean) => Effect.Effect<FloorResult>) => {
+export const makeFloorRun = (
+  model: MockModel,
+  workload: Workload
+): (tracing: boolean) => Effect.Effect<FloorResult> => {
   const tools = [{ name: echoTool.name, description: echoTool.description }]
   const chatName = `chat ${workload.model}`
   const chatSpan = spanOptions({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workload.model })
   const runSpan = spanOptions({ "gen_ai.operation.name": "invoke_agent" })
   const maxSteps = maxStepsOf(workload)
   return (tracing) => {
-    const loop = Effect.gen(function* () {
+    const loop = Effect.gen(function*() {
       const messages: Array<FloorMessage> = [
         { role: "system", content: workload.prompt },
         { role: "user", content: workload.input }
@@ -63,7 +66,11 @@ export const makeFloorRun = (model: MockModel, workload: Workload): ((tracing: b
         messages.push({ role: "assistant", content: response.content, toolCalls: response.toolCalls })
         for (const call of response.toolCalls) {
           const content = yield* tracing
-            ? Effect.withSpan(callTool(call), `execute_tool ${call.name}`, spanOptions({ "gen_ai.tool.call.id": call.id }))
+            ? Effect.withSpan(
+              callTool(call),
+              `execute_tool ${call.name}`,
+              spanOptions({ "gen_ai.tool.call.id": call.id })
+            )
             : callTool(call)
           messages.push({ role: "tool", toolCallId: call.id, content })
         }

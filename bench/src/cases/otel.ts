@@ -47,7 +47,7 @@ class CountingExporter implements SpanExporter {
   names: Array<string> | undefined = undefined
   export(spans: Array<ReadableSpan>, resultCallback: Parameters<SpanExporter["export"]>[1]): void {
     this.exported += spans.length
-    if (this.names !== undefined) for (const span of spans) this.names.push(span.name)
+    if (this.names !== undefined) { for (const span of spans) this.names.push(span.name) }
     resultCallback({ code: 0 }) // ExportResultCode.SUCCESS
   }
   shutdown(): Promise<void> {
@@ -91,7 +91,11 @@ const missing = (required: ReadonlyArray<string>, names: ReadonlyArray<string>):
  * (after every measurement): the exporter has received exactly that many spans per traced run
  * since, none dropped and none from untraced runs (the batch processor is flushed first).
  */
-const verified = async (workload: Workload, pipeline: ReturnType<typeof makePipeline>, inner: Runner): Promise<Runner> => {
+const verified = async (
+  workload: Workload,
+  pipeline: ReturnType<typeof makePipeline>,
+  inner: Runner
+): Promise<Runner> => {
   const { exporter, provider } = pipeline
   let perTracedRun = 0
   try {

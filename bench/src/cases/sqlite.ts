@@ -25,7 +25,10 @@ export const sqliteCase = (workload: Workload): Case => ({
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-bench-"))
     return runnerOf(
       workload,
-      Layer.merge(Layer.provide(Invoker.layer(), mockModel(model)), SqlStores.layerSqlite({ filename: path.join(dir, "bench.db") })),
+      Layer.merge(
+        Layer.provide(Invoker.layer(), mockModel(model)),
+        SqlStores.layerSqlite({ filename: path.join(dir, "bench.db") })
+      ),
       () => Promise.resolve(fs.rmSync(dir, { recursive: true, force: true }))
     )
   }

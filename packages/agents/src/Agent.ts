@@ -13,10 +13,10 @@ import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AgentEvent from "./AgentEvent.js"
-import { AgentDefinitionError, RunNotResumable } from "./Errors.js"
 import type { AgentResult } from "./AgentResult.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
+import { AgentDefinitionError, RunNotResumable } from "./Errors.js"
 import * as Trifecta from "./internal/trifecta.js"
 import * as RunPolicy from "./RunPolicy.js"
 import * as SingleCallCognition from "./SingleCallCognition.js"
@@ -74,7 +74,10 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
    * that are not acceptable (not a record, an unknown id, a stale digest, a verdict the entry does
    * not accept, an invalid edit) fail with a typed error, and nothing runs.
    */
-  resume(runId: string, decisions: Approval.Decisions): Effect.Effect<AgentResult<A>, ResumeError, RunContext | Invoker | R>
+  resume(
+    runId: string,
+    decisions: Approval.Decisions
+  ): Effect.Effect<AgentResult<A>, ResumeError, RunContext | Invoker | R>
 }
 
 /**
@@ -169,7 +172,9 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     definitionError(`Agent '${options.name}': maxTokens must be a positive integer; got ${String(options.maxTokens)}`)
   }
   if (options.temperature !== undefined && !(Number.isFinite(options.temperature) && options.temperature >= 0)) {
-    definitionError(`Agent '${options.name}': temperature must be a non-negative number; got ${String(options.temperature)}`)
+    definitionError(
+      `Agent '${options.name}': temperature must be a non-negative number; got ${String(options.temperature)}`
+    )
   }
   const cognition = (options.cognition ?? SingleCallCognition.make()) as Cognition<R>
   const output = outputOf(options, cognition)
@@ -184,7 +189,9 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const spanName = Tracing.SpanName.invokeAgent(settings.name)
   // built as literals (a spread followed by more keys is a slow path of V8's), the conversation id
   // set at the start, so a failed run's span carries it too
-  const spanOptions = (conversationId: string): Tracing.SpanOptions<AgentResult<unknown>, { readonly _tag: string }> => ({
+  const spanOptions = (
+    conversationId: string
+  ): Tracing.SpanOptions<AgentResult<unknown>, { readonly _tag: string }> => ({
     kind: "internal",
     captureStackTrace: false,
     onEnd: runEnd,
@@ -210,15 +217,16 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     const driven = RunContext.cancellable(body)
     return context.tracing
       ? driven.pipe(
-          Tracing.span(spanName, spanOptions(context.correlationId)),
-          // a tracer that throws (in span, end, attributes or events) never breaks the run
-          Tracing.contain
-        )
+        Tracing.span(spanName, spanOptions(context.correlationId)),
+        // a tracer that throws (in span, end, attributes or events) never breaks the run
+        Tracing.contain
+      )
       : driven
   }
 
-  const observe = <E extends { readonly _tag: string }>(body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>) =>
-    RunContext.with((context) => observed(body, context))
+  const observe = <E extends { readonly _tag: string }>(
+    body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>
+  ) => RunContext.with((context) => observed(body, context))
 
   // Built when it runs, from the context it runs in (read in place, not with `RunContext.with`,
   // whose extra closure the caller's effect would keep): the effect a caller holds (and
@@ -230,9 +238,13 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
       const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
       // a conversation passed in counts for the tool results it holds (a caller may add legs, never
       // remove them); advertising a tool whose description is untrusted counts from the first turn
-      const legs = typeof input === "string" ? advertised : [...advertised, ...Trifecta.historyLegs(input, cognition.tools)]
+      const legs = typeof input === "string"
+        ? advertised
+        : [...advertised, ...Trifecta.historyLegs(input, cognition.tools)]
       // without a static finding there is nothing to run before the loop (no extra step)
-      if (legs.length === 0) return observed(staticCheck === Effect.void ? drive : Effect.zipRight(staticCheck, drive), context)
+      if (legs.length === 0) {
+        return observed(staticCheck === Effect.void ? drive : Effect.zipRight(staticCheck, drive), context)
+      }
       const touched = Effect.zipRight(Effect.sync(() => context.touch(legs)), staticCheck)
       return observed(Effect.zipRight(touched, drive), context)
     })
@@ -246,11 +258,12 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     resume: (runId, decisions) =>
       cognition.resume === undefined
         ? Effect.fail(
-            new RunNotResumable({
-              runId,
-              message: `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
-            })
-          )
+          new RunNotResumable({
+            runId,
+            message:
+              `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
+          })
+        )
         : observe(cognition.resume({ agent: settings, runId, decisions, emit: undefined, policy, output })),
     stream: (input) =>
       Stream.asyncPush<AgentEvent.AgentEvent<unknown>, AgentError, RunContext | Invoker | R>(
@@ -282,18 +295,27 @@ const runEnd = (exit: Exit.Exit<AgentResult<unknown>, { readonly _tag: string }>
 }
 
 /** The structured output of the options (the definition errors named after the agent). */
-const outputOf = <R, A, I>(options: Options<R, A, I>, cognition: Cognition<R>): StructuredOutput.StructuredOutput<unknown> | undefined => {
+const outputOf = <R, A, I>(
+  options: Options<R, A, I>,
+  cognition: Cognition<R>
+): StructuredOutput.StructuredOutput<unknown> | undefined => {
   if (options.output === undefined) {
-    if (options.maxRepairs !== undefined) definitionError(`Agent '${options.name}': maxRepairs applies only with \`output\` (a structured output schema)`)
+    if (options.maxRepairs !== undefined) {
+      definitionError(`Agent '${options.name}': maxRepairs applies only with \`output\` (a structured output schema)`)
+    }
     return undefined
   }
   if (options.maxRepairs !== undefined && options.maxRepairs !== 1 && cognition.name === "react") {
     definitionError(
-      `Agent '${options.name}': ReActCognition repairs an answer that does not decode once; maxRepairs ${String(options.maxRepairs)} applies only to SingleCallCognition`
+      `Agent '${options.name}': ReActCognition repairs an answer that does not decode once; maxRepairs ${
+        String(options.maxRepairs)
+      } applies only to SingleCallCognition`
     )
   }
   try {
-    return StructuredOutput.make(options.output, { maxRepairs: options.maxRepairs }) as StructuredOutput.StructuredOutput<unknown>
+    return StructuredOutput.make(options.output, {
+      maxRepairs: options.maxRepairs
+    }) as StructuredOutput.StructuredOutput<unknown>
   } catch (error) {
     if (error instanceof AgentDefinitionError) return definitionError(`Agent '${options.name}': ${error.message}`)
     throw error

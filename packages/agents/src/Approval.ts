@@ -217,7 +217,12 @@ export const Decision = Schema.Union(
     reason: Schema.optional(Schema.String),
     arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown })
   }),
-  Schema.Struct({ verdict: Schema.Literal("markDone"), ...base, reason: Schema.optional(Schema.String), outcome: Schema.String }),
+  Schema.Struct({
+    verdict: Schema.Literal("markDone"),
+    ...base,
+    reason: Schema.optional(Schema.String),
+    outcome: Schema.String
+  }),
   Schema.Struct({ verdict: Schema.Literal("markFailed"), ...base, reason: Schema.String }),
   Schema.Struct({ verdict: Schema.Literal("retry"), ...base, reason: Schema.optional(Schema.String) })
 )
@@ -443,9 +448,18 @@ export const pendingId = (input: {
   readonly kind: PendingKind
   readonly claimedAt?: number | undefined
 }): string =>
-  `p-${CanonicalJson.sha256(
-    CanonicalJson.stringify([input.path, input.iteration, input.index, input.callId, input.kind, input.claimedAt ?? null])
-  ).slice(0, 16)}`
+  `p-${
+    CanonicalJson.sha256(
+      CanonicalJson.stringify([
+        input.path,
+        input.iteration,
+        input.index,
+        input.callId,
+        input.kind,
+        input.claimedAt ?? null
+      ])
+    ).slice(0, 16)
+  }`
 
 /** What a fingerprint is computed from: a tool's advertised schema, flags and caps. */
 interface Fingerprinted {
@@ -578,7 +592,12 @@ export const makeEntry = (input: {
     kind: input.kind,
     path: input.path,
     call: input.call,
-    digest: digest({ path: input.path, pendingId: id, fingerprint: facts.fingerprint, arguments: input.call.arguments }),
+    digest: digest({
+      path: input.path,
+      pendingId: id,
+      fingerprint: facts.fingerprint,
+      arguments: input.call.arguments
+    }),
     reasons: [...input.reasons],
     tool: facts,
     createdAt: input.createdAt
@@ -684,9 +703,9 @@ export const required = (
       }
       return Effect.isEffect(answer)
         ? Effect.catchAllCause(
-            Effect.map(answer, (value) => value !== false),
-            () => yes
-          )
+          Effect.map(answer, (value) => value !== false),
+          () => yes
+        )
         : Effect.succeed(answer !== false)
     }
   })
@@ -712,7 +731,10 @@ export const resolve = (entry: PendingEntry, decisions: Decisions): Decision => 
   if (raw === undefined) return reject(entry.digest, "no decision was given")
   const decision = decodeDecision(raw)
   if (decision._tag === "None" || !verdictsFor(entry.kind).includes(decision.value.verdict)) {
-    return reject(entry.digest, `the decision was not ${verdictsFor(entry.kind).slice(0, -1).join(", ")} or ${verdictsFor(entry.kind).at(-1)}`)
+    return reject(
+      entry.digest,
+      `the decision was not ${verdictsFor(entry.kind).slice(0, -1).join(", ")} or ${verdictsFor(entry.kind).at(-1)}`
+    )
   }
   if (decision.value.digest !== entry.digest) {
     return reject(entry.digest, "the decision was given for other arguments (digest mismatch)")

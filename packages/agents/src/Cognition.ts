@@ -20,10 +20,10 @@ import type {
   ToolArgumentError
 } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
-import type { Decisions } from "./Approval.js"
 import type * as Effect from "effect/Effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { AgentResult } from "./AgentResult.js"
+import type { Decisions } from "./Approval.js"
 import type {
   DigestMismatch,
   InvalidDecision,
@@ -79,7 +79,14 @@ export type LifecycleError =
  * @since 0.1.0
  * @category models
  */
-export type AgentError = ChatError | BudgetExceeded | Cancelled | PolicyDenied | DepthExceeded | StoreError | LifecycleError
+export type AgentError =
+  | ChatError
+  | BudgetExceeded
+  | Cancelled
+  | PolicyDenied
+  | DepthExceeded
+  | StoreError
+  | LifecycleError
 
 /**
  * The errors of `agent.resume`: those of a run, plus the refusals of its decisions (not a
@@ -204,5 +211,7 @@ export interface Cognition<out R = never> {
   /** Drives a run; with `drive.output`, a run that ends with an answer that decodes has `parsed`. */
   readonly drive: (drive: Drive) => Effect.Effect<AgentResult<unknown>, AgentError, RunContext | Invoker | R>
   /** Continues a suspended run; absent when the cognition cannot suspend. */
-  readonly resume?: ((resume: Resume) => Effect.Effect<AgentResult<unknown>, ResumeError, RunContext | Invoker | R>) | undefined
+  readonly resume?:
+    | ((resume: Resume) => Effect.Effect<AgentResult<unknown>, ResumeError, RunContext | Invoker | R>)
+    | undefined
 }

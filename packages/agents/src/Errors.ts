@@ -27,10 +27,12 @@ import { PendingEntry } from "./Approval.js"
  * @since 0.1.0
  * @category errors
  */
-export class AgentDefinitionError extends Schema.TaggedError<AgentDefinitionError>("@agentkit/agents/AgentDefinitionError")(
-  "AgentDefinitionError",
-  { message: Schema.String }
-) {
+export class AgentDefinitionError
+  extends Schema.TaggedError<AgentDefinitionError>("@agentkit/agents/AgentDefinitionError")(
+    "AgentDefinitionError",
+    { message: Schema.String }
+  )
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }
@@ -140,15 +142,19 @@ export class RunSuspended extends Schema.TaggedError<RunSuspended>("@agentkit/ag
  * @since 0.1.0
  * @category errors
  */
-export class RunInProgress extends Schema.TaggedError<RunInProgress>("@agentkit/agents/RunInProgress")("RunInProgress", {
-  runId: Schema.String,
-  owner: Schema.String,
-  expiresAt: Schema.Number
-}) {
+export class RunInProgress
+  extends Schema.TaggedError<RunInProgress>("@agentkit/agents/RunInProgress")("RunInProgress", {
+    runId: Schema.String,
+    owner: Schema.String,
+    expiresAt: Schema.Number
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `run '${this.runId}' is running in '${this.owner}' (its lease runs until ${new Date(this.expiresAt).toISOString()})`
+    return `run '${this.runId}' is running in '${this.owner}' (its lease runs until ${
+      new Date(this.expiresAt).toISOString()
+    })`
   }
 }
 
@@ -177,7 +183,9 @@ export class RunStateVersionUnsupported extends Schema.TaggedError<RunStateVersi
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `the state of run '${this.runId}' has version ${this.version}; this release reads versions [${this.supported.join(", ")}]: the run is left as it is`
+    return `the state of run '${this.runId}' has version ${this.version}; this release reads versions [${
+      this.supported.join(", ")
+    }]: the run is left as it is`
   }
 }
 
@@ -196,10 +204,12 @@ export class RunStateVersionUnsupported extends Schema.TaggedError<RunStateVersi
  * @since 0.1.0
  * @category errors
  */
-export class RunStateCorrupt extends Schema.TaggedError<RunStateCorrupt>("@agentkit/agents/RunStateCorrupt")("RunStateCorrupt", {
-  runId: Schema.String,
-  detail: Schema.String
-}) {
+export class RunStateCorrupt
+  extends Schema.TaggedError<RunStateCorrupt>("@agentkit/agents/RunStateCorrupt")("RunStateCorrupt", {
+    runId: Schema.String,
+    detail: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -222,10 +232,12 @@ export class RunStateCorrupt extends Schema.TaggedError<RunStateCorrupt>("@agent
  * @since 0.1.0
  * @category errors
  */
-export class InvalidDecisions extends Schema.TaggedError<InvalidDecisions>("@agentkit/agents/InvalidDecisions")("InvalidDecisions", {
-  runId: Schema.String,
-  received: Schema.String
-}) {
+export class InvalidDecisions
+  extends Schema.TaggedError<InvalidDecisions>("@agentkit/agents/InvalidDecisions")("InvalidDecisions", {
+    runId: Schema.String,
+    received: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -247,15 +259,19 @@ export class InvalidDecisions extends Schema.TaggedError<InvalidDecisions>("@age
  * @since 0.1.0
  * @category errors
  */
-export class UnknownPending extends Schema.TaggedError<UnknownPending>("@agentkit/agents/UnknownPending")("UnknownPending", {
-  runId: Schema.String,
-  pendingId: Schema.String,
-  expected: Schema.Array(Schema.String)
-}) {
+export class UnknownPending
+  extends Schema.TaggedError<UnknownPending>("@agentkit/agents/UnknownPending")("UnknownPending", {
+    runId: Schema.String,
+    pendingId: Schema.String,
+    expected: Schema.Array(Schema.String)
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `run '${this.runId}' has no pending entry '${this.pendingId}'; its pending entries are ${PythonText.list(this.expected)}`
+    return `run '${this.runId}' has no pending entry '${this.pendingId}'; its pending entries are ${
+      PythonText.list(this.expected)
+    }`
   }
 }
 
@@ -274,12 +290,14 @@ export class UnknownPending extends Schema.TaggedError<UnknownPending>("@agentki
  * @since 0.1.0
  * @category errors
  */
-export class DigestMismatch extends Schema.TaggedError<DigestMismatch>("@agentkit/agents/DigestMismatch")("DigestMismatch", {
-  runId: Schema.String,
-  pendingId: Schema.String,
-  expected: Schema.String,
-  received: Schema.String
-}) {
+export class DigestMismatch
+  extends Schema.TaggedError<DigestMismatch>("@agentkit/agents/DigestMismatch")("DigestMismatch", {
+    runId: Schema.String,
+    pendingId: Schema.String,
+    expected: Schema.String,
+    received: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -303,17 +321,21 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>("@agentki
  * @since 0.1.0
  * @category errors
  */
-export class InvalidDecision extends Schema.TaggedError<InvalidDecision>("@agentkit/agents/InvalidDecision")("InvalidDecision", {
-  runId: Schema.String,
-  pendingId: Schema.String,
-  kind: Schema.String,
-  accepted: Schema.Array(Schema.String),
-  received: Schema.String
-}) {
+export class InvalidDecision
+  extends Schema.TaggedError<InvalidDecision>("@agentkit/agents/InvalidDecision")("InvalidDecision", {
+    runId: Schema.String,
+    pendingId: Schema.String,
+    kind: Schema.String,
+    accepted: Schema.Array(Schema.String),
+    received: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `the decision for '${this.pendingId}' of run '${this.runId}' (kind ${this.kind}) must be one of ${this.accepted.join(", ")}, with the entry's digest; got ${this.received}`
+    return `the decision for '${this.pendingId}' of run '${this.runId}' (kind ${this.kind}) must be one of ${
+      this.accepted.join(", ")
+    }, with the entry's digest; got ${this.received}`
   }
 }
 

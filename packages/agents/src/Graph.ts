@@ -103,7 +103,10 @@ export interface Graph<out E = never, out R = never> extends Pipeable {
   /** Runs the graph on a task. */
   run(task: string): Effect.Effect<GraphResult, AgentError | E, RunContext | Invoker | R>
   /** Continues a suspended graph with decisions, by pending id (its gates' and its sub-runs' entries). */
-  resume(runId: string, decisions: Approval.Decisions): Effect.Effect<GraphResult, ResumeError | E, RunContext | Invoker | R>
+  resume(
+    runId: string,
+    decisions: Approval.Decisions
+  ): Effect.Effect<GraphResult, ResumeError | E, RunContext | Invoker | R>
 }
 
 /**
@@ -131,14 +134,18 @@ const fail = (message: string): never => {
 
 const afterOf = (options: NodeOptions | undefined): ReadonlyArray<string> => {
   const after = options?.after ?? []
-  if (!Array.isArray(after) || !after.every((id) => typeof id === "string")) fail("Graph: `after` must be a list of node ids")
+  if (!Array.isArray(after) || !after.every((id) => typeof id === "string")) {
+    fail("Graph: `after` must be a list of node ids")
+  }
   return [...after]
 }
 
 /** The default input of an agent or sub-graph node: the task, then its inputs as `id: output` lines. */
 const defaultInput = (inputs: Inputs): string => {
   const ids = Object.keys(inputs.outputs)
-  return ids.length === 0 ? inputs.task : `${inputs.task}\n\n${ids.map((id) => `${id}: ${inputs.outputs[id]}`).join("\n")}`
+  return ids.length === 0
+    ? inputs.task
+    : `${inputs.task}\n\n${ids.map((id) => `${id}: ${inputs.outputs[id]}`).join("\n")}`
 }
 
 /**
@@ -193,7 +200,12 @@ export const graph = <E, R>(
   _tag: "Agent",
   after: afterOf(options),
   caps: graph.caps,
-  node: { _tag: "Agent", after: afterOf(options), runnable: graph as internal.Runnable<AgentError | E, R>, input: options?.input ?? defaultInput }
+  node: {
+    _tag: "Agent",
+    after: afterOf(options),
+    runnable: graph as internal.Runnable<AgentError | E, R>,
+    input: options?.input ?? defaultInput
+  }
 })
 
 /**
@@ -223,10 +235,11 @@ export const fn = <E = never, R = never>(
   node: {
     _tag: "Fn",
     after: afterOf(options),
-    run: (inputs) => Effect.suspend(() => {
-      const out = run(inputs)
-      return typeof out === "string" ? Effect.succeed(out) : out
-    })
+    run: (inputs) =>
+      Effect.suspend(() => {
+        const out = run(inputs)
+        return typeof out === "string" ? Effect.succeed(out) : out
+      })
   }
 })
 
@@ -367,7 +380,9 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
   const entries = Object.entries(options.nodes ?? {})
   if (entries.length === 0) fail(`Graph '${options.name}': nodes must name at least one node`)
   const maxSteps = options.maxSteps ?? 100
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) fail(`Graph '${options.name}': maxSteps must be a positive integer; got ${String(options.maxSteps)}`)
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    fail(`Graph '${options.name}': maxSteps must be a positive integer; got ${String(options.maxSteps)}`)
+  }
   const nodes = new Map<string, internal.Node<unknown, unknown>>()
   for (const [id, node] of entries) {
     if (!NAME.test(id)) fail(`Graph '${options.name}': node id ${JSON.stringify(id)} must match ^[a-zA-Z0-9_-]{1,64}$`)
@@ -376,7 +391,13 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
   for (const [id, node] of entries) {
     for (const dep of node.after) {
       if (dep === id) fail(`Graph '${options.name}': node '${id}' runs after itself`)
-      if (!nodes.has(dep)) fail(`Graph '${options.name}': node '${id}' runs after '${dep}', which is not a node; nodes: ${Array.from(nodes.keys()).join(", ")}`)
+      if (!nodes.has(dep)) {
+        fail(
+          `Graph '${options.name}': node '${id}' runs after '${dep}', which is not a node; nodes: ${
+            Array.from(nodes.keys()).join(", ")
+          }`
+        )
+      }
     }
   }
   const caps = RunPolicy.capabilities(entries.map(([, node]) => node))
@@ -395,7 +416,9 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
     }
   }
 
-  const observe = <E>(body: Effect.Effect<unknown, E, RunContext | Invoker>): Effect.Effect<GraphResult, E | Cancelled, RunContext | Invoker> => {
+  const observe = <E>(
+    body: Effect.Effect<unknown, E, RunContext | Invoker>
+  ): Effect.Effect<GraphResult, E | Cancelled, RunContext | Invoker> => {
     const driven = RunContext.cancellable(Effect.map(body, (result) => {
       const found = result as GraphResult
       return found.outputs === undefined ? { ...found, outputs: {} } : found
@@ -403,12 +426,16 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
     return Effect.flatMap(RunContext, (context) =>
       context.tracing
         ? driven.pipe(
-            Effect.tap((result) => Tracing.annotate({ [Tracing.Attribute.workflowStopReason]: result.stopReason, ...Tracing.usageAttributes(result.usage) })),
-            Effect.withSpan(spanName, spanOptions),
-            Tracing.contain
-          )
-        : driven
-    )
+          Effect.tap((result) =>
+            Tracing.annotate({
+              [Tracing.Attribute.workflowStopReason]: result.stopReason,
+              ...Tracing.usageAttributes(result.usage)
+            })
+          ),
+          Effect.withSpan(spanName, spanOptions),
+          Tracing.contain
+        )
+        : driven)
   }
 
   const value: Omit<Graph<unknown, unknown>, "pipe"> = {
@@ -416,9 +443,24 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
     nodeIds: Array.from(nodes.keys()),
     caps,
     run: (task) =>
-      observe(Effect.zipRight(staticCheck, Lifecycle.drive(internal.program(settings, task))) as Effect.Effect<unknown, AgentError, RunContext | Invoker>),
+      observe(
+        Effect.zipRight(staticCheck, Lifecycle.drive(internal.program(settings, task))) as Effect.Effect<
+          unknown,
+          AgentError,
+          RunContext | Invoker
+        >
+      ),
     resume: (runId, decisions) =>
-      observe(Lifecycle.resume(internal.program(settings, ""), runId, decisions, internal.check) as Effect.Effect<unknown, ResumeError, RunContext | Invoker>)
+      observe(
+        Lifecycle.resume(internal.program(settings, ""), runId, decisions, internal.check) as Effect.Effect<
+          unknown,
+          ResumeError,
+          RunContext | Invoker
+        >
+      )
   }
-  return Object.freeze(Object.assign(Object.create(Proto), value)) as Graph<ErrorOf<Nodes[keyof Nodes]>, RequirementsOf<Nodes[keyof Nodes]>>
+  return Object.freeze(Object.assign(Object.create(Proto), value)) as Graph<
+    ErrorOf<Nodes[keyof Nodes]>,
+    RequirementsOf<Nodes[keyof Nodes]>
+  >
 }

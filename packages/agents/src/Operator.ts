@@ -18,7 +18,16 @@
  *
  * @since 0.1.0
  */
-import { AlreadyDecided, AuditStore, CanonicalJson, CheckpointStore, Message, PythonText, RunNotFound, StoreError } from "@agentkit/core"
+import {
+  AlreadyDecided,
+  AuditStore,
+  CanonicalJson,
+  CheckpointStore,
+  Message,
+  PythonText,
+  RunNotFound,
+  StoreError
+} from "@agentkit/core"
 import type { CorruptEntry, RunFinished, ToolArgumentError } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -31,8 +40,8 @@ import * as Approval from "./Approval.js"
 import { DigestMismatch, InvalidDecision, OtherTenant, UnknownPending } from "./Errors.js"
 import type { RunStateCorrupt, RunStateVersionUnsupported } from "./Errors.js"
 import { check } from "./internal/arguments.js"
-import * as RunState from "./RunState.js"
 import { lazy } from "./internal/lazy.js"
+import * as RunState from "./RunState.js"
 
 /**
  * The statuses `list` filters by: the store's, plus `in_doubt` (a suspended run with an `InDoubt`
@@ -135,7 +144,9 @@ export const RunSummary = Schema.Struct({
   /** The run's autonomy tier. */
   autonomy: Schema.optional(Schema.Literal("auto", "gated", "manual")),
   /** The lethal-trifecta legs the run has touched so far. */
-  legs: Schema.optional(Schema.Struct({ privateData: Schema.Boolean, untrustedContent: Schema.Boolean, egress: Schema.Boolean }))
+  legs: Schema.optional(
+    Schema.Struct({ privateData: Schema.Boolean, untrustedContent: Schema.Boolean, egress: Schema.Boolean })
+  )
 })
 
 /**
@@ -372,7 +383,10 @@ export interface Service {
     filter?: ListFilter
   ) => Effect.Effect<{ readonly runs: ReadonlyArray<RunSummary>; readonly cursor?: string | undefined }, StoreError>
   /** One run in full. */
-  readonly show: (runId: string, access?: Access) => Effect.Effect<RunDetail, RunNotFound | OtherTenant | RunStateCorrupt | RunStateVersionUnsupported | StoreError>
+  readonly show: (
+    runId: string,
+    access?: Access
+  ) => Effect.Effect<RunDetail, RunNotFound | OtherTenant | RunStateCorrupt | RunStateVersionUnsupported | StoreError>
   /** Checks kind, digest and (for `edit`) the arguments, records the decision (first one wins) and audits it. */
   readonly decide: (
     rootRunId: string,
@@ -381,9 +395,18 @@ export interface Service {
     access?: Access
   ) => Effect.Effect<RecordedDecision, DecideError>
   /** Asks the run's owner (or the recovery worker) to cancel the run tree; audited. */
-  readonly cancel: (runId: string, by: string, access?: Access) => Effect.Effect<void, RunNotFound | RunFinished | OtherTenant | StoreError>
+  readonly cancel: (
+    runId: string,
+    by: string,
+    access?: Access
+  ) => Effect.Effect<void, RunNotFound | RunFinished | OtherTenant | StoreError>
   /** Decides a call in doubt: `markDone` with its outcome, `markFailed` with a reason, or `retry`. */
-  readonly resolve: (rootRunId: string, pendingId: string, decision: Resolution, access?: Access) => Effect.Effect<RecordedDecision, DecideError>
+  readonly resolve: (
+    rootRunId: string,
+    pendingId: string,
+    decision: Resolution,
+    access?: Access
+  ) => Effect.Effect<RecordedDecision, DecideError>
   /** The audit trail, a page at a time, oldest first. */
   readonly audit: (
     filter?: AuditFilter
@@ -392,7 +415,9 @@ export interface Service {
    * The runs written since a cursor (polling, across processes). `changes(undefined)` answers no
    * runs and the cursor of now.
    */
-  readonly changes: (since: string | undefined) => Effect.Effect<{ readonly runIds: ReadonlyArray<string>; readonly cursor: string }, StoreError>
+  readonly changes: (
+    since: string | undefined
+  ) => Effect.Effect<{ readonly runIds: ReadonlyArray<string>; readonly cursor: string }, StoreError>
 }
 
 const maxLimit = 500
@@ -401,14 +426,19 @@ const storeFailure = (operation: string, error: { readonly message: string }): S
   new StoreError({ operation, message: error.message, retryable: false })
 
 /** A corrupt record surfaces as the store failing (the port's `CorruptEntry` is not an operator outcome). */
-const orStore = <A, E>(operation: string, effect: Effect.Effect<A, E | CorruptEntry>): Effect.Effect<A, Exclude<E, CorruptEntry> | StoreError> =>
+const orStore = <A, E>(
+  operation: string,
+  effect: Effect.Effect<A, E | CorruptEntry>
+): Effect.Effect<A, Exclude<E, CorruptEntry> | StoreError> =>
   Effect.catchIf(
     effect,
-    (error): error is CorruptEntry => typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "CorruptEntry",
+    (error): error is CorruptEntry =>
+      typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "CorruptEntry",
     (error) => Effect.fail(storeFailure(operation, error))
   ) as Effect.Effect<A, Exclude<E, CorruptEntry> | StoreError>
 
-const badInput = (operation: string, message: string) => Effect.fail(new StoreError({ operation, message, retryable: false }))
+const badInput = (operation: string, message: string) =>
+  Effect.fail(new StoreError({ operation, message, retryable: false }))
 
 const checkLimit = (operation: string, limit: number | undefined): Effect.Effect<number, StoreError> => {
   const value = limit ?? 50
@@ -452,8 +482,18 @@ const decodeListCursor = (
   return undefined
 }
 /** Whether a record comes after a sort key in the list's order (`updatedAt`, then `runId` in code units). */
-const beyond = (record: CheckpointStore.RunRecord, after: readonly [number, string], order: "asc" | "desc"): boolean => {
-  const sign = record.updatedAt !== after[0] ? record.updatedAt - after[0] : record.runId < after[1] ? -1 : record.runId > after[1] ? 1 : 0
+const beyond = (
+  record: CheckpointStore.RunRecord,
+  after: readonly [number, string],
+  order: "asc" | "desc"
+): boolean => {
+  const sign = record.updatedAt !== after[0]
+    ? record.updatedAt - after[0]
+    : record.runId < after[1]
+    ? -1
+    : record.runId > after[1]
+    ? 1
+    : 0
   return order === "asc" ? sign > 0 : sign < 0
 }
 
@@ -462,7 +502,8 @@ interface ChangeMark {
   readonly at: number
   readonly seen: ReadonlyArray<string>
 }
-const encodeMark = (mark: ChangeMark): string => Buffer.from(JSON.stringify(["changes", mark.at, mark.seen])).toString("base64url")
+const encodeMark = (mark: ChangeMark): string =>
+  Buffer.from(JSON.stringify(["changes", mark.at, mark.seen])).toString("base64url")
 const decodeMark = (cursor: string): ChangeMark | undefined => {
   if (cursor.length > 65536) return undefined
   try {
@@ -491,7 +532,9 @@ const summarize = (
   decided: ReadonlyArray<RecordedDecision>
 ): RunSummary => {
   const pending = record.status === "suspended" || record.status === "running" ? (state?.pending ?? []) : []
-  const status: RunStatus = record.status === "suspended" && pending.some((entry) => entry.kind === "InDoubt") ? "in_doubt" : record.status
+  const status: RunStatus = record.status === "suspended" && pending.some((entry) => entry.kind === "InDoubt")
+    ? "in_doubt"
+    : record.status
   const usage = state?.usage
   return {
     runId: record.runId,
@@ -502,10 +545,16 @@ const summarize = (
     status,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
-    usage: { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0, costUsd: (usage?.costNanos ?? 0) / 1e9 },
+    usage: {
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      costUsd: (usage?.costNanos ?? 0) / 1e9
+    },
     pending,
     // decisions are recorded on the run tree: the root shows them all
-    decided: record.runId === record.rootRunId ? decided : decided.filter((d) => pending.some((entry) => entry.id === d.pendingId)),
+    decided: record.runId === record.rootRunId
+      ? decided
+      : decided.filter((d) => pending.some((entry) => entry.id === d.pendingId)),
     ...(state?.context.scope.userId === undefined ? {} : { requestedBy: state.context.scope.userId }),
     ...(state === undefined ? {} : { autonomy: state.context.autonomy, legs: { ...state.legs } })
   }
@@ -526,52 +575,66 @@ const summarize = (
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> = Effect.gen(function* () {
+export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> = Effect.gen(function*() {
   const store = yield* CheckpointStore
   const auditStore = yield* AuditStore
 
   const decidedOf = (rootRunId: string) =>
-    Effect.map(orStore("operator.decisions", store.decisions(rootRunId)), (recorded) =>
-      recorded.flatMap((r): Array<RecordedDecision> => {
-        const decoded = Either.flatMap(Either.try(() => JSON.parse(r.decision) as unknown), (value) =>
-          Either.fromOption(decodeDecision(value), () => "not a decision")
-        )
-        return Either.isRight(decoded) ? [{ rootRunId: r.rootRunId, pendingId: r.pendingId, decision: decoded.right, by: r.by ?? "", at: r.at }] : []
-      })
+    Effect.map(
+      orStore("operator.decisions", store.decisions(rootRunId)),
+      (recorded) =>
+        recorded.flatMap((r): Array<RecordedDecision> => {
+          const decoded = Either.flatMap(
+            Either.try(() => JSON.parse(r.decision) as unknown),
+            (value) => Either.fromOption(decodeDecision(value), () => "not a decision")
+          )
+          return Either.isRight(decoded)
+            ? [{ rootRunId: r.rootRunId, pendingId: r.pendingId, decision: decoded.right, by: r.by ?? "", at: r.at }]
+            : []
+        })
     )
 
   const stateOf = (record: CheckpointStore.RunRecord) => Effect.option(RunState.decode(record.runId, record.state))
 
   const summaryOf = (record: CheckpointStore.RunRecord) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const state = Option.getOrUndefined(yield* stateOf(record))
       return summarize(record, state, yield* decidedOf(record.rootRunId))
     })
 
   const loadVisible = (operation: string, runId: string, access: Access | undefined) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const found = yield* orStore(operation, store.load(runId))
       if (Option.isNone(found)) return yield* new RunNotFound({ runId })
-      if (access?.tenants !== undefined && !access.tenants.includes(found.value.tenant)) return yield* new OtherTenant({ runId })
+      if (access?.tenants !== undefined && !access.tenants.includes(found.value.tenant)) {
+        return yield* new OtherTenant({ runId })
+      }
       return found.value
     })
 
   const list: Service["list"] = (filter = {}) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const limit = yield* checkLimit("operator.list", filter.limit)
       if (filter.tenant !== undefined && filter.tenant.length === 0) return { runs: [] }
       const wanted = filter.status === undefined || filter.status.length === 0 ? undefined : new Set(filter.status)
       if (wanted !== undefined) {
         for (const status of wanted) {
           if (!RunStatus.literals.includes(status)) {
-            return yield* badInput("operator.list", `status must be among ${RunStatus.literals.join(", ")}; got ${describe(status)}`)
+            return yield* badInput(
+              "operator.list",
+              `status must be among ${RunStatus.literals.join(", ")}; got ${describe(status)}`
+            )
           }
         }
       }
       // push what the port can filter down to it; the rest is filtered here
-      const storeStatuses = wanted === undefined ? undefined : new Set([...wanted].map((s) => (s === "in_doubt" ? "suspended" : s)))
+      const storeStatuses = wanted === undefined
+        ? undefined
+        : new Set([...wanted].map((s) => (s === "in_doubt" ? "suspended" : s)))
       const query: CheckpointStore.ListQuery = {
-        ...(storeStatuses !== undefined && storeStatuses.size === 1 ? { status: [...storeStatuses][0] as CheckpointStore.Status } : {}),
+        ...(storeStatuses !== undefined && storeStatuses.size === 1
+          ? { status: [...storeStatuses][0] as CheckpointStore.Status }
+          : {}),
         ...(filter.tenant !== undefined && filter.tenant.length === 1 ? { tenant: filter.tenant[0] } : {}),
         ...(filter.agent === undefined ? {} : { agent: filter.agent }),
         ...(filter.updatedAfter === undefined ? {} : { updatedAfter: filter.updatedAfter }),
@@ -579,8 +642,15 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         order: filter.order ?? "asc"
       }
       const order = query.order ?? "asc"
-      const start = filter.cursor === undefined ? { page: undefined, after: undefined } : decodeListCursor(filter.cursor, order)
-      if (start === undefined) return yield* badInput("operator.list", `cursor ${JSON.stringify(filter.cursor)} is not one this store returned`)
+      const start = filter.cursor === undefined
+        ? { page: undefined, after: undefined }
+        : decodeListCursor(filter.cursor, order)
+      if (start === undefined) {
+        return yield* badInput(
+          "operator.list",
+          `cursor ${JSON.stringify(filter.cursor)} is not one this store returned`
+        )
+      }
       const runs: Array<RunSummary> = []
       // the operator's cursor is the store page it stopped in and the last record it consumed
       // there, so a page read in full serves several operator pages (filters applied here)
@@ -610,7 +680,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
     })
 
   const show: Service["show"] = (runId, access) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const record = yield* loadVisible("operator.show", runId, access)
       const state = yield* RunState.decode(record.runId, record.state)
       const decided = yield* decidedOf(record.rootRunId)
@@ -630,7 +700,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
     })
 
   const listTree = (rootRunId: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const records: Array<CheckpointStore.RunRecord> = []
       let cursor: string | undefined
       do {
@@ -642,7 +712,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
     })
 
   const record = (rootRunId: string, pendingId: string, raw: unknown, by: string, access: Access | undefined) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (typeof by !== "string" || by.trim() === "") {
         return yield* badInput("operator.decide", `a decision names the operator who made it (by); got ${describe(by)}`)
       }
@@ -653,25 +723,43 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
       const entry = pending.find((candidate) => candidate.id === pendingId)
       if (entry === undefined) {
         // decided already and applied since: the conflict names who decided
-        const first = (yield* orStore("operator.decide", store.decisions(rootRunId))).find((d) => d.pendingId === pendingId)
-        if (first !== undefined) return yield* new AlreadyDecided({ rootRunId, pendingId, decision: first.decision, by: first.by })
+        const first = (yield* orStore("operator.decide", store.decisions(rootRunId))).find((d) =>
+          d.pendingId === pendingId
+        )
+        if (first !== undefined) {
+          return yield* new AlreadyDecided({ rootRunId, pendingId, decision: first.decision, by: first.by })
+        }
         return yield* new UnknownPending({ runId: rootRunId, pendingId, expected: pending.map((p) => p.id) })
       }
       const accepted = Approval.verdictsFor(entry.kind)
       const decoded = decodeDecision(raw)
       if (Option.isNone(decoded) || !accepted.includes(decoded.value.verdict)) {
-        return yield* new InvalidDecision({ runId: rootRunId, pendingId, kind: entry.kind, accepted, received: describe(raw) })
+        return yield* new InvalidDecision({
+          runId: rootRunId,
+          pendingId,
+          kind: entry.kind,
+          accepted,
+          received: describe(raw)
+        })
       }
       const decision = decoded.value
       if (decision.digest !== entry.digest) {
-        return yield* new DigestMismatch({ runId: rootRunId, pendingId, expected: entry.digest, received: decision.digest })
+        return yield* new DigestMismatch({
+          runId: rootRunId,
+          pendingId,
+          expected: entry.digest,
+          received: decision.digest
+        })
       }
       if (decision.verdict === "edit") {
         const problem = yield* check(entry.tool, decision.arguments)
         if (problem !== undefined) return yield* Effect.fail(problem)
       }
       const stored = { ...decision, by }
-      const recorded = yield* orStore("operator.decide", store.decide(rootRunId, pendingId, { decision: CanonicalJson.stringify(stored), by }))
+      const recorded = yield* orStore(
+        "operator.decide",
+        store.decide(rootRunId, pendingId, { decision: CanonicalJson.stringify(stored), by })
+      )
       yield* auditStore.append({
         runId: entry.path,
         tenant: run.tenant,
@@ -687,10 +775,11 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
       return { rootRunId, pendingId, decision: stored, by, at: recorded.at } satisfies RecordedDecision
     })
 
-  const decide: Service["decide"] = (rootRunId, pendingId, decision, access) => record(rootRunId, pendingId, decision, decision.by, access)
+  const decide: Service["decide"] = (rootRunId, pendingId, decision, access) =>
+    record(rootRunId, pendingId, decision, decision.by, access)
 
   const resolve: Service["resolve"] = (rootRunId, pendingId, decision, access) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (decision.verdict !== "markDone" && decision.verdict !== "markFailed" && decision.verdict !== "retry") {
         const run = yield* loadVisible("operator.resolve", rootRunId, access)
         return yield* new InvalidDecision({
@@ -705,18 +794,31 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
     })
 
   const cancel: Service["cancel"] = (runId, by, access) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (typeof by !== "string" || by.trim() === "") {
-        return yield* badInput("operator.cancel", `a cancel names the operator who asked for it (by); got ${describe(by)}`)
+        return yield* badInput(
+          "operator.cancel",
+          `a cancel names the operator who asked for it (by); got ${describe(by)}`
+        )
       }
       const run = yield* loadVisible("operator.cancel", runId, access)
       yield* orStore("operator.cancel", store.requestCancel(run.rootRunId, by))
       const at = yield* Clock.currentTimeMillis
-      yield* auditStore.append({ runId: run.rootRunId, tenant: run.tenant, tool: "", callId: "", decision: "operator", action: "cancel", by, argHash: "", at })
+      yield* auditStore.append({
+        runId: run.rootRunId,
+        tenant: run.tenant,
+        tool: "",
+        callId: "",
+        decision: "operator",
+        action: "cancel",
+        by,
+        argHash: "",
+        at
+      })
     })
 
   const audit: Service["audit"] = (filter = {}) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const limit = yield* checkLimit("operator.audit", filter.limit)
       if (filter.tenant !== undefined && filter.tenant.length === 0) return { records: [] }
       const records: Array<AuditRecord> = []
@@ -751,16 +853,27 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
     })
 
   const changes: Service["changes"] = (since) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (since === undefined) {
         const newest = yield* orStore("operator.changes", store.list({ order: "desc", limit: 1 }))
         const top = newest.records[0]
         if (top === undefined) return { runIds: [], cursor: encodeMark({ at: -1, seen: [] }) }
-        const atTop = yield* orStore("operator.changes", store.list({ updatedAfter: top.updatedAt - 1, limit: maxLimit }))
-        return { runIds: [], cursor: encodeMark({ at: top.updatedAt, seen: atTop.records.filter((r) => r.updatedAt === top.updatedAt).map(written) }) }
+        const atTop = yield* orStore(
+          "operator.changes",
+          store.list({ updatedAfter: top.updatedAt - 1, limit: maxLimit })
+        )
+        return {
+          runIds: [],
+          cursor: encodeMark({
+            at: top.updatedAt,
+            seen: atTop.records.filter((r) => r.updatedAt === top.updatedAt).map(written)
+          })
+        }
       }
       const mark = decodeMark(since)
-      if (mark === undefined) return yield* badInput("operator.changes", `cursor ${describe(since)} is not one changes returned`)
+      if (mark === undefined) {
+        return yield* badInput("operator.changes", `cursor ${describe(since)} is not one changes returned`)
+      }
       const seen = new Set(mark.seen)
       const runIds: Array<string> = []
       let at = mark.at
@@ -768,9 +881,14 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
       let cursor: string | undefined
       // everything written at or after the mark's time, less what the mark saw at that time
       do {
-        const page = yield* orStore("operator.changes", store.list({ updatedAfter: mark.at - 1, cursor, limit: maxLimit }))
+        const page = yield* orStore(
+          "operator.changes",
+          store.list({ updatedAfter: mark.at - 1, cursor, limit: maxLimit })
+        )
         for (const run of page.records) {
-          if (run.updatedAt === mark.at && seen.has(written(run))) continue
+          if (run.updatedAt === mark.at && seen.has(written(run))) {
+            continue
+          }
           if (run.updatedAt > at) {
             at = run.updatedAt
             atNewest = new Set()

@@ -13,11 +13,11 @@ import type { Invoker, Message } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
 import * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import type { AgentError, Cognition, Drive, Resume } from "./Cognition.js"
 import * as AgentEvent from "./AgentEvent.js"
+import type { AgentError, Cognition, Drive, Resume } from "./Cognition.js"
 import { AgentDefinitionError } from "./Errors.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import { check as checkCognitionState } from "./internal/react/cognitionState.js"
@@ -102,12 +102,16 @@ export const make = <const T extends ToolRegistry.AnyTool>(
   const termination = options.termination
   if (termination !== undefined) {
     if (!Termination.isTermination(termination)) {
-      throw new AgentDefinitionError({ message: "ReActCognition: termination must be a Termination condition (e.g. Termination.textMention(\"DONE\"))" })
+      throw new AgentDefinitionError({
+        message: "ReActCognition: termination must be a Termination condition (e.g. Termination.textMention(\"DONE\"))"
+      })
     }
     for (const name of Termination.functionNames(termination)) {
       if (Option.isNone(registry.getOption(name))) {
         throw new AgentDefinitionError({
-          message: `ReActCognition: termination stops on a call of '${name}', which is not one of its tools (${registry.names().join(", ") || "none"})`
+          message: `ReActCognition: termination stops on a call of '${name}', which is not one of its tools (${
+            registry.names().join(", ") || "none"
+          })`
         })
       }
     }
@@ -117,9 +121,16 @@ export const make = <const T extends ToolRegistry.AnyTool>(
   const check = validate(registry)
 
   /** The lifecycle's view of one run of this cognition. */
-  const program = (loop: Step.Loop, messages: ReadonlyArray<Message.Message>): Lifecycle.Program<AgentError, RunContext | Invoker> => {
+  const program = (
+    loop: Step.Loop,
+    messages: ReadonlyArray<Message.Message>
+  ): Lifecycle.Program<AgentError, RunContext | Invoker> => {
     // with structured output, the model is told the shape by a schema block after the prompt
-    const first = () => new Run(loop.agent.name, loop.output === undefined ? [...messages] : StructuredOutput.withSchemaBlock(messages, loop.output))
+    const first = () =>
+      new Run(
+        loop.agent.name,
+        loop.output === undefined ? [...messages] : StructuredOutput.withSchemaBlock(messages, loop.output)
+      )
     // the run, from a step running on `fiber`: its services read from the fiber's context
     const body = (start: Lifecycle.Start, fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
       const env = fiber.currentContext as Context.Context<RunContext | Invoker>
@@ -133,16 +144,25 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       agent: loop.agent.name,
       cognition: "react",
       output: loop.output,
-      checkState: (state) => Either.getLeft(checkCognitionState(state.runId, state.cognitionState)).pipe(Option.getOrUndefined),
+      checkState: (state) =>
+        Either.getLeft(checkCognitionState(state.runId, state.cognitionState)).pipe(Option.getOrUndefined),
       fresh: (context) => first().toState(context, "react"),
-      body: (start, fiber) => (fiber === undefined ? Effect.withFiberRuntime((fiber) => body(start, fiber)) : body(start, fiber))
+      body: (
+        start,
+        fiber
+      ) => (fiber === undefined ? Effect.withFiberRuntime((fiber) => body(start, fiber)) : body(start, fiber))
     }
   }
 
   // A run without an event sink gets the loop of the last such run of the same agent (it holds
   // nothing of a run's own): one object fewer per run.
   let shared: Step.Loop | undefined
-  const loopOf = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"], output: Drive["output"]): Step.Loop => {
+  const loopOf = (
+    agent: Drive["agent"],
+    policy: Drive["policy"],
+    emit: Drive["emit"],
+    output: Drive["output"]
+  ): Step.Loop => {
     if (emit !== undefined) return makeLoop(agent, policy, emit, output)
     if (shared === undefined || shared.agent !== agent || shared.policy !== policy || shared.output !== output) {
       shared = makeLoop(agent, policy, undefined, output)
@@ -150,7 +170,12 @@ export const make = <const T extends ToolRegistry.AnyTool>(
     return shared
   }
 
-  const makeLoop = (agent: Drive["agent"], policy: Drive["policy"], emit: Drive["emit"], output: Drive["output"]): Step.Loop => ({
+  const makeLoop = (
+    agent: Drive["agent"],
+    policy: Drive["policy"],
+    emit: Drive["emit"],
+    output: Drive["output"]
+  ): Step.Loop => ({
     agent,
     registry,
     schemas,
@@ -165,7 +190,8 @@ export const make = <const T extends ToolRegistry.AnyTool>(
 
   // built when called (the agent calls it in the step that starts the run): a run of it makes
   // its own state when it starts, so the effect can be run again
-  const drive = ({ agent, emit, messages, output, policy }: Drive) => Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages))
+  const drive = ({ agent, emit, messages, output, policy }: Drive) =>
+    Lifecycle.drive(program(loopOf(agent, policy, emit, output), messages))
 
   const resume = ({ agent, decisions, emit, output, policy, runId }: Resume) =>
     Lifecycle.resume(program(loopOf(agent, policy, emit, output), []), runId, decisions, check)

@@ -42,9 +42,8 @@ export type Pair<R = unknown> = readonly [agent: Agent.Agent<R>, input: Agent.In
  * @category models
  */
 export type Requirements<P extends ReadonlyArray<Pair>> = P[number] extends readonly [Agent.Agent<infer R>, Agent.Input]
-  ? unknown extends R
-    ? never // an agent made in place with nothing to infer its requirements from needs nothing
-    : R
+  ? unknown extends R ? never // an agent made in place with nothing to infer its requirements from needs nothing
+  : R
   : never
 
 /**
@@ -86,7 +85,10 @@ export interface Options {
 export type RunAgentsError = AgentError | DepthExceeded
 
 /** Suspended slots make the whole fan-out a suspension, listing every entry of every slot. */
-const suspendedSlots = (runId: string, slots: ReadonlyArray<Outcome<AgentResult> | undefined>): RunSuspended | undefined => {
+const suspendedSlots = (
+  runId: string,
+  slots: ReadonlyArray<Outcome<AgentResult> | undefined>
+): RunSuspended | undefined => {
   const pending = slots.flatMap((slot) => (slot?._tag === "Waiting" ? slot.pending : []))
   return pending.length === 0 ? undefined : new RunSuspended({ runId, pending })
 }
@@ -129,31 +131,52 @@ export const runAgents: {
   <const P extends ReadonlyArray<Pair>>(
     pairs: P,
     options: Options & { readonly bestEffort: true }
-  ): Effect.Effect<Array<Either.Either<AgentResult, RunAgentsError>>, RunAgentsError, RunContext | Invoker | Requirements<P>>
+  ): Effect.Effect<
+    Array<Either.Either<AgentResult, RunAgentsError>>,
+    RunAgentsError,
+    RunContext | Invoker | Requirements<P>
+  >
   <const P extends ReadonlyArray<Pair>>(
     pairs: P,
     options?: Options
   ): Effect.Effect<Array<AgentResult>, RunAgentsError, RunContext | Invoker | Requirements<P>>
-} = ((pairs: ReadonlyArray<Pair>, options?: Options): Effect.Effect<Array<unknown>, RunAgentsError, RunContext | Invoker> =>
+} = ((
+  pairs: ReadonlyArray<Pair>,
+  options?: Options
+): Effect.Effect<Array<unknown>, RunAgentsError, RunContext | Invoker> =>
   Effect.flatMap(RunContext, (context): Effect.Effect<Array<unknown>, RunAgentsError, Invoker> => {
     const segment = ([agent]: Pair, index: number) => `${agent.name}#${index}`
-    const slot = ([agent, input]: Pair) => outcome(agent.run(input) as Effect.Effect<AgentResult, RunAgentsError, RunContext | Invoker>)
+    const slot = ([agent, input]: Pair) =>
+      outcome(agent.run(input) as Effect.Effect<AgentResult, RunAgentsError, RunContext | Invoker>)
     if (options?.bestEffort !== true) {
       return Effect.flatMap(fanOut(context, pairs, segment, slot), (slots) => {
         const suspended = suspendedSlots(context.runId, slots)
-        return suspended === undefined ? Effect.succeed(slots.map((done) => (done as { readonly value: AgentResult }).value)) : Effect.fail(suspended)
+        return suspended === undefined
+          ? Effect.succeed(slots.map((done) => (done as { readonly value: AgentResult }).value))
+          : Effect.fail(suspended)
       })
     }
     return Effect.flatMap(
-      fanOut(context, pairs, segment, (pair) =>
-        Effect.flatMap(Effect.either(slot(pair)), (result) =>
-          Either.isLeft(result) && endsTree(result.left) ? Effect.fail(result.left) : Effect.succeed(result)
-        )
+      fanOut(
+        context,
+        pairs,
+        segment,
+        (pair) =>
+          Effect.flatMap(
+            Effect.either(slot(pair)),
+            (result) =>
+              Either.isLeft(result) && endsTree(result.left) ? Effect.fail(result.left) : Effect.succeed(result)
+          )
       ),
       (slots) => {
-        const suspended = suspendedSlots(context.runId, slots.map((result) => (Either.isRight(result) ? result.right : undefined)))
+        const suspended = suspendedSlots(
+          context.runId,
+          slots.map((result) => (Either.isRight(result) ? result.right : undefined))
+        )
         return suspended === undefined
-          ? Effect.succeed(slots.map((result) => Either.map(result, (done) => (done as { readonly value: AgentResult }).value)))
+          ? Effect.succeed(
+            slots.map((result) => Either.map(result, (done) => (done as { readonly value: AgentResult }).value))
+          )
           : Effect.fail(suspended)
       }
     )

@@ -34,7 +34,10 @@ import type * as Effect from "effect/Effect"
  * @category models
  */
 export interface Calls {
-  readonly callModel: (name: string, request: Chat.ChatRequest) => Effect.Effect<Chat.ChatResponse, ChatError, RunContext>
+  readonly callModel: (
+    name: string,
+    request: Chat.ChatRequest
+  ) => Effect.Effect<Chat.ChatResponse, ChatError, RunContext>
   readonly runTool: (
     name: string,
     call: ToolCall.ToolCall,
@@ -59,4 +62,6 @@ export interface Calls {
  * @since 0.2.0
  * @category services
  */
-export class RunEngine extends Context.Tag("@agentkit/agents/RunEngine")<RunEngine, { readonly wrap: (calls: Calls) => Calls }>() {}
+export class RunEngine
+  extends Context.Tag("@agentkit/agents/RunEngine")<RunEngine, { readonly wrap: (calls: Calls) => Calls }>()
+{}

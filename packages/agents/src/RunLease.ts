@@ -90,11 +90,18 @@ export interface Options {
   readonly maxRecoveries?: number | undefined
 }
 
-const duration = (field: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration): Duration.Duration => {
+const duration = (
+  field: string,
+  input: Duration.DurationInput | undefined,
+  fallback: Duration.Duration
+): Duration.Duration => {
   if (input === undefined) return fallback
   const decoded = Duration.decodeUnknown(input)
   if (Option.isNone(decoded) || !(Duration.toMillis(decoded.value) > 0) || !Duration.isFinite(decoded.value)) {
-    throw new ConfigurationError({ field, message: `${field} must be a positive, finite duration (e.g. "30 seconds"); got ${String(input)}` })
+    throw new ConfigurationError({
+      field,
+      message: `${field} must be a positive, finite duration (e.g. "30 seconds"); got ${String(input)}`
+    })
   }
   return decoded.value
 }
@@ -117,7 +124,10 @@ export const settings = (options: Options = {}): Settings => {
   const ttl = duration("runLease.ttl", options.ttl, defaults.ttl)
   const heartbeat = duration("runLease.heartbeat", options.heartbeat, defaults.heartbeat)
   if (Duration.toMillis(heartbeat) >= Duration.toMillis(ttl)) {
-    throw new ConfigurationError({ field: "runLease.heartbeat", message: "runLease.heartbeat must be shorter than runLease.ttl, or the lease lapses between beats" })
+    throw new ConfigurationError({
+      field: "runLease.heartbeat",
+      message: "runLease.heartbeat must be shorter than runLease.ttl, or the lease lapses between beats"
+    })
   }
   const owner = options.owner ?? defaults.owner
   if (typeof owner !== "string" || owner.length === 0) {

@@ -76,7 +76,7 @@ export interface Report {
 
 /** Every record a query lists, all pages first (so records a drive changes are not met twice). */
 const listAll = (store: CheckpointStore.Service, query: CheckpointStore.ListQuery) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const records: Array<CheckpointStore.RunRecord> = []
     let cursor: string | undefined
     do {
@@ -116,17 +116,25 @@ const message = (error: unknown): string =>
  * @since 0.1.0
  * @category constructors
  */
-export const runOnce = <R>(options: Options<R>): Effect.Effect<Report, StoreError | CorruptEntry, CheckpointStore | Invoker | R> =>
-  Effect.gen(function* () {
+export const runOnce = <R>(
+  options: Options<R>
+): Effect.Effect<Report, StoreError | CorruptEntry, CheckpointStore | Invoker | R> =>
+  Effect.gen(function*() {
     const store = yield* CheckpointStore
     const lease = Option.getOrElse(yield* Effect.serviceOption(RunLease), () => RunLease.defaults)
     const ttlMs = Duration.toMillis(lease.ttl)
     const agents = new Map(options.agents.map((agent) => [agent.name, agent] as const))
-    const report = { recovered: [] as Array<string>, resumed: [] as Array<string>, cancelled: [] as Array<string>, failed: [] as Array<{ runId: string; error: string }>, skipped: [] as Array<string> }
+    const report = {
+      recovered: [] as Array<string>,
+      resumed: [] as Array<string>,
+      cancelled: [] as Array<string>,
+      failed: [] as Array<{ runId: string; error: string }>,
+      skipped: [] as Array<string>
+    }
     const now = yield* Clock.currentTimeMillis
 
     const cancel = (record: CheckpointStore.RunRecord) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const claimed = yield* store.claim(record.runId, { owner: lease.owner, ttlMs })
         const by = record.cancelRequested?.by ?? "an operator"
         yield* store.finish(claimed.lease, {
@@ -143,17 +151,25 @@ export const runOnce = <R>(options: Options<R>): Effect.Effect<Report, StoreErro
       into: Array<string>,
       go: (agent: Agent<R>, state: RunState.RunState) => Effect.Effect<AgentResult | undefined, unknown, Invoker | R>
     ) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const agent = agents.get(record.agent)
         if (agent === undefined) return report.skipped.push(record.runId)
         if (record.cancelRequested !== undefined) return yield* cancel(record)
         const state = yield* RunState.decode(record.runId, record.state)
         const done = yield* go(agent, state)
         if (done !== undefined) into.push(record.runId)
-      }).pipe(Effect.catchAll((error) => Effect.sync(() => report.failed.push({ runId: record.runId, error: message(error) }))))
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.sync(() => report.failed.push({ runId: record.runId, error: message(error) }))
+        )
+      )
 
     for (const record of yield* listAll(store, { status: "running", rootOnly: true, leaseExpiredAt: now })) {
-      yield* drive(record, report.recovered, (agent, state) => agent.run([]).pipe(RunContext.provide(contextOf(record, state))))
+      yield* drive(
+        record,
+        report.recovered,
+        (agent, state) => agent.run([]).pipe(RunContext.provide(contextOf(record, state)))
+      )
     }
     for (const record of yield* listAll(store, { status: "suspended", rootOnly: true })) {
       if (!agents.has(record.agent)) {
@@ -161,14 +177,15 @@ export const runOnce = <R>(options: Options<R>): Effect.Effect<Report, StoreErro
         continue
       }
       yield* drive(record, report.resumed, (agent, state) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const recorded = yield* store.decisions(record.runId)
           const decided = new Map(recorded.map((r) => [r.pendingId, r.decision] as const))
           if (!state.pending.every((entry) => decided.has(entry.id))) return undefined // still waiting for a person
-          const decisions = Object.fromEntries(state.pending.map((entry) => [entry.id, JSON.parse(decided.get(entry.id)!) as unknown]))
+          const decisions = Object.fromEntries(
+            state.pending.map((entry) => [entry.id, JSON.parse(decided.get(entry.id)!) as unknown])
+          )
           return yield* agent.resume(record.runId, decisions).pipe(RunContext.provide(contextOf(record, state)))
-        })
-      )
+        }))
     }
     return report
   })
@@ -188,7 +205,9 @@ export const runOnce = <R>(options: Options<R>): Effect.Effect<Report, StoreErro
  * @since 0.1.0
  * @category constructors
  */
-export const start = <R>(options: Options<R>): Effect.Effect<void, never, Scope.Scope | CheckpointStore | Invoker | R> =>
+export const start = <R>(
+  options: Options<R>
+): Effect.Effect<void, never, Scope.Scope | CheckpointStore | Invoker | R> =>
   Effect.asVoid(
     Effect.forkScoped(
       Effect.repeat(

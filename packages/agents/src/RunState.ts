@@ -287,7 +287,10 @@ const describe = (value: unknown): string =>
  * @since 0.1.0
  * @category encoding
  */
-export const decode = (runId: string, text: string): Effect.Effect<RunState, RunStateVersionUnsupported | RunStateCorrupt> =>
+export const decode = (
+  runId: string,
+  text: string
+): Effect.Effect<RunState, RunStateVersionUnsupported | RunStateCorrupt> =>
   Effect.suspend((): Effect.Effect<RunState, RunStateVersionUnsupported | RunStateCorrupt> => {
     let parsed: unknown
     try {
@@ -296,18 +299,29 @@ export const decode = (runId: string, text: string): Effect.Effect<RunState, Run
       return Effect.fail(new RunStateCorrupt({ runId, detail: "it is not JSON; expected a run state object" }))
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return Effect.fail(new RunStateCorrupt({ runId, detail: `it is ${describe(parsed)}; expected a run state object` }))
+      return Effect.fail(
+        new RunStateCorrupt({ runId, detail: `it is ${describe(parsed)}; expected a run state object` })
+      )
     }
     const version = (parsed as { readonly version?: unknown }).version
     if (typeof version !== "number" || !Number.isInteger(version)) {
-      return Effect.fail(new RunStateCorrupt({ runId, detail: `its version is ${describe(version)}; expected an integer version` }))
+      return Effect.fail(
+        new RunStateCorrupt({ runId, detail: `its version is ${describe(version)}; expected an integer version` })
+      )
     }
     const decoder = decoders[version]
-    if (decoder === undefined) return Effect.fail(new RunStateVersionUnsupported({ runId, version, supported: versions }))
+    if (decoder === undefined) {
+      return Effect.fail(new RunStateVersionUnsupported({ runId, version, supported: versions }))
+    }
     const decoded = decoder(parsed)
     if (Either.isLeft(decoded)) {
       return Effect.fail(
-        new RunStateCorrupt({ runId, detail: `expected a run state of version ${version}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}` })
+        new RunStateCorrupt({
+          runId,
+          detail: `expected a run state of version ${version}: ${
+            ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+          }`
+        })
       )
     }
     if (decoded.right.runId !== runId) {

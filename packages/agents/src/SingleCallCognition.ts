@@ -39,7 +39,11 @@ const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => 
     treeUsage: usage,
     turn: { completed: [] },
     pending: [],
-    legs: { privateData: context.legs.privateData, untrustedContent: context.legs.untrustedContent, egress: context.legs.egress },
+    legs: {
+      privateData: context.legs.privateData,
+      untrustedContent: context.legs.untrustedContent,
+      egress: context.legs.egress
+    },
     budget: context.budget.snapshot(),
     recoveries: 0,
     context: Lifecycle.contextState(context)
@@ -55,7 +59,10 @@ const readAnswer = (
   if (!forced) return { text: response.content, decoded: output.decodeText(response.content) }
   const call = response.toolCalls.find((c) => c.name === output.tool.name)
   if (call === undefined) {
-    return { text: response.content, decoded: Either.left(`expected a call of the output tool '${output.tool.name}'; the reply had none`) }
+    return {
+      text: response.content,
+      decoded: Either.left(`expected a call of the output tool '${output.tool.name}'; the reply had none`)
+    }
   }
   const { text, value } = output.fromToolInput(call.arguments)
   return { text, decoded: output.decode(value) }
@@ -85,7 +92,9 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
             ...(agent.temperature === undefined ? {} : { temperature: agent.temperature }),
             messages
           })
-          const callOptions = emit === undefined ? undefined : { emit: (delta: Chat.ChatDelta) => emit(AgentEvent.MessageDelta({ text: delta.text })) }
+          const callOptions = emit === undefined
+            ? undefined
+            : { emit: (delta: Chat.ChatDelta) => emit(AgentEvent.MessageDelta({ text: delta.text })) }
           const ask = (
             transcript: ReadonlyArray<Message.Message>,
             usage: Usage.Usage,
@@ -110,7 +119,15 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
                 const { decoded, text } = readAnswer(output, forced, response)
                 const answered = [...transcript, Message.assistant(text)]
                 if (Either.isRight(decoded)) {
-                  return Effect.succeed({ output: text, usage: context.tally.usage, ownUsage: own, partial: false, stopReason, transcript: answered, parsed: decoded.right })
+                  return Effect.succeed({
+                    output: text,
+                    usage: context.tally.usage,
+                    ownUsage: own,
+                    partial: false,
+                    stopReason,
+                    transcript: answered,
+                    parsed: decoded.right
+                  })
                 }
                 if (repairs >= output.maxRepairs) {
                   return Effect.succeed({
@@ -124,13 +141,18 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
                   })
                 }
                 emit?.(AgentEvent.Step({ iteration: repairs + 1, repair: true }))
-                return ask([...answered, Message.user(StructuredOutput.repairText("single_call", decoded.left))], own, repairs + 1)
+                return ask(
+                  [...answered, Message.user(StructuredOutput.repairText("single_call", decoded.left))],
+                  own,
+                  repairs + 1
+                )
               })
             )
-          const first = output === undefined || forced ? conversation : StructuredOutput.withSchemaBlock(conversation, output)
+          const first = output === undefined || forced
+            ? conversation
+            : StructuredOutput.withSchemaBlock(conversation, output)
           return ask(first, Usage.zero, 0)
-        })
-      )
+        }))
     }
   })
 

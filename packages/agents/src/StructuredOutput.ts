@@ -91,7 +91,9 @@ export const toolName = "structured_output"
  * @category formatting
  */
 export const repairText = (cognition: "react" | "single_call", error: string): string =>
-  `Your previous response was invalid (${error}). Return ${cognition === "react" ? "only" : "ONLY"} output matching the required format.`
+  `Your previous response was invalid (${error}). Return ${
+    cognition === "react" ? "only" : "ONLY"
+  } output matching the required format.`
 
 /**
  * The text of the schema block: the instruction, then the JSON Schema on one line.
@@ -140,7 +142,6 @@ export const formatError = (error: ParseResult.ParseError): string => {
   return Utf8.truncate(shown.join("; "), FAILURE_TEXT_MAX_BYTES)
 }
 
-
 const FENCE = /^```[a-zA-Z0-9_-]*\s*\n([\s\S]*?)\n?```$/
 
 /** The text inside one surrounding code fence, else the text itself (trimmed). */
@@ -154,7 +155,8 @@ const definitionError = (message: string): never => {
   throw new AgentDefinitionError({ message })
 }
 
-const TOOL_DESCRIPTION = "Return the final answer as structured data: call this tool once, with the answer as its input."
+const TOOL_DESCRIPTION =
+  "Return the final answer as structured data: call this tool once, with the answer as its input."
 
 /**
  * Makes the structured output of a schema. A schema without a JSON representation (a
@@ -178,7 +180,9 @@ export const make = <A, I>(
   schema: Schema.Schema<A, I, never>,
   options: { readonly maxRepairs?: number | undefined } = {}
 ): StructuredOutput<A> => {
-  if (!Schema.isSchema(schema)) definitionError("structured output: `output` must be an Effect Schema (e.g. Schema.Struct({ ... }))")
+  if (!Schema.isSchema(schema)) {
+    definitionError("structured output: `output` must be an Effect Schema (e.g. Schema.Struct({ ... }))")
+  }
   const maxRepairs = options.maxRepairs ?? 1
   if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
     definitionError(`structured output: maxRepairs must be a non-negative integer; got ${String(options.maxRepairs)}`)

@@ -216,7 +216,9 @@ export const isTermination = (u: unknown): u is Termination => typeof u === "obj
  */
 export const functionCall = (name: string): Termination => {
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-    definitionError(`Termination.functionCall: expected a tool name matching ^[a-zA-Z0-9_-]{1,64}$; got ${JSON.stringify(name)}`)
+    definitionError(
+      `Termination.functionCall: expected a tool name matching ^[a-zA-Z0-9_-]{1,64}$; got ${JSON.stringify(name)}`
+    )
   }
   return build({ _tag: "FunctionCall", name })
 }
@@ -256,7 +258,8 @@ export const textMention = (text: string): Termination => {
  * @since 0.1.0
  * @category constructors
  */
-export const maxTokens = (tokens: number): Termination => build({ _tag: "MaxTokens", tokens: positive("maxTokens", tokens) })
+export const maxTokens = (tokens: number): Termination =>
+  build({ _tag: "MaxTokens", tokens: positive("maxTokens", tokens) })
 
 /**
  * Stops at the `turns`-th model turn (before its tools run). Stop reason `max_turns`.
@@ -275,7 +278,9 @@ export const maxTurns = (turns: number): Termination => build({ _tag: "MaxTurns"
 
 const combine = (tag: "Or" | "And", self: Termination, that: Termination): Termination => {
   for (const condition of [self, that]) {
-    if (!isTermination(condition)) definitionError(`Termination.${tag.toLowerCase()}: expected termination conditions; got ${String(condition)}`)
+    if (!isTermination(condition)) {
+      definitionError(`Termination.${tag.toLowerCase()}: expected termination conditions; got ${String(condition)}`)
+    }
   }
   const flat = (condition: Termination) => (condition._tag === tag ? condition.conditions : [condition])
   return build({ _tag: tag, conditions: Object.freeze([...flat(self), ...flat(that)]) })
@@ -364,7 +369,11 @@ export const describe = (condition: Termination): string => {
  * @category getters
  */
 export const functionNames = (condition: Termination): ReadonlyArray<string> =>
-  condition._tag === "FunctionCall" ? [condition.name] : condition._tag === "Or" || condition._tag === "And" ? condition.conditions.flatMap(functionNames) : []
+  condition._tag === "FunctionCall"
+    ? [condition.name]
+    : condition._tag === "Or" || condition._tag === "And"
+    ? condition.conditions.flatMap(functionNames)
+    : []
 
 const size = (condition: Termination): number =>
   condition._tag === "Or" || condition._tag === "And" ? condition.conditions.reduce((n, c) => n + size(c), 1) : 1
@@ -400,17 +409,21 @@ const visit = (condition: Termination, slots: Array<number>, at: number, turn: T
   switch (condition._tag) {
     case "FunctionCall":
     case "TextMention": {
-      const now =
-        condition._tag === "FunctionCall" ? turn.toolCalls.some((call) => call.name === condition.name) : turn.content.includes(condition.text)
+      const now = condition._tag === "FunctionCall"
+        ? turn.toolCalls.some((call) => call.name === condition.name)
+        : turn.content.includes(condition.text)
       if (now) slots[at] = 1
-      return { holds: before === 1 || now, began: before === 0 && now, reason: condition._tag === "FunctionCall" ? "function_call" : "text_mention" }
+      return {
+        holds: before === 1 || now,
+        began: before === 0 && now,
+        reason: condition._tag === "FunctionCall" ? "function_call" : "text_mention"
+      }
     }
     case "MaxTokens":
     case "MaxTurns": {
-      const [limit, added, reason] =
-        condition._tag === "MaxTokens"
-          ? [condition.tokens, Usage.totalTokens(turn.usage), "token_limit" as const]
-          : [condition.turns, 1, "max_turns" as const]
+      const [limit, added, reason] = condition._tag === "MaxTokens"
+        ? [condition.tokens, Usage.totalTokens(turn.usage), "token_limit" as const]
+        : [condition.turns, 1, "max_turns" as const]
       slots[at] = before + added
       return { holds: slots[at]! >= limit, began: before < limit && slots[at]! >= limit, reason }
     }
@@ -455,7 +468,9 @@ export const evaluate = (
   state: State,
   turn: Turn
 ): { readonly state: State; readonly stop: Reason | undefined } => {
-  const start = state.condition === describe(condition) && state.slots.length === size(condition) ? state : initial(condition)
+  const start = state.condition === describe(condition) && state.slots.length === size(condition)
+    ? state
+    : initial(condition)
   const slots = start.slots.slice()
   const outcome = visit(condition, slots, 0, turn)
   return { state: { version: 1, condition: start.condition, slots }, stop: outcome.holds ? outcome.reason : undefined }

@@ -4,7 +4,7 @@
  */
 import { Agent, AgentDefinitionError, AgentEvent, ReActCognition, SingleCallCognition } from "@agentkit/agents"
 import { Message, Usage } from "@agentkit/core"
-import { FakeLLM, failure, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
+import { failure, FakeLLM, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { support } from "./fixtures.js"
@@ -35,7 +35,7 @@ describe("Agent.make", () => {
       expect(() => Agent.make({ name, model: MODEL })).toThrow(AgentDefinitionError)
     }
     expect(() => Agent.make({ name: "has space", model: MODEL })).toThrow(
-      'Agent.make: name "has space" must match ^[a-zA-Z0-9_-]{1,64}$'
+      "Agent.make: name \"has space\" must match ^[a-zA-Z0-9_-]{1,64}$"
     )
     expect(Agent.make({ name: "x".repeat(64), model: MODEL }).name).toHaveLength(64)
   })
@@ -64,7 +64,7 @@ describe("Agent.make", () => {
     } catch (error) {
       expect(error).toBeInstanceOf(AgentDefinitionError)
       expect((error as AgentDefinitionError)._tag).toBe("AgentDefinitionError")
-      expect((error as AgentDefinitionError).message).toBe('Agent.make: name "" must match ^[a-zA-Z0-9_-]{1,64}$')
+      expect((error as AgentDefinitionError).message).toBe("Agent.make: name \"\" must match ^[a-zA-Z0-9_-]{1,64}$")
     }
   })
 
@@ -76,7 +76,7 @@ describe("Agent.make", () => {
 
 describe("SingleCallCognition", () => {
   it.effect("one model call with no tools; the answer is the output", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ content: "A one-sentence summary." })])
       const agent = Agent.make({ name: "summarizer", model: MODEL, prompt: "Summarize in one sentence." })
       const result = yield* agent.run("a long text").pipe(Effect.provide(makeTestCtx({ llm })))
@@ -98,56 +98,57 @@ describe("SingleCallCognition", () => {
         messages: [Message.system("Summarize in one sentence."), Message.user("a long text")],
         tools: []
       })
-    })
-  )
+    }))
 
   it.effect("sends no tools even when the model asks for one; the tool call is not run", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ content: "let me check", toolCalls: [lookupCall()] })])
-      const agent = Agent.make({ name: "single", model: MODEL, cognition: SingleCallCognition.make(), maxTokens: 100, temperature: 0.5 })
+      const agent = Agent.make({
+        name: "single",
+        model: MODEL,
+        cognition: SingleCallCognition.make(),
+        maxTokens: 100,
+        temperature: 0.5
+      })
       const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(llm.requests[0]!.tools).toEqual([])
       expect(llm.requests[0]).toMatchObject({ maxTokens: 100, temperature: 0.5 })
       expect(result.output).toBe("let me check")
       expect(result.stopReason).toBe("end_turn")
       expect(llm.calls).toBe(1)
-    })
-  )
+    }))
 
   it.effect("a conversation as input", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const conversation = [Message.user("hi"), Message.assistant("hello"), Message.user("summarize our chat")]
       const llm = FakeLLM.script([Turn({ content: "We greeted each other." })])
       const agent = Agent.make({ name: "single", model: MODEL, prompt: PROMPT })
       yield* agent.run(conversation).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(llm.requests[0]!.messages).toEqual([Message.system(PROMPT), ...conversation])
-    })
-  )
+    }))
 
   it.effect("a model failure ends the run with the ChatModelError", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([failure({ reason: "auth", retryable: false, message: "invalid x-api-key" })])
       const agent = Agent.make({ name: "single", model: MODEL })
       const exit = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.exit)
       expect(failureOf(exit)).toMatchObject({ _tag: "ChatModelError", reason: "auth", message: "invalid x-api-key" })
-    })
-  )
+    }))
 })
 
 describe("ReActCognition: model failures", () => {
   it.effect("a provider error from the chat pipeline ends the run (no retry without middleware)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), failure()])
       const exit = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.exit)
       expect(failureOf(exit)).toMatchObject({ _tag: "ChatModelError", reason: "timeout", retryable: true })
       expect(llm.calls).toBe(2)
-    })
-  )
+    }))
 })
 
 describe("agent.stream", () => {
   it.effect("[tool turn with no text, then the answer] → ToolCall, ToolResult, Step, MessageDelta…, Final", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })])
       const events = yield* collect(support.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm }))))
       const tags = events.map((event) => event._tag)
@@ -163,25 +164,27 @@ describe("agent.stream", () => {
       if (!AgentEvent.$is("Final")(final)) throw new Error("the last event must be Final")
       expect(final.result.output).toBe(ANSWER)
       expect(final.result.usage.inputTokens).toBe(20)
-    })
-  )
+    }))
 
   it.effect("spec §7.3 exact order for a short answer: [ToolCall, ToolResult, Step, MessageDelta, Final]", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: "done" })])
       const events = yield* collect(support.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm }))))
       expect(events.map((event) => event._tag)).toEqual(["ToolCall", "ToolResult", "Step", "MessageDelta", "Final"])
-    })
-  )
+    }))
 
   it.effect("every ToolCall of a turn comes before any ToolResult; results in call order; one Step per round", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([
         Turn({ content: "checking", toolCalls: [lookupCall("c1", "A-1"), lookupCall("c2", "A-2")] }),
         Turn({ toolCalls: [lookupCall("c3", "A-3")] }),
         Turn({ content: "ok" })
       ])
-      const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [lookupOrder] }) })
+      const agent = Agent.make({
+        name: "support",
+        model: MODEL,
+        cognition: ReActCognition.make({ tools: [lookupOrder] })
+      })
       const events = yield* collect(agent.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm }))))
       const summary = events.map((event) =>
         AgentEvent.$match(event, {
@@ -206,21 +209,22 @@ describe("agent.stream", () => {
         "delta:ok",
         "final:ok"
       ])
-    })
-  )
+    }))
 
   it.effect("a reflected tool error is a ToolResult with isError", () =>
-    Effect.gen(function* () {
-      const llm = FakeLLM.script([Turn({ toolCalls: [{ id: "c1", name: "ghost", arguments: {} }] }), Turn({ content: "ok" })])
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [{ id: "c1", name: "ghost", arguments: {} }] }),
+        Turn({ content: "ok" })
+      ])
       const events = yield* collect(support.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm }))))
       const result = events.find(AgentEvent.$is("ToolResult"))!
       expect(result.isError).toBe(true)
       expect(result.content).toBe("ERROR: no tool named 'ghost'. Available tools: cancel_order, lookup_order.")
-    })
-  )
+    }))
 
   it.effect("a run's typed failure fails the stream after the events so far, with no Final", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), failure({ message: "upstream gone" })])
       const seen: Array<string> = []
       const exit = yield* support.stream(TASK).pipe(
@@ -230,32 +234,39 @@ describe("agent.stream", () => {
       )
       expect(failureOf(exit)).toMatchObject({ _tag: "ChatModelError", message: "upstream gone" })
       expect(seen).toEqual(["ToolCall", "ToolResult", "Step"])
-    })
-  )
+    }))
 
   it.effect("a defect ends the stream with the defect (it does not hang)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // the script has no turns: the first model call dies
       const llm = FakeLLM.script([])
-      const exit = yield* collect(support.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm })))).pipe(Effect.exit)
+      const exit = yield* collect(support.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm })))).pipe(
+        Effect.exit
+      )
       expect(String((defectOf(exit) as Error).message)).toBe("FakeLLM: call 1 but the script has 0 turns")
-    })
-  )
+    }))
 
   it.effect("run and stream give the same result", () =>
-    Effect.gen(function* () {
-      const viaRun = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm: FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })]) })))
+    Effect.gen(function*() {
+      const viaRun = yield* support.run(TASK).pipe(
+        Effect.provide(
+          makeTestCtx({ llm: FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })]) })
+        )
+      )
       const events = yield* collect(
-        support.stream(TASK).pipe(Stream.provideLayer(makeTestCtx({ llm: FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })]) })))
+        support.stream(TASK).pipe(
+          Stream.provideLayer(
+            makeTestCtx({ llm: FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })]) })
+          )
+        )
       )
       const final = events.at(-1)!
       if (!AgentEvent.$is("Final")(final)) throw new Error("the last event must be Final")
       expect(final.result).toEqual(viaRun)
-    })
-  )
+    }))
 
   it.effect("SingleCallCognition streams its deltas, then Final", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ content: "abcdefghij", chunkSize: 4 })])
       const agent = Agent.make({ name: "single", model: MODEL })
       const events = yield* collect(agent.stream("x").pipe(Stream.provideLayer(makeTestCtx({ llm }))))
@@ -265,6 +276,5 @@ describe("agent.stream", () => {
         "ij",
         "Final"
       ])
-    })
-  )
+    }))
 })

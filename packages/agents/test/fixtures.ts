@@ -37,11 +37,16 @@ export type SavedState = RunState.RunState
  * store (or `inner`).
  */
 export const recordingStore = (inner: CheckpointStore.MemoryStore = CheckpointStore.makeMemory()) => {
-  const saves: Array<{ readonly runId: string; readonly status: "running" | "suspended"; readonly state: SavedState }> = []
+  const saves: Array<{ readonly runId: string; readonly status: "running" | "suspended"; readonly state: SavedState }> =
+    []
   const store: CheckpointStore.MemoryStore = Object.assign(Object.create(inner) as CheckpointStore.MemoryStore, {
     save: (lease: CheckpointStore.Lease, request: Parameters<CheckpointStore.Service["save"]>[1]) =>
-      Effect.tap(inner.save(lease, request), () =>
-        Effect.sync(() => saves.push({ runId: request.runId, status: request.status, state: JSON.parse(request.state) as SavedState }))
+      Effect.tap(
+        inner.save(lease, request),
+        () =>
+          Effect.sync(() =>
+            saves.push({ runId: request.runId, status: request.status, state: JSON.parse(request.state) as SavedState })
+          )
       )
   })
   return { store, saves }
@@ -56,7 +61,12 @@ export const recordOf = (store: CheckpointStore.Service, runId = "test-run") =>
 
 /** The digest a pending entry must carry, recomputed from its fields. */
 export const expectedDigest = (entry: Approval.PendingEntry) =>
-  Approval.digest({ path: entry.path, pendingId: entry.id, fingerprint: entry.tool.fingerprint, arguments: entry.call.arguments })
+  Approval.digest({
+    path: entry.path,
+    pendingId: entry.id,
+    fingerprint: entry.tool.fingerprint,
+    arguments: entry.call.arguments
+  })
 
 /** Approve every pending entry of a suspension (decisions by pending id). */
 export const approveAll = (pending: ReadonlyArray<Approval.PendingEntry>): Approval.Decisions =>

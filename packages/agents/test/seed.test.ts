@@ -1,9 +1,9 @@
 /**
  * The seed page's "Working code", as a test: the three things it prints, in this API.
  */
-import { ToolArgumentError } from "@agentkit/core"
 import { Agent, ReActCognition } from "@agentkit/agents"
-import { FakeLLM, makeTestCtx, Turn, Seed } from "@agentkit/testing"
+import { ToolArgumentError } from "@agentkit/core"
+import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
@@ -11,7 +11,7 @@ const { ANSWER, cancelOrder, lookupOrder, MODEL, PROMPT, STATUS, TASK } = Seed
 
 describe("seed working code", () => {
   it.effect("prints the answer, the advertised schema and the rejection, offline", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = FakeLLM.script([
         Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
         Turn({ content: "Order A-771 shipped on 14 August and arrives Tuesday." })
@@ -42,7 +42,7 @@ describe("seed working code", () => {
 
       // print(lookup_order.schema.name, lookup_order.schema.parameters)
       expect(`${lookupOrder.schema.name} ${JSON.stringify(lookupOrder.schema.parameters)}`).toBe(
-        'lookup_order {"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}'
+        "lookup_order {\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"string\"}},\"required\":[\"order_id\"]}"
       )
 
       // cancel_order.run({"order": "A-771"}, ctx) is rejected BY NAME
@@ -53,13 +53,20 @@ describe("seed working code", () => {
       )
       // the model was not called for the rejected direct run
       expect(llm.calls).toBe(2)
-    })
-  )
+    }))
 
   it.effect("the first request is the seed's prompt, the task, and both tools, sorted", () =>
-    Effect.gen(function* () {
-      const llm = FakeLLM.script([Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }), Turn({ content: ANSWER })])
-      const agent = Agent.make({ name: "support", model: MODEL, prompt: PROMPT, cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] }) })
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
+        Turn({ content: ANSWER })
+      ])
+      const agent = Agent.make({
+        name: "support",
+        model: MODEL,
+        prompt: PROMPT,
+        cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
+      })
       yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
       const first = llm.requests[0]!
       expect(first.model).toBe(MODEL)
@@ -70,6 +77,5 @@ describe("seed working code", () => {
       expect(first.tools.map((tool) => tool.name)).toEqual(["cancel_order", "lookup_order"])
       expect(llm.requests[1]!.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"])
       expect(llm.requests[1]!.messages[3]!.content).toBe(STATUS)
-    })
-  )
+    }))
 })

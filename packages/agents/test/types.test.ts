@@ -4,8 +4,16 @@
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
 import type { AgentError, AgentEvent, AgentResult, LifecycleError, PolicyDenied } from "@agentkit/agents"
-import type { BudgetExceeded, Cancelled, ChatModelError, DepthExceeded, Invoker, RunContext, StoreError } from "@agentkit/core"
-import { FakeLLM, makeTestCtx, Turn, Seed } from "@agentkit/testing"
+import type {
+  BudgetExceeded,
+  Cancelled,
+  ChatModelError,
+  DepthExceeded,
+  Invoker,
+  RunContext,
+  StoreError
+} from "@agentkit/core"
+import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Data, Effect, Layer, Schema } from "effect"
@@ -24,7 +32,12 @@ const dbLookup = Tool.make("lookup_order", {
   parameters: { order_id: Schema.String },
   sideEffecting: false,
   handler: ({ order_id }) =>
-    Effect.flatMap(OrderDb, (db) => (order_id === "ZZZ" ? Effect.fail(new NotFound({ message: "no such order" })) : Effect.succeed(db.status(order_id))))
+    Effect.flatMap(
+      OrderDb,
+      (db) => (order_id === "ZZZ"
+        ? Effect.fail(new NotFound({ message: "no such order" }))
+        : Effect.succeed(db.status(order_id)))
+    )
 })
 
 const today = Tool.make("today", {
@@ -48,36 +61,66 @@ describe("types", () => {
   })
 
   it("a tool's handler requirements appear in agent.run's and agent.stream's requirements", () => {
-    const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup, cancelOrder] }) })
+    const agent = Agent.make({
+      name: "support",
+      model: "m",
+      cognition: ReActCognition.make({ tools: [dbLookup, cancelOrder] })
+    })
     expectTypeOf(agent).toEqualTypeOf<Agent.Agent<OrderDb>>()
     type Run = ReturnType<typeof agent.run>
     expectTypeOf<Effect.Effect.Context<Run>>().toEqualTypeOf<RunContext | Invoker | OrderDb>()
     expectTypeOf<Effect.Effect.Success<Run>>().toEqualTypeOf<AgentResult.AgentResult>()
     // the tool's own NotFound is reflected to the model, never a failure of the run
     expectTypeOf<Effect.Effect.Error<Run>>().toEqualTypeOf<AgentError>()
-    expectTypeOf<AgentError>().toEqualTypeOf<ChatModelError | BudgetExceeded | Cancelled | PolicyDenied | DepthExceeded | StoreError | LifecycleError>()
-    expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<RunContext | Invoker | OrderDb>()
+    expectTypeOf<AgentError>().toEqualTypeOf<
+      ChatModelError | BudgetExceeded | Cancelled | PolicyDenied | DepthExceeded | StoreError | LifecycleError
+    >()
+    expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<
+      RunContext | Invoker | OrderDb
+    >()
     expectTypeOf<Stream.Stream.Success<ReturnType<typeof agent.stream>>>().toEqualTypeOf<AgentEvent.AgentEvent>()
   })
 
   it("several tools' requirements are unioned; a tool-less agent needs only RunContext and Invoker", () => {
-    const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup, today] }) })
-    expectTypeOf<Effect.Effect.Context<ReturnType<typeof agent.run>>>().toEqualTypeOf<RunContext | Invoker | OrderDb | Clock>()
+    const agent = Agent.make({
+      name: "support",
+      model: "m",
+      cognition: ReActCognition.make({ tools: [dbLookup, today] })
+    })
+    expectTypeOf<Effect.Effect.Context<ReturnType<typeof agent.run>>>().toEqualTypeOf<
+      RunContext | Invoker | OrderDb | Clock
+    >()
     const single = Agent.make({ name: "single", model: "m" })
     expectTypeOf<Effect.Effect.Context<ReturnType<typeof single.run>>>().toEqualTypeOf<RunContext | Invoker>()
   })
 
   it("a sub-agent's requirements flow through asTool into the coordinator", () => {
-    const researcher = Agent.make({ name: "researcher", model: "m", cognition: ReActCognition.make({ tools: [dbLookup] }) })
-    const research = asTool(researcher, { name: "research", description: "Delegate a research sub-task to the researcher agent." })
-    const coordinator = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [research, today] }) })
-    expectTypeOf<Effect.Effect.Context<ReturnType<typeof coordinator.run>>>().toEqualTypeOf<RunContext | Invoker | OrderDb | Clock>()
+    const researcher = Agent.make({
+      name: "researcher",
+      model: "m",
+      cognition: ReActCognition.make({ tools: [dbLookup] })
+    })
+    const research = asTool(researcher, {
+      name: "research",
+      description: "Delegate a research sub-task to the researcher agent."
+    })
+    const coordinator = Agent.make({
+      name: "support",
+      model: "m",
+      cognition: ReActCognition.make({ tools: [research, today] })
+    })
+    expectTypeOf<Effect.Effect.Context<ReturnType<typeof coordinator.run>>>().toEqualTypeOf<
+      RunContext | Invoker | OrderDb | Clock
+    >()
   })
 
   it.effect("the required service is really used at run time once provided", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup] }) })
-      const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1", "A-771"), lookupCall("c2", "ZZZ")] }), Turn({ content: "done" })])
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [lookupCall("c1", "A-771"), lookupCall("c2", "ZZZ")] }),
+        Turn({ content: "done" })
+      ])
       const db = Layer.succeed(OrderDb, { status: (id) => `db says ${id} shipped` })
       const program = agent.run("?").pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(db))
       expectTypeOf<Effect.Effect.Context<typeof program>>().toEqualTypeOf<never>()
@@ -86,8 +129,7 @@ describe("types", () => {
         "db says A-771 shipped",
         "ERROR: tool 'lookup_order' failed: NotFound: no such order"
       ])
-    })
-  )
+    }))
 
   it("running without the tool's service does not compile", () => {
     const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [dbLookup] }) })

@@ -18,9 +18,9 @@
  *
  * @since 0.1.0
  */
-import type Anthropic from "@anthropic-ai/sdk"
 import { ChatModel, ChatModelError, ConfigurationError, errorMessage, Tracing, Usage } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
+import type Anthropic from "@anthropic-ai/sdk"
 import * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -132,20 +132,18 @@ const resolveApiKey = (
   const fromEnv = Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(
     Effect.mapError(() => configurationError("apiKey", "ANTHROPIC_API_KEY could not be read"))
   )
-  const given: Effect.Effect<Option.Option<Redacted.Redacted<string>>, ConfigurationError> =
-    apiKey === undefined
-      ? fromEnv
-      : Effect.succeed(Option.some(typeof apiKey === "string" ? Redacted.make(apiKey) : apiKey))
+  const given: Effect.Effect<Option.Option<Redacted.Redacted<string>>, ConfigurationError> = apiKey === undefined
+    ? fromEnv
+    : Effect.succeed(Option.some(typeof apiKey === "string" ? Redacted.make(apiKey) : apiKey))
   return Effect.flatMap(given, (key) =>
     Option.isSome(key) && Redacted.value(key.value).trim() !== ""
       ? Effect.succeed(key.value)
       : Effect.fail(
-          configurationError(
-            "apiKey",
-            "no API key: pass { apiKey } to AnthropicChatModel.layer or set the ANTHROPIC_API_KEY environment variable"
-          )
+        configurationError(
+          "apiKey",
+          "no API key: pass { apiKey } to AnthropicChatModel.layer or set the ANTHROPIC_API_KEY environment variable"
         )
-  )
+      ))
 }
 
 const checkInteger = (field: string, value: number | undefined, min: number): Effect.Effect<void, ConfigurationError> =>
@@ -200,7 +198,7 @@ const stream = async (
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, ConfigurationError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const apiKey = yield* resolveApiKey(options.apiKey)
     yield* checkInteger("maxTokens", options.maxTokens, 1)
     yield* checkInteger("maxRetries", options.maxRetries, 0)
@@ -208,9 +206,9 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
       return yield* Effect.fail(configurationError("model", "model must be a non-empty model id when given"))
     }
     const client = yield* Effect.try({
-      try: () => makeClient({ apiKey, baseURL: options.baseURL, maxRetries: options.maxRetries, timeout: options.timeout }),
-      catch: (error) =>
-        configurationError("client", `the Anthropic client could not be built: ${errorMessage(error)}`)
+      try: () =>
+        makeClient({ apiKey, baseURL: options.baseURL, maxRetries: options.maxRetries, timeout: options.timeout }),
+      catch: (error) => configurationError("client", `the Anthropic client could not be built: ${errorMessage(error)}`)
     })
 
     const settings: RequestSettings = {
@@ -251,7 +249,8 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
           new ChatModelError({
             reason: "configuration",
             retryable: false,
-            message: "AnthropicChatModel: the request has no model; set the agent's model or AnthropicChatModel.layer({ model })"
+            message:
+              "AnthropicChatModel: the request has no model; set the agent's model or AnthropicChatModel.layer({ model })"
           })
         )
       }
@@ -265,7 +264,7 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
         catch: (error) => toChatModelError(error, { emitted: false })
       }).pipe(
         Effect.flatMap(({ assembled, requestId }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const tokens: Pricing.Tokens = {
               inputTokens: assembled.usage.input,
               outputTokens: assembled.usage.output,
@@ -280,11 +279,15 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
             }
             for (const call of assembled.droppedToolCalls) {
               yield* Effect.logWarning(
-                `AnthropicChatModel: tool call ${call.id} to '${call.name}' dropped: its input may be incomplete (stop reason ${assembled.stopReason ?? "none"})`
+                `AnthropicChatModel: tool call ${call.id} to '${call.name}' dropped: its input may be incomplete (stop reason ${
+                  assembled.stopReason ?? "none"
+                })`
               )
             }
             // the Invoker sets these on its `chat {model}` span (with the provider, model and usage)
-            const attributes: Record<string, string | number> = { [Tracing.Attribute.requestMaxTokens]: params.max_tokens }
+            const attributes: Record<string, string | number> = {
+              [Tracing.Attribute.requestMaxTokens]: params.max_tokens
+            }
             if (requestId !== undefined) attributes[Tracing.Attribute.anthropicRequestId] = requestId
             const response: Chat.ChatResponse = {
               content: assembled.content,
@@ -294,7 +297,10 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
               model: assembled.model ?? model,
               provider: providerName,
               ...(requestId !== undefined ? { requestId } : {}),
-              metadata: { ...(assembled.messageId !== undefined ? { responseId: assembled.messageId } : {}), attributes }
+              metadata: {
+                ...(assembled.messageId !== undefined ? { responseId: assembled.messageId } : {}),
+                attributes
+              }
             }
             return response
           })

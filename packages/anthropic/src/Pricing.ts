@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import * as Option from "effect/Option"
 import { Usage } from "@agentkit/core"
+import * as Option from "effect/Option"
 
 /**
  * The prices of one model, in USD per million tokens.

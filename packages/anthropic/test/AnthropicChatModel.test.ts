@@ -1,7 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
 import { AnthropicChatModel } from "@agentkit/anthropic"
 import { ChatModelError, ConfigurationError, Message } from "@agentkit/core"
 import type { Chat, ChatModel } from "@agentkit/core"
+import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -67,14 +67,14 @@ const captureWarnings = () => {
 
 describe("AnthropicChatModel over the SDK, against a local Messages API", () => {
   it.scopedLive("streams text and input_json_delta split across socket writes; parallel tool use", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({
           id: "msg_01",
           blocks: [
             { text: ["Let me ", "check both ", "orders."] },
-            { toolUse: { id: "toolu_01", name: "lookup_order", json: ['{"order', '_id": "A-', '771"}'] } },
-            { toolUse: { id: "toolu_02", name: "lookup_order", json: ["", '{"order_id":', ' "B-9"', "}"] } }
+            { toolUse: { id: "toolu_01", name: "lookup_order", json: ["{\"order", "_id\": \"A-", "771\"}"] } },
+            { toolUse: { id: "toolu_02", name: "lookup_order", json: ["", "{\"order_id\":", " \"B-9\"", "}"] } }
           ],
           stopReason: "tool_use",
           usage: { input_tokens: 120, output_tokens: 42 },
@@ -120,7 +120,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("maps the transcript: system, tools in registry order, tool_use, merged tool results with is_error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([sse({ blocks: [{ text: ["Done."] }], stopReason: "end_turn" })])
       const model = yield* modelFor(emu, { cache: false })
       const transcript: Array<Message.Message> = [
@@ -131,7 +131,12 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
           { id: "toolu_1", name: "cancel_order", arguments: { order_id: "A-771" } },
           { id: "toolu_2", name: "lookup_order", arguments: { order_id: "B-9" } }
         ]),
-        Message.toolResult({ toolCallId: "toolu_1", name: "cancel_order", content: "ERROR: tool 'cancel_order' failed: ToolDenied: approval rejected", isError: true }),
+        Message.toolResult({
+          toolCallId: "toolu_1",
+          name: "cancel_order",
+          content: "ERROR: tool 'cancel_order' failed: ToolDenied: approval rejected",
+          isError: true
+        }),
         Message.toolResult({ toolCallId: "toolu_2", name: "lookup_order", content: "order B-9: shipped" })
       ]
       yield* model.chat(request({ messages: transcript, maxTokens: 512 }), { emit: () => {} })
@@ -158,7 +163,12 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "toolu_1", content: "ERROR: tool 'cancel_order' failed: ToolDenied: approval rejected", is_error: true },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: "ERROR: tool 'cancel_order' failed: ToolDenied: approval rejected",
+              is_error: true
+            },
             { type: "tool_result", tool_use_id: "toolu_2", content: "order B-9: shipped", is_error: false }
           ]
         }
@@ -167,7 +177,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("the agent's model is sent; the layer's model is only the default for requests without one", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({ blocks: [{ text: ["a"] }], stopReason: "end_turn" }),
         sse({ blocks: [{ text: ["b"] }], stopReason: "end_turn", model: "claude-haiku-4-5-20251001" })
@@ -180,7 +190,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("a request with no model and no layer default fails without a request", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([])
       const model = yield* modelFor(emu)
       const { exit } = yield* chatCollecting(model, request({ model: "" }))
@@ -191,7 +201,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("529 overloaded: ChatModelError{overloaded, retryable}, retryAfter and request id kept, the SDK did not retry", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         apiError(529, "overloaded_error", "Overloaded", { "retry-after": "3" }),
         sse({ blocks: [{ text: ["late"] }], stopReason: "end_turn" })
@@ -217,8 +227,10 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("400 invalid request: not retryable, one request", () =>
-    Effect.gen(function* () {
-      const emu = yield* emulator([apiError(400, "invalid_request_error", "messages: at least one message is required")])
+    Effect.gen(function*() {
+      const emu = yield* emulator([
+        apiError(400, "invalid_request_error", "messages: at least one message is required")
+      ])
       const model = yield* modelFor(emu)
       const { exit } = yield* chatCollecting(model, request())
       const error = failure(exit)
@@ -231,7 +243,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("status classes map to reasons and retryable", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [number, string, string, boolean]> = [
         [401, "authentication_error", "auth", false],
         [403, "permission_error", "permission", false],
@@ -247,13 +259,17 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
       const model = yield* modelFor(emu)
       for (const [status, , reason, retryable] of cases) {
         const error = failure((yield* chatCollecting(model, request())).exit)
-        expect({ status: error.status, reason: error.reason, retryable: error.retryable }).toEqual({ status, reason, retryable })
+        expect({ status: error.status, reason: error.reason, retryable: error.retryable }).toEqual({
+          status,
+          reason,
+          retryable
+        })
       }
       expect(emu.requests).toHaveLength(cases.length)
     }))
 
   it.scopedLive("x-should-retry from the server wins over the status table", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([apiError(500, "api_error", "do not retry this", { "x-should-retry": "false" })])
       const model = yield* modelFor(emu)
       const error = failure((yield* chatCollecting(model, request())).exit)
@@ -262,7 +278,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("a connection error is a retryable network error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([])
       const url = emu.url
       yield* Effect.promise(() => emu.close())
@@ -273,7 +289,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("an error event after HTTP 200, before any text: typed, retryable, no partial answer", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const start = messageEvents({ blocks: [], stopReason: null, truncate: true })
       const emu = yield* emulator([{ _tag: "sse", events: [...start, errorEvent("overloaded_error", "Overloaded")] }])
       const model = yield* modelFor(emu)
@@ -289,7 +305,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("an error event after text was streamed: typed, not retryable, no truncated answer returned", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const start = messageEvents({ blocks: [{ text: ["Order A-771 ", "shipped"] }], stopReason: null, truncate: true })
       const emu = yield* emulator([{ _tag: "sse", events: [...start, errorEvent("overloaded_error", "Overloaded")] }])
       const model = yield* modelFor(emu)
@@ -301,7 +317,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("a stream that ends before message_stop is an error, never a silently truncated answer", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const events = messageEvents({ blocks: [{ text: ["half an ans"] }], stopReason: null, truncate: true })
       const emu = yield* emulator([{ _tag: "sse", events }])
       const model = yield* modelFor(emu)
@@ -312,7 +328,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("a connection reset mid-stream, before any text, is a retryable stream error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const events = messageEvents({ blocks: [], stopReason: null, truncate: true })
       const emu = yield* emulator([{ _tag: "sse", events, abruptEnd: true }])
       const model = yield* modelFor(emu)
@@ -323,7 +339,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("ping and unknown events are tolerated", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({
           blocks: [{ text: ["fine"] }],
@@ -333,7 +349,11 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
             { event: "session_status", data: { type: "session_status", status: "warm" } },
             {
               event: "content_block_start",
-              data: { type: "content_block_start", index: 9, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } }
+              data: {
+                type: "content_block_start",
+                index: 9,
+                content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }
+              }
             }
           ]
         })
@@ -345,15 +365,22 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("stop reasons are mapped; a max_tokens stop drops the incomplete tool_use", () =>
-    Effect.gen(function* () {
-      const reasons = ["end_turn", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded", "something_new"]
+    Effect.gen(function*() {
+      const reasons = [
+        "end_turn",
+        "stop_sequence",
+        "pause_turn",
+        "refusal",
+        "model_context_window_exceeded",
+        "something_new"
+      ]
       const emu = yield* emulator([
         ...reasons.map((stopReason) => sse({ blocks: [{ text: ["x"] }], stopReason })),
         sse({
           blocks: [
             { text: ["Checking."] },
-            { toolUse: { id: "toolu_ok", name: "lookup_order", json: ['{"order_id":"A-1"}'] } },
-            { toolUse: { id: "toolu_cut", name: "cancel_order", json: ['{"order_id":"A-'] } }
+            { toolUse: { id: "toolu_ok", name: "lookup_order", json: ["{\"order_id\":\"A-1\"}"] } },
+            { toolUse: { id: "toolu_cut", name: "cancel_order", json: ["{\"order_id\":\"A-"] } }
           ],
           stopReason: "max_tokens"
         })
@@ -361,8 +388,17 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
       const model = yield* modelFor(emu)
       const { warnings, layer } = captureWarnings()
       const seen: Array<string> = []
-      for (let i = 0; i < reasons.length; i++) seen.push((yield* model.chat(request(), { emit: () => {} })).finishReason)
-      expect(seen).toEqual(["end_turn", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded", "other"])
+      for (let i = 0; i < reasons.length; i++) {
+        seen.push((yield* model.chat(request(), { emit: () => {} })).finishReason)
+      }
+      expect(seen).toEqual([
+        "end_turn",
+        "stop_sequence",
+        "pause_turn",
+        "refusal",
+        "model_context_window_exceeded",
+        "other"
+      ])
       const cut = yield* model.chat(request(), { emit: () => {} }).pipe(Effect.provide(layer))
       expect(cut.finishReason).toBe("max_tokens")
       expect(cut.toolCalls).toEqual([{ id: "toolu_ok", name: "lookup_order", arguments: { order_id: "A-1" } }])
@@ -370,11 +406,11 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("unparsable tool input becomes { _raw } arguments (the tool's argument check rejects it), not a crash", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({
           blocks: [
-            { toolUse: { id: "toolu_bad", name: "lookup_order", json: ['{"order_id": "A-7', "71\" oops"] } },
+            { toolUse: { id: "toolu_bad", name: "lookup_order", json: ["{\"order_id\": \"A-7", "71\" oops"] } },
             { toolUse: { id: "toolu_arr", name: "lookup_order", json: ["[1, 2]"] } },
             { toolUse: { id: "toolu_none", name: "lookup_order", json: [] } }
           ],
@@ -386,24 +422,29 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
       const response = yield* model.chat(request(), { emit: () => {} }).pipe(Effect.provide(layer))
       expect(warnings.filter((w) => w.includes("not a JSON object"))).toHaveLength(2)
       expect(response.toolCalls).toEqual([
-        { id: "toolu_bad", name: "lookup_order", arguments: { _raw: '{"order_id": "A-771" oops' } },
+        { id: "toolu_bad", name: "lookup_order", arguments: { _raw: "{\"order_id\": \"A-771\" oops" } },
         { id: "toolu_arr", name: "lookup_order", arguments: { _raw: "[1, 2]" } },
         { id: "toolu_none", name: "lookup_order", arguments: {} }
       ])
     }))
 
   it.scopedLive("prompt caching: breakpoints on the last tool, the last system block and the newest message; the prefix bytes stay identical", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({
-          blocks: [{ toolUse: { id: "toolu_1", name: "lookup_order", json: ['{"order_id":"A-771"}'] } }],
+          blocks: [{ toolUse: { id: "toolu_1", name: "lookup_order", json: ["{\"order_id\":\"A-771\"}"] } }],
           stopReason: "tool_use",
           usage: { input_tokens: 50, output_tokens: 20, cache_creation_input_tokens: 2048 }
         }),
         sse({
           blocks: [{ text: ["Order A-771 shipped."] }],
           stopReason: "end_turn",
-          usage: { input_tokens: 1000, output_tokens: 500, cache_read_input_tokens: 2000, cache_creation_input_tokens: 100 }
+          usage: {
+            input_tokens: 1000,
+            output_tokens: 500,
+            cache_read_input_tokens: 2000,
+            cache_creation_input_tokens: 100
+          }
         })
       ])
       const model = yield* modelFor(emu)
@@ -431,7 +472,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
       expect(prefix(two)).toBe(prefix(one))
       // the prefix bytes are a substring of the raw body too, exactly as sent
       const raw = (i: number) => emu.requests[i]!.rawBody
-      const rawPrefix = (i: number) => raw(i).slice(raw(i).indexOf('"system"'), raw(i).indexOf('"messages"'))
+      const rawPrefix = (i: number) => raw(i).slice(raw(i).indexOf("\"system\""), raw(i).indexOf("\"messages\""))
       expect(rawPrefix(1)).toBe(rawPrefix(0))
 
       const ephemeral = { type: "ephemeral" }
@@ -442,33 +483,47 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
       const messages = two!["messages"] as Array<{ content: Array<Record<string, unknown>> }>
       const marked = messages.flatMap((m) => m.content).filter((block) => block["cache_control"] !== undefined)
       expect(marked).toEqual([
-        { type: "tool_result", tool_use_id: "toolu_1", content: "order A-771: shipped", is_error: false, cache_control: ephemeral }
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: "order A-771: shipped",
+          is_error: false,
+          cache_control: ephemeral
+        }
       ])
       // at most 4 breakpoints in a request
-      for (const r of emu.requests) expect(r.rawBody.split('"cache_control"').length - 1).toBeLessThanOrEqual(4)
+      for (const r of emu.requests) expect(r.rawBody.split("\"cache_control\"").length - 1).toBeLessThanOrEqual(4)
       // the first request's newest message was the user's question, marked then, plain in the second
       const firstMessages = one!["messages"] as Array<{ content: Array<Record<string, unknown>> }>
-      expect(firstMessages[0]!.content[0]).toEqual({ type: "text", text: "What happened to order A-771?", cache_control: ephemeral })
+      expect(firstMessages[0]!.content[0]).toEqual({
+        type: "text",
+        text: "What happened to order A-771?",
+        cache_control: ephemeral
+      })
       expect(messages[0]!.content[0]).toEqual({ type: "text", text: "What happened to order A-771?" })
     }))
 
   it.scopedLive("the prefix is byte-identical across runs of the same agent (two layers, same tools and system)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({ blocks: [{ text: ["1"] }], stopReason: "end_turn" }),
         sse({ blocks: [{ text: ["2"] }], stopReason: "end_turn" })
       ])
       const a = yield* modelFor(emu)
       const b = yield* modelFor(emu)
-      yield* a.chat(request({ messages: [Message.system("Answer order questions."), Message.user("first run")] }), { emit: () => {} })
-      yield* b.chat(request({ messages: [Message.system("Answer order questions."), Message.user("second run")] }), { emit: () => {} })
+      yield* a.chat(request({ messages: [Message.system("Answer order questions."), Message.user("first run")] }), {
+        emit: () => {}
+      })
+      yield* b.chat(request({ messages: [Message.system("Answer order questions."), Message.user("second run")] }), {
+        emit: () => {}
+      })
       const raw = (i: number) => emu.requests[i]!.rawBody
-      const prefix = (i: number) => raw(i).slice(0, raw(i).indexOf('"messages"'))
+      const prefix = (i: number) => raw(i).slice(0, raw(i).indexOf("\"messages\""))
       expect(prefix(1)).toBe(prefix(0))
     }))
 
   it.scopedLive("unknown models cost 0 and say so once; a price function replaces the table", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({ blocks: [{ text: ["a"] }], stopReason: "end_turn", model: "claude-mystery-9" }),
         sse({ blocks: [{ text: ["b"] }], stopReason: "end_turn", model: "claude-mystery-9" }),
@@ -476,20 +531,30 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
       ])
       const { warnings, layer } = captureWarnings()
       const model = yield* modelFor(emu)
-      const r1 = yield* model.chat(request({ model: "claude-mystery-9" }), { emit: () => {} }).pipe(Effect.provide(layer))
-      const r2 = yield* model.chat(request({ model: "claude-mystery-9" }), { emit: () => {} }).pipe(Effect.provide(layer))
+      const r1 = yield* model.chat(request({ model: "claude-mystery-9" }), { emit: () => {} }).pipe(
+        Effect.provide(layer)
+      )
+      const r2 = yield* model.chat(request({ model: "claude-mystery-9" }), { emit: () => {} }).pipe(
+        Effect.provide(layer)
+      )
       expect([r1.usage.costUsd, r2.usage.costUsd]).toEqual([0, 0])
       expect(warnings.filter((w) => w.includes("no price for model 'claude-mystery-9'"))).toHaveLength(1)
 
-      const priced = yield* modelFor(emu, { pricing: (name, tokens) => (name === "claude-sonnet-4-6" ? tokens.inputTokens * 1e-4 : 0) })
+      const priced = yield* modelFor(emu, {
+        pricing: (name, tokens) => (name === "claude-sonnet-4-6" ? tokens.inputTokens * 1e-4 : 0)
+      })
       const r3 = yield* priced.chat(request(), { emit: () => {} })
       expect(r3.usage.costUsd).toBe(0.01)
     }))
 
   it.scopedLive("interrupting a call during a slow response closes the request on the server", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
-        { _tag: "sse", events: messageEvents({ blocks: [{ text: ["Thinking about it"] }], stopReason: null, truncate: true }), hang: true }
+        {
+          _tag: "sse",
+          events: messageEvents({ blocks: [{ text: ["Thinking about it"] }], stopReason: null, truncate: true }),
+          hang: true
+        }
       ])
       const model = yield* modelFor(emu)
       const firstDelta = yield* Deferred.make<void>()
@@ -505,7 +570,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("interrupting a call before the response headers closes the request on the server", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([{ _tag: "silent" }])
       const model = yield* modelFor(emu)
       const fiber = yield* Effect.fork(model.chat(request(), { emit: () => {} }))
@@ -516,7 +581,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("the timeout option bounds a request; a timeout is a retryable error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([{ _tag: "silent" }])
       const model = yield* modelFor(emu, { timeout: "100 millis" })
       const error = failure((yield* chatCollecting(model, request())).exit)
@@ -526,7 +591,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("multi-byte text split mid-character across socket writes arrives intact", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const text = ["Café ☕ — naïve 日本語 ", "ok 🎉"]
       const emu = yield* emulator([sse({ blocks: [{ text }], stopReason: "end_turn", chunkSize: 5 })])
       const model = yield* modelFor(emu)
@@ -536,7 +601,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.effect("a missing API key fails the layer build with a clear ConfigurationError", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const exit = yield* Layer.build(AnthropicChatModel.layer({ model: "claude-sonnet-4-6" })).pipe(
         Effect.scoped,
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
@@ -556,7 +621,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
     }))
 
   it.scopedLive("the API key is read from ANTHROPIC_API_KEY through Effect Config", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([sse({ blocks: [{ text: ["ok"] }], stopReason: "end_turn" })])
       const model = yield* AnthropicChatModel.make({ baseURL: emu.url }).pipe(
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["ANTHROPIC_API_KEY", "key-from-config"]])))

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "@effect/vitest"
 import { AnthropicChatModel } from "@agentkit/anthropic"
 import { ChatModel, Invoker, Message, RunContext, Tracing } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import Anthropic from "@anthropic-ai/sdk"
+import { describe, expect, it } from "@effect/vitest"
 import { trace } from "@opentelemetry/api"
 import type { Span, SpanContext, Tracer, TracerProvider } from "@opentelemetry/api"
 import * as Effect from "effect/Effect"
@@ -18,13 +18,13 @@ const lookupOrder: Chat.ToolSchema = {
 
 describe("AnthropicChatModel through core's Invoker", () => {
   it.scopedLive("two turns: chat -> parallel tool_use, then the follow-up with the tool results -> text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
         sse({
           id: "msg_turn1",
           blocks: [
-            { toolUse: { id: "toolu_a", name: "lookup_order", json: ['{"order_id":', '"A-771"}'] } },
-            { toolUse: { id: "toolu_b", name: "lookup_order", json: ['{"order_id":"ZZZ"}'] } }
+            { toolUse: { id: "toolu_a", name: "lookup_order", json: ["{\"order_id\":", "\"A-771\"}"] } },
+            { toolUse: { id: "toolu_b", name: "lookup_order", json: ["{\"order_id\":\"ZZZ\"}"] } }
           ],
           stopReason: "tool_use",
           usage: { input_tokens: 400, output_tokens: 60, cache_creation_input_tokens: 1200 }
@@ -40,7 +40,7 @@ describe("AnthropicChatModel through core's Invoker", () => {
       const ModelLive = AnthropicChatModel.layer({ apiKey: "test-key", baseURL: emu.url })
       const InvokerLive = Invoker.layer({ chatMiddleware: [], toolMiddleware: [] }).pipe(Layer.provide(ModelLive))
 
-      const program = Effect.gen(function* () {
+      const program = Effect.gen(function*() {
         const invoker = yield* Invoker
         const run = yield* RunContext
         const transcript: Array<Message.Message> = [
@@ -53,8 +53,21 @@ describe("AnthropicChatModel through core's Invoker", () => {
 
         // what the agent loop does next: the assistant turn, then one tool message per call
         transcript.push(Message.assistant(first.content, first.toolCalls))
-        transcript.push(Message.toolResult({ toolCallId: "toolu_a", name: "lookup_order", content: "order A-771: shipped 2026-08-14, arriving Tuesday" }))
-        transcript.push(Message.toolResult({ toolCallId: "toolu_b", name: "lookup_order", content: "ERROR: tool 'lookup_order' failed: ToolExecutionError: no order 'ZZZ'", isError: true }))
+        transcript.push(
+          Message.toolResult({
+            toolCallId: "toolu_a",
+            name: "lookup_order",
+            content: "order A-771: shipped 2026-08-14, arriving Tuesday"
+          })
+        )
+        transcript.push(
+          Message.toolResult({
+            toolCallId: "toolu_b",
+            name: "lookup_order",
+            content: "ERROR: tool 'lookup_order' failed: ToolExecutionError: no order 'ZZZ'",
+            isError: true
+          })
+        )
 
         const deltas: Array<string> = []
         const second = yield* invoker.chat(
@@ -69,15 +82,26 @@ describe("AnthropicChatModel through core's Invoker", () => {
         expect(second.usage.costUsd).toBe(0.00108)
         expect(run.budget.spentUsd).toBe(0.00768)
       })
-      yield* program.pipe(RunContext.provide({ correlationId: "run-1" }), Effect.provide(InvokerLive), Effect.provide(tracer.layer))
+      yield* program.pipe(
+        RunContext.provide({ correlationId: "run-1" }),
+        Effect.provide(InvokerLive),
+        Effect.provide(tracer.layer)
+      )
 
       expect(emu.requests).toHaveLength(2)
       const body = emu.requests[1]!.body
       expect(body["model"]).toBe("claude-sonnet-4-6")
       expect(body["system"]).toEqual([
-        { type: "text", text: "Answer order questions. Use the tools; never guess a status.", cache_control: { type: "ephemeral" } }
+        {
+          type: "text",
+          text: "Answer order questions. Use the tools; never guess a status.",
+          cache_control: { type: "ephemeral" }
+        }
       ])
-      expect(body["tools"]).toEqual([{ ...{ name: "lookup_order", description: lookupOrder.description, input_schema: lookupOrder.parameters }, cache_control: { type: "ephemeral" } }])
+      expect(body["tools"]).toEqual([{
+        ...{ name: "lookup_order", description: lookupOrder.description, input_schema: lookupOrder.parameters },
+        cache_control: { type: "ephemeral" }
+      }])
       expect(body["messages"]).toEqual([
         { role: "user", content: [{ type: "text", text: "What happened to orders A-771 and ZZZ?" }] },
         {
@@ -90,7 +114,12 @@ describe("AnthropicChatModel through core's Invoker", () => {
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "toolu_a", content: "order A-771: shipped 2026-08-14, arriving Tuesday", is_error: false },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_a",
+              content: "order A-771: shipped 2026-08-14, arriving Tuesday",
+              is_error: false
+            },
             {
               type: "tool_result",
               tool_use_id: "toolu_b",
@@ -118,7 +147,7 @@ describe("AnthropicChatModel through core's Invoker", () => {
     }))
 
   it.scopedLive("the provider never annotates a span that is not its call's chat span", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([sse({ blocks: [{ text: ["hi"] }], stopReason: "end_turn" })])
       const tracer = Tracing.recording()
       const model = yield* AnthropicChatModel.make({ apiKey: "test-key", baseURL: emu.url })
@@ -129,7 +158,7 @@ describe("AnthropicChatModel through core's Invoker", () => {
     }))
 
   it.scopedLive("the provider returns its span attributes as the response's metadata, and touches no span", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([sse({ blocks: [{ text: ["hi"] }], stopReason: "end_turn" })])
       const tracer = Tracing.recording()
       const model = yield* AnthropicChatModel.make({ apiKey: "test-key", baseURL: emu.url })
@@ -137,15 +166,22 @@ describe("AnthropicChatModel through core's Invoker", () => {
         .chat({ model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [] }, { emit: () => {} })
         .pipe(Effect.withSpan("chat claude-sonnet-4-6"), Effect.provide(tracer.layer))
       expect(response.metadata?.responseId).toMatch(/^msg_/)
-      expect(response.metadata?.attributes).toEqual({ "gen_ai.request.max_tokens": 4096, "anthropic.request.id": response.requestId })
+      expect(response.metadata?.attributes).toEqual({
+        "gen_ai.request.max_tokens": 4096,
+        "anthropic.request.id": response.requestId
+      })
       // even a span named like the Invoker's is left alone: the Invoker annotates its own span
       expect(tracer.one("chat claude-sonnet-4-6").attributes.size).toBe(0)
     }))
 
   it.scopedLive("the SDK's own OpenTelemetry span is off: a registered tracer provider sees no span from our calls", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const started: Array<string> = []
-      const spanContext: SpanContext = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1 }
+      const spanContext: SpanContext = {
+        traceId: "0af7651916cd43dd8448eb211c80319c",
+        spanId: "b7ad6b7169203331",
+        traceFlags: 1
+      }
       const span: Span = {
         spanContext: () => spanContext,
         setAttribute: () => span,
@@ -196,20 +232,23 @@ describe("AnthropicChatModel through core's Invoker", () => {
 
       // ours: no span
       const model = yield* AnthropicChatModel.make({ apiKey: "test-key", baseURL: emu.url })
-      const response = yield* model.chat({ model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [] }, { emit: () => {} })
+      const response = yield* model.chat({ model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [] }, {
+        emit: () => {}
+      })
       expect(response.content).toBe("ours")
       expect(started).toEqual(["anthropic.messages.create"])
     }))
 
   it.scopedLive("ChatModel.stream derives a Stream of deltas from the provider", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([sse({ blocks: [{ text: ["a", "b", "c"] }], stopReason: "end_turn" })])
       const ModelLive = AnthropicChatModel.layer({ apiKey: "test-key", baseURL: emu.url })
-      const chunks = yield* ChatModel.stream({ model: "claude-sonnet-4-6", messages: [Message.user("abc")], tools: [] }).pipe(
-        Stream.map((d) => d.text),
-        Stream.runCollect,
-        Effect.provide(ModelLive)
-      )
+      const chunks = yield* ChatModel.stream({ model: "claude-sonnet-4-6", messages: [Message.user("abc")], tools: [] })
+        .pipe(
+          Stream.map((d) => d.text),
+          Stream.runCollect,
+          Effect.provide(ModelLive)
+        )
       expect([...chunks]).toEqual(["a", "b", "c"])
     }))
 })

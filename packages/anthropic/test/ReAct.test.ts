@@ -35,15 +35,15 @@ const lookupOrder = Tool.make("lookup_order", {
 
 describe("AnthropicChatModel under ReActCognition", () => {
   it.scopedLive("a two-turn tool loop: tool_use (two calls), then text; the second request carries both results", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       looked.length = 0
       const emu = yield* emulator([
         sse({
           id: "msg_1",
           blocks: [
             { text: ["Let me check."] },
-            { toolUse: { id: "toolu_a", name: "lookup_order", json: ['{"order_', 'id":"A-771"}'] } },
-            { toolUse: { id: "toolu_b", name: "lookup_order", json: ['{"order_id":"ZZZ"}'] } }
+            { toolUse: { id: "toolu_a", name: "lookup_order", json: ["{\"order_", "id\":\"A-771\"}"] } },
+            { toolUse: { id: "toolu_b", name: "lookup_order", json: ["{\"order_id\":\"ZZZ\"}"] } }
           ],
           stopReason: "tool_use",
           usage: { input_tokens: 100, output_tokens: 40 }
@@ -61,7 +61,9 @@ describe("AnthropicChatModel under ReActCognition", () => {
         prompt: "Answer order questions. Use the tools; never guess a status.",
         cognition: ReActCognition.make({ tools: [lookupOrder] })
       })
-      const Live = Invoker.layer().pipe(Layer.provide(AnthropicChatModel.layer({ apiKey: "test-key", baseURL: emu.url })))
+      const Live = Invoker.layer().pipe(
+        Layer.provide(AnthropicChatModel.layer({ apiKey: "test-key", baseURL: emu.url }))
+      )
       const result = yield* agent
         .run("What happened to orders A-771 and ZZZ?")
         .pipe(RunContext.provide({ correlationId: "run-e2e" }), Effect.provide(Live))
@@ -76,7 +78,14 @@ describe("AnthropicChatModel under ReActCognition", () => {
       const [first, second] = emu.requests.map((request) => request.body)
       expect(first!["model"]).toBe("claude-sonnet-4-6")
       expect(first!["messages"]).toEqual([
-        { role: "user", content: [{ type: "text", text: "What happened to orders A-771 and ZZZ?", cache_control: { type: "ephemeral" } }] }
+        {
+          role: "user",
+          content: [{
+            type: "text",
+            text: "What happened to orders A-771 and ZZZ?",
+            cache_control: { type: "ephemeral" }
+          }]
+        }
       ])
       expect(second!["messages"]).toEqual([
         { role: "user", content: [{ type: "text", text: "What happened to orders A-771 and ZZZ?" }] },
@@ -91,7 +100,12 @@ describe("AnthropicChatModel under ReActCognition", () => {
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "toolu_a", content: "order A-771: shipped 2026-08-14, arriving Tuesday", is_error: false },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_a",
+              content: "order A-771: shipped 2026-08-14, arriving Tuesday",
+              is_error: false
+            },
             {
               type: "tool_result",
               tool_use_id: "toolu_b",

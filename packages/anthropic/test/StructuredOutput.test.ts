@@ -22,24 +22,44 @@ const INPUT_SCHEMA = {
   properties: { status: { enum: ["shipped", "lost"], type: "string" }, days: { type: "integer" } },
   required: ["status", "days"]
 }
-const TOOL_DESCRIPTION = "Return the final answer as structured data: call this tool once, with the answer as its input."
+const TOOL_DESCRIPTION =
+  "Return the final answer as structured data: call this tool once, with the answer as its input."
 
 const liveOf = (emu: Emulator, cache = false) =>
   Invoker.layer().pipe(Layer.provide(AnthropicChatModel.layer({ apiKey: "test-key", baseURL: emu.url, cache })))
 
-const triage = Agent.make({ name: "triage", model: "claude-sonnet-4-6", prompt: "Classify the order.", output: Verdict, maxTokens: 256 })
+const triage = Agent.make({
+  name: "triage",
+  model: "claude-sonnet-4-6",
+  prompt: "Classify the order.",
+  output: Verdict,
+  maxTokens: 256
+})
 
-const outputUse = (json: ReadonlyArray<string>, id = "toolu_o1") => ({ toolUse: { id, name: "structured_output", json } })
+const outputUse = (json: ReadonlyArray<string>, id = "toolu_o1") => ({
+  toolUse: { id, name: "structured_output", json }
+})
 
 describe("AnthropicChatModel: structured output through a forced tool", () => {
   it.scopedLive("the request bytes: the output tool and tool_choice { type: tool, name }; the tool input is parsed", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
-        sse({ blocks: [outputUse(['{"status":', '"shipped","da', 'ys":3}'])], stopReason: "tool_use", usage: { input_tokens: 120, output_tokens: 30 } })
+        sse({
+          blocks: [outputUse(["{\"status\":", "\"shipped\",\"da", "ys\":3}"])],
+          stopReason: "tool_use",
+          usage: { input_tokens: 120, output_tokens: 30 }
+        })
       ])
-      const result = yield* triage.run("Where is A-771?").pipe(RunContext.provide({ correlationId: "so-1" }), Effect.provide(liveOf(emu)))
+      const result = yield* triage.run("Where is A-771?").pipe(
+        RunContext.provide({ correlationId: "so-1" }),
+        Effect.provide(liveOf(emu))
+      )
       expect(result.parsed).toEqual({ status: "shipped", days: 3 })
-      expect([result.output, result.stopReason, result.partial]).toEqual(['{"status":"shipped","days":3}', "end_turn", false])
+      expect([result.output, result.stopReason, result.partial]).toEqual([
+        "{\"status\":\"shipped\",\"days\":3}",
+        "end_turn",
+        false
+      ])
       expect([result.usage.inputTokens, result.usage.outputTokens]).toEqual([120, 30])
 
       expect(emu.requests).toHaveLength(1)
@@ -57,25 +77,33 @@ describe("AnthropicChatModel: structured output through a forced tool", () => {
     }))
 
   it.scopedLive("an invalid tool input is repaired: the second request holds the answer as text and the repair message, forced again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([
-        sse({ blocks: [outputUse(['{"status":"delayed","days":3,"admin":true}'])], stopReason: "tool_use" }),
-        sse({ id: "msg_2", blocks: [outputUse(['{"status":"lost","days":0}'], "toolu_o2")], stopReason: "tool_use" })
+        sse({ blocks: [outputUse(["{\"status\":\"delayed\",\"days\":3,\"admin\":true}"])], stopReason: "tool_use" }),
+        sse({
+          id: "msg_2",
+          blocks: [outputUse(["{\"status\":\"lost\",\"days\":0}"], "toolu_o2")],
+          stopReason: "tool_use"
+        })
       ])
-      const result = yield* triage.run("Where is A-771?").pipe(RunContext.provide({ correlationId: "so-2" }), Effect.provide(liveOf(emu, true)))
+      const result = yield* triage.run("Where is A-771?").pipe(
+        RunContext.provide({ correlationId: "so-2" }),
+        Effect.provide(liveOf(emu, true))
+      )
       expect(result.parsed).toEqual({ status: "lost", days: 0 })
       expect(result.usage.inputTokens).toBe(20)
       const second = emu.requests[1]!.body
       expect(second["tool_choice"]).toEqual({ type: "tool", name: "structured_output" })
       expect(second["messages"]).toEqual([
         { role: "user", content: [{ type: "text", text: "Where is A-771?" }] },
-        { role: "assistant", content: [{ type: "text", text: '{"status":"delayed","days":3,"admin":true}' }] },
+        { role: "assistant", content: [{ type: "text", text: "{\"status\":\"delayed\",\"days\":3,\"admin\":true}" }] },
         {
           role: "user",
           content: [
             {
               type: "text",
-              text: 'Your previous response was invalid (status: Expected "shipped", actual "delayed"; status: Expected "lost", actual "delayed"). Return ONLY output matching the required format.',
+              text:
+                "Your previous response was invalid (status: Expected \"shipped\", actual \"delayed\"; status: Expected \"lost\", actual \"delayed\"). Return ONLY output matching the required format.",
               cache_control: { type: "ephemeral" }
             }
           ]
@@ -87,18 +115,30 @@ describe("AnthropicChatModel: structured output through a forced tool", () => {
     }))
 
   it.scopedLive("a model that never gives a valid input: maxRepairs + 1 requests, then invalid_output", () =>
-    Effect.gen(function* () {
-      const emu = yield* emulator(() => sse({ blocks: [outputUse(['{"status":"shipped"}'])], stopReason: "tool_use" }))
+    Effect.gen(function*() {
+      const emu = yield* emulator(() =>
+        sse({ blocks: [outputUse(["{\"status\":\"shipped\"}"])], stopReason: "tool_use" })
+      )
       const agent = Agent.make({ name: "triage", model: "claude-sonnet-4-6", output: Verdict, maxRepairs: 2 })
-      const result = yield* agent.run("Where is A-771?").pipe(RunContext.provide({ correlationId: "so-3" }), Effect.provide(liveOf(emu)))
+      const result = yield* agent.run("Where is A-771?").pipe(
+        RunContext.provide({ correlationId: "so-3" }),
+        Effect.provide(liveOf(emu))
+      )
       expect(emu.requests).toHaveLength(3)
-      expect(result).toMatchObject({ partial: true, stopReason: "invalid_output", error: "days: is missing", output: '{"status":"shipped"}' })
+      expect(result).toMatchObject({
+        partial: true,
+        stopReason: "invalid_output",
+        error: "days: is missing",
+        output: "{\"status\":\"shipped\"}"
+      })
       expect(result.parsed).toBeUndefined()
     }))
 
   it.scopedLive("ReAct never forces: its tools stay callable, the shape is a schema block in the system text", () =>
-    Effect.gen(function* () {
-      const emu = yield* emulator([sse({ blocks: [{ text: ['{"status":"lost","days":1}'] }], stopReason: "end_turn" })])
+    Effect.gen(function*() {
+      const emu = yield* emulator([
+        sse({ blocks: [{ text: ["{\"status\":\"lost\",\"days\":1}"] }], stopReason: "end_turn" })
+      ])
       const lookup = Tool.make("lookup_order", {
         description: "Look up an order by its id and return its status line.",
         parameters: { order_id: Schema.String },
@@ -112,29 +152,44 @@ describe("AnthropicChatModel: structured output through a forced tool", () => {
         output: Verdict,
         cognition: ReActCognition.make({ tools: [lookup] })
       })
-      const result = yield* agent.run("Where is A-771?").pipe(RunContext.provide({ correlationId: "so-4" }), Effect.provide(liveOf(emu)))
+      const result = yield* agent.run("Where is A-771?").pipe(
+        RunContext.provide({ correlationId: "so-4" }),
+        Effect.provide(liveOf(emu))
+      )
       expect(result.parsed).toEqual({ status: "lost", days: 1 })
       const body = emu.requests[0]!.body
       expect(body["tool_choice"]).toBeUndefined()
       expect((body["tools"] as Array<{ name: string }>).map((t) => t.name)).toEqual(["lookup_order"])
       expect(body["system"]).toEqual([
         { type: "text", text: "Answer order questions." },
-        { type: "text", text: `Respond with only JSON that matches this JSON Schema (no prose, no code fences):\n${JSON.stringify(INPUT_SCHEMA)}` }
+        {
+          type: "text",
+          text: `Respond with only JSON that matches this JSON Schema (no prose, no code fences):\n${
+            JSON.stringify(INPUT_SCHEMA)
+          }`
+        }
       ])
     }))
 
   it.scopedLive("a tool choice naming none of the request's tools fails as invalid_request; nothing is sent", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const emu = yield* emulator([])
       const model = yield* AnthropicChatModel.make({ apiKey: "test-key", baseURL: emu.url })
       expect(model.features?.toolChoice).toBe(true)
       const exit = yield* Effect.exit(
         model.chat(
-          { model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [], toolChoice: { type: "tool", name: "structured_output" } },
+          {
+            model: "claude-sonnet-4-6",
+            messages: [Message.user("hi")],
+            tools: [],
+            toolChoice: { type: "tool", name: "structured_output" }
+          },
           { emit: () => {} }
         )
       )
-      expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" ? [exit.cause.error.reason, exit.cause.error.message] : []).toEqual([
+      expect(
+        Exit.isFailure(exit) && exit.cause._tag === "Fail" ? [exit.cause.error.reason, exit.cause.error.message] : []
+      ).toEqual([
         "invalid_request",
         "AnthropicChatModel: toolChoice names 'structured_output', which is not one of the request's tools (none)"
       ])

@@ -6,10 +6,10 @@
  *
  * The SDK 1.14 sends `authorization: Bearer <key>` and `anthropic-version: 2026-10-21`.
  */
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 
 /** One server-sent event. */
 export interface SseEvent {
@@ -20,28 +20,28 @@ export interface SseEvent {
 /** A scripted reply. */
 export type Reply =
   | {
-      /** Never answer: no status, no headers, until the client goes away. */
-      readonly _tag: "silent"
-    }
+    /** Never answer: no status, no headers, until the client goes away. */
+    readonly _tag: "silent"
+  }
   | {
-      readonly _tag: "json"
-      readonly status: number
-      readonly body: unknown
-      readonly headers?: Readonly<Record<string, string>>
-    }
+    readonly _tag: "json"
+    readonly status: number
+    readonly body: unknown
+    readonly headers?: Readonly<Record<string, string>>
+  }
   | {
-      readonly _tag: "sse"
-      readonly events: ReadonlyArray<SseEvent>
-      readonly headers?: Readonly<Record<string, string>>
-      /** Bytes per socket write (default 23: frames and JSON split mid-token). */
-      readonly chunkSize?: number
-      /** Milliseconds between writes (default 1). */
-      readonly delayMs?: number
-      /** Keep the response open after the last event, until the client goes away. */
-      readonly hang?: boolean
-      /** Close the response after the events without ending the stream properly (no `message_stop` needed). */
-      readonly abruptEnd?: boolean
-    }
+    readonly _tag: "sse"
+    readonly events: ReadonlyArray<SseEvent>
+    readonly headers?: Readonly<Record<string, string>>
+    /** Bytes per socket write (default 23: frames and JSON split mid-token). */
+    readonly chunkSize?: number
+    /** Milliseconds between writes (default 1). */
+    readonly delayMs?: number
+    /** Keep the response open after the last event, until the client goes away. */
+    readonly hang?: boolean
+    /** Close the response after the events without ending the stream properly (no `message_stop` needed). */
+    readonly abruptEnd?: boolean
+  }
 
 /** A request the emulator saw. */
 export interface RecordedRequest {
@@ -118,7 +118,12 @@ export const start = (
     const requestId = `req_emu_${index + 1}`
     if (reply === undefined) {
       res.writeHead(500, { "content-type": "application/json", "request-id": requestId })
-      res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: `emulator: no reply scripted for request ${index + 1}` } }))
+      res.end(
+        JSON.stringify({
+          type: "error",
+          error: { type: "api_error", message: `emulator: no reply scripted for request ${index + 1}` }
+        })
+      )
       return
     }
     if (reply._tag === "silent") return
@@ -160,10 +165,10 @@ export const start = (
           requests[index]?.closedEarly
             ? Promise.resolve()
             : new Promise<void>((done) => {
-                const list = earlyWaiters.get(index) ?? []
-                list.push(done)
-                earlyWaiters.set(index, list)
-              }),
+              const list = earlyWaiters.get(index) ?? []
+              list.push(done)
+              earlyWaiters.set(index, list)
+            }),
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()
@@ -190,7 +195,14 @@ export const emulator = (
 /** A content block of a scripted message: text (in deltas) or a tool use (input in JSON fragments). */
 export type Block =
   | { readonly text: ReadonlyArray<string> }
-  | { readonly toolUse: { readonly id: string; readonly name: string; readonly json: ReadonlyArray<string>; readonly stop?: boolean } }
+  | {
+    readonly toolUse: {
+      readonly id: string
+      readonly name: string
+      readonly json: ReadonlyArray<string>
+      readonly stop?: boolean
+    }
+  }
 
 /** Usage as the API reports it. */
 export interface ApiUsage {
@@ -240,9 +252,15 @@ export const messageEvents = (options: {
   ]
   options.blocks.forEach((block, index) => {
     if ("text" in block) {
-      events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: { type: "text", text: "" } } })
+      events.push({
+        event: "content_block_start",
+        data: { type: "content_block_start", index, content_block: { type: "text", text: "" } }
+      })
       for (const text of block.text) {
-        events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: { type: "text_delta", text } } })
+        events.push({
+          event: "content_block_delta",
+          data: { type: "content_block_delta", index, delta: { type: "text_delta", text } }
+        })
       }
       events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } })
     } else {
@@ -257,7 +275,9 @@ export const messageEvents = (options: {
           data: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } }
         })
       }
-      if (block.toolUse.stop !== false) events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } })
+      if (block.toolUse.stop !== false) {
+        events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } })
+      }
     }
   })
   if (options.truncate) return events

@@ -23,6 +23,7 @@
  *
  * @since 0.1.0
  */
+import type { Operator } from "@agentkit/agents"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -37,7 +38,6 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { ConsoleApi } from "./ConsoleApi.js"
 import { CliError } from "./Errors.js"
-import type { Operator } from "@agentkit/agents"
 
 type RunDetail = Operator.RunDetail
 type RunStatus = Operator.RunStatus
@@ -70,17 +70,24 @@ const describeError = (error: unknown): string => {
   return String(error)
 }
 
-const makeClient = (baseUrl: string, httpClient: HttpClient.HttpClient) => HttpApiClient.makeWith(ConsoleApi, { baseUrl, httpClient })
+const makeClient = (baseUrl: string, httpClient: HttpClient.HttpClient) =>
+  HttpApiClient.makeWith(ConsoleApi, { baseUrl, httpClient })
 type ConsoleClient = Effect.Effect.Success<ReturnType<typeof makeClient>>
 
-const withClient = <A, E>(f: (client: ConsoleClient, http: HttpClient.HttpClient, base: string) => Effect.Effect<A, E>) =>
-  Effect.gen(function* () {
+const withClient = <A, E>(
+  f: (client: ConsoleClient, http: HttpClient.HttpClient, base: string) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
     const config = yield* root
     const base = config.url.replace(/\/+$/, "")
-    const http = (yield* HttpClient.HttpClient).pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(Redacted.value(config.token))))
+    const http = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest(HttpClientRequest.bearerToken(Redacted.value(config.token)))
+    )
     const client = yield* makeClient(base, http)
     return yield* f(client, http, base)
-  }).pipe(Effect.mapError((error) => (error instanceof CliError ? error : new CliError({ message: describeError(error) }))))
+  }).pipe(
+    Effect.mapError((error) => (error instanceof CliError ? error : new CliError({ message: describeError(error) })))
+  )
 
 const money = (usd: number) => `$${usd.toFixed(usd < 0.01 ? 6 : 4)}`
 
@@ -100,15 +107,21 @@ const detailLines = (run: RunDetail): Array<string> => [
   summaryLine(run),
   ...run.pending.flatMap((p) => [
     `  pending ${p.id}  ${p.kind}  ${p.call.name}  reasons=${p.reasons.join(",")}`,
-    `    flags: sideEffecting=${p.tool.sideEffecting} idempotent=${p.tool.idempotent} requiresApproval=${p.tool.requiresApproval} caps=${p.tool.caps.join(",") || "-"}`,
+    `    flags: sideEffecting=${p.tool.sideEffecting} idempotent=${p.tool.idempotent} requiresApproval=${p.tool.requiresApproval} caps=${
+      p.tool.caps.join(",") || "-"
+    }`,
     `    digest: ${p.digest}`,
     `    arguments: ${JSON.stringify(p.call.arguments)}`
   ]),
-  ...run.decided.map((d) => `  decided ${d.pendingId}: ${d.decision.verdict} by ${d.by} at ${new Date(d.at).toISOString()}`)
+  ...run.decided.map((d) =>
+    `  decided ${d.pendingId}: ${d.decision.verdict} by ${d.by} at ${new Date(d.at).toISOString()}`
+  )
 ]
 
 const print = (asJson: boolean, value: unknown, lines: () => ReadonlyArray<string>) =>
-  asJson ? Console.log(JSON.stringify(value, null, 2)) : Effect.forEach(lines(), (line) => Console.log(line), { discard: true })
+  asJson
+    ? Console.log(JSON.stringify(value, null, 2))
+    : Effect.forEach(lines(), (line) => Console.log(line), { discard: true })
 
 const list = Command.make(
   "list",
@@ -124,7 +137,7 @@ const list = Command.make(
   },
   (o) =>
     withClient((client) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const status = Option.getOrElse(o.status, () => "suspended,in_doubt")
         const statuses = status.split(",") as Array<RunStatus>
         const page = yield* client.read.runs({
@@ -147,58 +160,84 @@ const list = Command.make(
     )
 ).pipe(Command.withDescription("list runs (by default the ones waiting for a decision)"))
 
-const show = Command.make("show", { runId, json }, (o) =>
-  withClient((client) =>
-    Effect.flatMap(client.read.run({ urlParams: { runId: o.runId } }), (run) => print(o.json, run, () => detailLines(run)))
-  )
+const show = Command.make(
+  "show",
+  { runId, json },
+  (o) =>
+    withClient((client) =>
+      Effect.flatMap(
+        client.read.run({ urlParams: { runId: o.runId } }),
+        (run) => print(o.json, run, () => detailLines(run))
+      )
+    )
 ).pipe(Command.withDescription("show a run: its pending calls with their digests, its decisions"))
 
-const decided = (asJson: boolean) => (recorded: { readonly pendingId: string; readonly by: string; readonly decision: { readonly verdict: string } }) =>
-  print(asJson, recorded, () => [`${recorded.decision.verdict} recorded for ${recorded.pendingId} by ${recorded.by}`])
+const decided =
+  (asJson: boolean) =>
+  (recorded: { readonly pendingId: string; readonly by: string; readonly decision: { readonly verdict: string } }) =>
+    print(asJson, recorded, () => [`${recorded.decision.verdict} recorded for ${recorded.pendingId} by ${recorded.by}`])
 
-const approve = Command.make("approve", { runId, pendingId, digest, reason, json }, (o) =>
-  withClient((client) =>
-    Effect.flatMap(
-      client.decide.decide({
-        payload: { runId: o.runId, pendingId: o.pendingId, verdict: "approve", digest: o.digest, reason: Option.getOrUndefined(o.reason) }
-      }),
-      decided(o.json)
+const approve = Command.make(
+  "approve",
+  { runId, pendingId, digest, reason, json },
+  (o) =>
+    withClient((client) =>
+      Effect.flatMap(
+        client.decide.decide({
+          payload: {
+            runId: o.runId,
+            pendingId: o.pendingId,
+            verdict: "approve",
+            digest: o.digest,
+            reason: Option.getOrUndefined(o.reason)
+          }
+        }),
+        decided(o.json)
+      )
     )
-  )
 ).pipe(Command.withDescription("approve a pending call"))
 
-const reject = Command.make("reject", { runId, pendingId, digest, reason: Options.text("reason"), json }, (o) =>
-  withClient((client) =>
-    Effect.flatMap(
-      client.decide.decide({ payload: { runId: o.runId, pendingId: o.pendingId, verdict: "reject", digest: o.digest, reason: o.reason } }),
-      decided(o.json)
+const reject = Command.make(
+  "reject",
+  { runId, pendingId, digest, reason: Options.text("reason"), json },
+  (o) =>
+    withClient((client) =>
+      Effect.flatMap(
+        client.decide.decide({
+          payload: { runId: o.runId, pendingId: o.pendingId, verdict: "reject", digest: o.digest, reason: o.reason }
+        }),
+        decided(o.json)
+      )
     )
-  )
 ).pipe(Command.withDescription("reject a pending call with a reason (the model sees it)"))
 
-const edit = Command.make("edit", { runId, pendingId, digest, args: Options.text("args"), reason, json }, (o) =>
-  withClient((client) =>
-    Effect.gen(function* () {
-      const parsed = yield* Effect.try({
-        try: () => JSON.parse(o.args) as unknown,
-        catch: (error) => new CliError({ message: `--args is not JSON: ${error instanceof Error ? error.message : String(error)}` })
-      })
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        return yield* new CliError({ message: "--args must be a JSON object of arguments" })
-      }
-      const recorded = yield* client.decide.decide({
-        payload: {
-          runId: o.runId,
-          pendingId: o.pendingId,
-          verdict: "edit",
-          digest: o.digest,
-          arguments: parsed as Record<string, unknown>,
-          reason: Option.getOrUndefined(o.reason)
+const edit = Command.make(
+  "edit",
+  { runId, pendingId, digest, args: Options.text("args"), reason, json },
+  (o) =>
+    withClient((client) =>
+      Effect.gen(function*() {
+        const parsed = yield* Effect.try({
+          try: () => JSON.parse(o.args) as unknown,
+          catch: (error) =>
+            new CliError({ message: `--args is not JSON: ${error instanceof Error ? error.message : String(error)}` })
+        })
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+          return yield* new CliError({ message: "--args must be a JSON object of arguments" })
         }
+        const recorded = yield* client.decide.decide({
+          payload: {
+            runId: o.runId,
+            pendingId: o.pendingId,
+            verdict: "edit",
+            digest: o.digest,
+            arguments: parsed as Record<string, unknown>,
+            reason: Option.getOrUndefined(o.reason)
+          }
+        })
+        yield* decided(o.json)(recorded)
       })
-      yield* decided(o.json)(recorded)
-    })
-  )
+    )
 ).pipe(Command.withDescription("run a pending call with other arguments (checked against the tool's schema)"))
 
 const resolve = Command.make(
@@ -228,36 +267,58 @@ const resolve = Command.make(
         decided(o.json)
       )
     )
-).pipe(Command.withDescription("resolve a call in doubt: it happened (markDone), it did not (markFailed), or run it again (retry)"))
-
-const cancel = Command.make("cancel", { runId, json }, (o) =>
-  withClient((client) =>
-    Effect.flatMap(client.decide.cancel({ payload: { runId: o.runId } }), (done) => print(o.json, done, () => [`cancel requested for ${done.cancelled}`]))
+).pipe(
+  Command.withDescription(
+    "resolve a call in doubt: it happened (markDone), it did not (markFailed), or run it again (retry)"
   )
+)
+
+const cancel = Command.make(
+  "cancel",
+  { runId, json },
+  (o) =>
+    withClient((client) =>
+      Effect.flatMap(
+        client.decide.cancel({ payload: { runId: o.runId } }),
+        (done) => print(o.json, done, () => [`cancel requested for ${done.cancelled}`])
+      )
+    )
 ).pipe(Command.withDescription("ask a run's owner to cancel it"))
 
 const terminal = new Set<string>(["done", "failed", "cancelled"])
 
-const tail = Command.make("tail", { runId, follow: Options.boolean("follow").pipe(Options.withDescription("keep going after the run finishes")) }, (o) =>
+const tail = Command.make("tail", {
+  runId,
+  follow: Options.boolean("follow").pipe(Options.withDescription("keep going after the run finishes"))
+}, (o) =>
   withClient((client, http, base) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const first = yield* client.read.run({ urlParams: { runId: o.runId } })
-      yield* Console.log(`${new Date(first.updatedAt).toISOString()}  ${first.runId}  ${first.status}  pending=${first.pending.length}`)
+      yield* Console.log(
+        `${new Date(first.updatedAt).toISOString()}  ${first.runId}  ${first.status}  pending=${first.pending.length}`
+      )
       if (terminal.has(first.status) && !o.follow) return
       const response = yield* http.get(`${base}/api/live`, { urlParams: { runId: o.runId } })
-      if (response.status !== 200) return yield* new CliError({ message: `the live stream answered ${response.status}` })
+      if (response.status !== 200) {
+        return yield* new CliError({ message: `the live stream answered ${response.status}` })
+      }
       yield* response.stream.pipe(
         Stream.decodeText(),
         Stream.splitLines,
         Stream.filter((line) => line.startsWith("data: ")),
-        Stream.map((line) => JSON.parse(line.slice(6)) as { runId: string; status: string; updatedAt: number; pending: number }),
-        Stream.tap((change) => Console.log(`${new Date(change.updatedAt).toISOString()}  ${change.runId}  ${change.status}  pending=${change.pending}`)),
+        Stream.map((line) =>
+          JSON.parse(line.slice(6)) as { runId: string; status: string; updatedAt: number; pending: number }
+        ),
+        Stream.tap((change) =>
+          Console.log(
+            `${new Date(change.updatedAt).toISOString()}  ${change.runId}  ${change.status}  pending=${change.pending}`
+          )
+        ),
         Stream.takeUntil((change) => !o.follow && change.runId === o.runId && terminal.has(change.status)),
         Stream.runDrain
       )
     })
-  )
-).pipe(Command.withDescription("print a run's changes as they happen, until it finishes"))
+  )).pipe(Command.withDescription("print a run's changes as they happen, until it finishes"))
 
 /**
  * The CLI's root command with its subcommands.

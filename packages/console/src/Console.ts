@@ -10,19 +10,19 @@
  *
  * @since 0.1.0
  */
+import type { Operator } from "@agentkit/agents"
 import { ConfigurationError } from "@agentkit/core"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createServer } from "node:http"
-import type { Operator } from "@agentkit/agents"
-import * as OperatorAuth from "./OperatorAuth.js"
-import * as server from "./internal/server.js"
 import { isLoopbackHost } from "./internal/security.js"
+import * as server from "./internal/server.js"
+import * as OperatorAuth from "./OperatorAuth.js"
 
 /**
  * How the console is mounted and behaves.
@@ -50,10 +50,15 @@ export interface Options {
 
 const normalize = (options: Options) => {
   const base = options.basePath ?? "/console"
-  if (base !== "" && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(base) || base.split("/").some((segment) => /^\.+$/.test(segment)))) {
+  if (
+    base !== "" && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(base) || base.split("/").some((segment) => /^\.+$/.test(segment)))
+  ) {
     throw new ConfigurationError({
       field: "basePath",
-      message: `Console: basePath must be "" or a path like "/ops" (segments of letters, digits, '.', '_', '~', '-', not only dots); got ${JSON.stringify(base)}`
+      message:
+        `Console: basePath must be "" or a path like "/ops" (segments of letters, digits, '.', '_', '~', '-', not only dots); got ${
+          JSON.stringify(base)
+        }`
     })
   }
   const interval = Duration.decodeUnknown(options.pollInterval ?? "1 second")
@@ -157,12 +162,13 @@ export const serve = (
   const port = options.port ?? 0
   const routes = layer(options)
   return Layer.unwrapEffect(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const authenticator = yield* Effect.serviceOption(OperatorAuth.Authenticator)
       if (authenticator._tag === "None" && !isLoopbackHost(host)) {
         return yield* new ConfigurationError({
           field: "host",
-          message: `Console.serve: binding ${host} needs an Authenticator (OperatorAuth.Authenticator.fromConfig reads AGENTKIT_CONSOLE_TOKEN); without one the console binds loopback only`
+          message:
+            `Console.serve: binding ${host} needs an Authenticator (OperatorAuth.Authenticator.fromConfig reads AGENTKIT_CONSOLE_TOKEN); without one the console binds loopback only`
         })
       }
       return HttpLayerRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(

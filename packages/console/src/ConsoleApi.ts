@@ -13,6 +13,8 @@
  *
  * @since 0.1.0
  */
+import { Operator } from "@agentkit/agents"
+import { SpanStore } from "@agentkit/core"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -30,8 +32,6 @@ import {
   Unauthorized,
   Unavailable
 } from "./Errors.js"
-import { Operator } from "@agentkit/agents"
-import { SpanStore } from "@agentkit/core"
 
 const { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } = Operator
 const { SpanRecord } = SpanStore
@@ -236,10 +236,20 @@ export const ReadGroup = HttpApiGroup.make("read")
   .add(HttpApiEndpoint.get("session", "/api/session").addSuccess(Session))
   .add(HttpApiEndpoint.get("runs", "/api/runs").setUrlParams(RunsQuery).addSuccess(RunPage))
   .add(HttpApiEndpoint.get("run", "/api/run").setUrlParams(RunId).addSuccess(RunDetail))
-  .add(HttpApiEndpoint.get("trace", "/api/trace").setUrlParams(RunId).addSuccess(Schema.Struct({ spans: Schema.Array(SpanRecord) })))
+  .add(
+    HttpApiEndpoint.get("trace", "/api/trace").setUrlParams(RunId).addSuccess(
+      Schema.Struct({ spans: Schema.Array(SpanRecord) })
+    )
+  )
   .add(
     HttpApiEndpoint.get("audit", "/api/audit")
-      .setUrlParams(Schema.Struct({ runId: Schema.optional(Schema.String), cursor: Schema.optional(Schema.String), limit: Schema.optional(Limit) }))
+      .setUrlParams(
+        Schema.Struct({
+          runId: Schema.optional(Schema.String),
+          cursor: Schema.optional(Schema.String),
+          limit: Schema.optional(Limit)
+        })
+      )
       .addSuccess(AuditPage)
   )
   .middleware(Authentication)
@@ -261,7 +271,11 @@ export const ReadGroup = HttpApiGroup.make("read")
 export const DecideGroup = HttpApiGroup.make("decide")
   .add(HttpApiEndpoint.post("decide", "/api/decide").setPayload(DecideRequest).addSuccess(RecordedDecision))
   .add(HttpApiEndpoint.post("resolve", "/api/resolve").setPayload(ResolveRequest).addSuccess(RecordedDecision))
-  .add(HttpApiEndpoint.post("cancel", "/api/cancel").setPayload(RunId).addSuccess(Schema.Struct({ cancelled: Schema.String })))
+  .add(
+    HttpApiEndpoint.post("cancel", "/api/cancel").setPayload(RunId).addSuccess(
+      Schema.Struct({ cancelled: Schema.String })
+    )
+  )
   .middleware(Authentication)
   .addError(DecisionConflict)
   .addError(StaleDigest)

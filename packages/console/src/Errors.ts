@@ -231,9 +231,11 @@ export class Unavailable extends Schema.TaggedError<Unavailable>("@agentkit/cons
  * @since 0.1.0
  * @category errors
  */
-export class Unauthenticated extends Schema.TaggedError<Unauthenticated>("@agentkit/console/Unauthenticated")("Unauthenticated", {
-  message: Schema.String
-}) {
+export class Unauthenticated
+  extends Schema.TaggedError<Unauthenticated>("@agentkit/console/Unauthenticated")("Unauthenticated", {
+    message: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }
@@ -251,8 +253,9 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>("@agent
  * @since 0.1.0
  * @category errors
  */
-export class CliError extends Schema.TaggedError<CliError>("@agentkit/console/CliError")("CliError", { message: Schema.String }) {
+export class CliError
+  extends Schema.TaggedError<CliError>("@agentkit/console/CliError")("CliError", { message: Schema.String })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }
-

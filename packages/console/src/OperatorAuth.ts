@@ -11,7 +11,6 @@
  *
  * @since 0.1.0
  */
-import { createHash, timingSafeEqual } from "node:crypto"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -19,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { createHash, timingSafeEqual } from "node:crypto"
 import { Unauthenticated } from "./Errors.js"
 
 /**
@@ -205,7 +205,9 @@ const digest = (text: string) => createHash("sha256").update(text, "utf8").diges
 export const tokens = (entries: ReadonlyArray<TokenEntry>): Service => {
   const table = entries.map((entry) => {
     const value = typeof entry.token === "string" ? entry.token : Redacted.value(entry.token)
-    if (value.length < 16) throw new Error(`OperatorAuth.tokens: the token of '${entry.principal.id}' must be at least 16 characters`)
+    if (value.length < 16) {
+      throw new Error(`OperatorAuth.tokens: the token of '${entry.principal.id}' must be at least 16 characters`)
+    }
     return { hash: digest(value), principal: entry.principal }
   })
   return {
@@ -214,7 +216,9 @@ export const tokens = (entries: ReadonlyArray<TokenEntry>): Service => {
         const presented = digest(Redacted.value(token))
         let found: Principal | undefined
         for (const entry of table) if (timingSafeEqual(entry.hash, presented)) found = entry.principal
-        return found === undefined ? Effect.fail(new Unauthenticated({ message: "the token is not one this console accepts" })) : Effect.succeed(found)
+        return found === undefined
+          ? Effect.fail(new Unauthenticated({ message: "the token is not one this console accepts" }))
+          : Effect.succeed(found)
       })
   }
 }
@@ -236,13 +240,20 @@ export const tokens = (entries: ReadonlyArray<TokenEntry>): Service => {
  * @since 0.1.0
  * @category constructors
  */
-export const fromConfig: Effect.Effect<Service, ConfigError.ConfigError> = Effect.gen(function* () {
+export const fromConfig: Effect.Effect<Service, ConfigError.ConfigError> = Effect.gen(function*() {
   const token = yield* Config.redacted("AGENTKIT_CONSOLE_TOKEN").pipe(
-    Config.validate({ message: "AGENTKIT_CONSOLE_TOKEN must be at least 16 characters", validation: (t) => Redacted.value(t).length >= 16 })
+    Config.validate({
+      message: "AGENTKIT_CONSOLE_TOKEN must be at least 16 characters",
+      validation: (t) => Redacted.value(t).length >= 16
+    })
   )
   const id = yield* Config.string("AGENTKIT_CONSOLE_OPERATOR").pipe(Config.withDefault("operator"))
-  const role = yield* Config.literal("viewer", "approver")("AGENTKIT_CONSOLE_ROLE").pipe(Config.withDefault("approver" as const))
+  const role = yield* Config.literal("viewer", "approver")("AGENTKIT_CONSOLE_ROLE").pipe(
+    Config.withDefault("approver" as const)
+  )
   const tenants = yield* Config.string("AGENTKIT_CONSOLE_TENANTS").pipe(Config.withDefault("*"))
-  const scope = tenants.trim() === "*" ? ("*" as const) : tenants.split(",").map((t) => t.trim()).filter((t) => t !== "")
+  const scope = tenants.trim() === "*"
+    ? ("*" as const)
+    : tenants.split(",").map((t) => t.trim()).filter((t) => t !== "")
   return tokens([{ token, principal: { id, role, tenants: scope } }])
 })

@@ -10,13 +10,13 @@
  *
  * @since 0.1.0
  */
+import { SpanStore } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import { SpanStore } from "@agentkit/core"
 
 type SpanRecord = SpanStore.SpanRecord
 type SpanStoreService = SpanStore.Service
@@ -28,7 +28,9 @@ const toValue = (value: unknown): Value | undefined => {
   if (typeof value === "number") return Number.isFinite(value) ? value : String(value)
   if (typeof value === "bigint") return value.toString()
   if (Array.isArray(value)) {
-    return value.map((item) => (typeof item === "string" || typeof item === "number" || typeof item === "boolean" ? item : String(item)))
+    return value.map((
+      item
+    ) => (typeof item === "string" || typeof item === "number" || typeof item === "boolean" ? item : String(item)))
   }
   if (value === undefined || value === null) return undefined
   try {
@@ -54,12 +56,11 @@ const errorOf = (exit: Exit.Exit<unknown, unknown>): Pick<SpanRecord, "status" |
   if (Exit.isSuccess(exit)) return { status: "ok" }
   if (Cause.isInterruptedOnly(exit.cause)) return { status: "interrupted" }
   const failure = Cause.squash(exit.cause)
-  const text =
-    typeof failure === "object" && failure !== null && "_tag" in failure
-      ? `${String((failure as { _tag: unknown })._tag)}: ${failure instanceof Error ? failure.message : ""}`
-      : failure instanceof Error
-        ? failure.message
-        : String(failure)
+  const text = typeof failure === "object" && failure !== null && "_tag" in failure
+    ? `${String((failure as { _tag: unknown })._tag)}: ${failure instanceof Error ? failure.message : ""}`
+    : failure instanceof Error
+    ? failure.message
+    : String(failure)
   return { status: "error", error: text.slice(0, 500) }
 }
 
@@ -163,7 +164,7 @@ export const tee = (tracer: Tracer.Tracer, store: SpanStoreService): Tracer.Trac
  * @category layers
  */
 export const layer: Layer.Layer<never, never, SpanStore.SpanStore> = Layer.unwrapEffect(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* SpanStore.SpanStore
     const app = yield* Effect.tracer
     return Layer.setTracer(tee(app, store))

@@ -5,8 +5,8 @@
  * runs paginated, live updates across two console processes sharing one store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import * as MemoryOperator from "./support/MemoryOperator.js"
 import { call, hostile, seed, start, tokens } from "./support/harness.js"
+import * as MemoryOperator from "./support/MemoryOperator.js"
 
 describe("console API", () => {
   let server: Awaited<ReturnType<typeof start>>
@@ -20,7 +20,16 @@ describe("console API", () => {
   afterAll(() => server.close())
 
   it("refuses every read without a token, and a wrong token", async () => {
-    for (const path of ["api/session", "api/runs", "api/run?runId=run-acme-1", "api/audit", "api/trace?runId=run-acme-1", "api/live"]) {
+    for (
+      const path of [
+        "api/session",
+        "api/runs",
+        "api/run?runId=run-acme-1",
+        "api/audit",
+        "api/trace?runId=run-acme-1",
+        "api/live"
+      ]
+    ) {
       const none = await call(server.url, path)
       expect(none.status, path).toBe(401)
       const wrong = await call(server.url, path, { token: "not-a-real-token-at-all" })
@@ -62,7 +71,8 @@ describe("console API", () => {
       body: { runId: "run-globex-1", pendingId: entry.id, verdict: "approve", digest: entry.digest }
     })
     expect(reply.status).toBe(404)
-    expect((await call(server.url, "api/cancel", { token: tokens.alice, body: { runId: "run-globex-1" } })).status).toBe(404)
+    expect((await call(server.url, "api/cancel", { token: tokens.alice, body: { runId: "run-globex-1" } })).status)
+      .toBe(404)
     expect(server.operator.calls.decide ?? 0).toBe(0)
     expect(server.operator.calls.cancel ?? 0).toBe(0)
   })
@@ -84,7 +94,9 @@ describe("console API", () => {
       body: { runId: "run-acme-1", pendingId: entry.id, verdict: "approve", digest: entry.digest }
     })
     expect(reply.status).toBe(403)
-    expect(reply.body.message).toBe("operator 'bob' requested run 'run-acme-1' and may not approve it: another operator must")
+    expect(reply.body.message).toBe(
+      "operator 'bob' requested run 'run-acme-1' and may not approve it: another operator must"
+    )
   })
 
   it("refuses a stale digest (409) and a malformed verdict (400)", async () => {
@@ -114,16 +126,33 @@ describe("console API", () => {
     const entry = runs.acme.pending[0]!
     const reply = await call(server.url, "api/decide", {
       token: tokens.alice,
-      body: { runId: "run-acme-1", pendingId: entry.id, verdict: "edit", digest: entry.digest, arguments: { order: "A-771" } }
+      body: {
+        runId: "run-acme-1",
+        pendingId: entry.id,
+        verdict: "edit",
+        digest: entry.digest,
+        arguments: { order: "A-771" }
+      }
     })
     expect(reply.status).toBe(422)
-    expect(reply.body).toMatchObject({ _tag: "InvalidArguments", toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"] })
+    expect(reply.body).toMatchObject({
+      _tag: "InvalidArguments",
+      toolName: "cancel_order",
+      unexpected: ["order"],
+      missing: ["order_id"]
+    })
     expect(reply.body.message).toBe(
       "tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
     )
     const wrongType = await call(server.url, "api/decide", {
       token: tokens.alice,
-      body: { runId: "run-acme-1", pendingId: entry.id, verdict: "edit", digest: entry.digest, arguments: { order_id: 7 } }
+      body: {
+        runId: "run-acme-1",
+        pendingId: entry.id,
+        verdict: "edit",
+        digest: entry.digest,
+        arguments: { order_id: 7 }
+      }
     })
     expect(wrongType.status).toBe(422)
     expect(wrongType.body.invalid).toEqual(["order_id: must be string"])
@@ -134,7 +163,10 @@ describe("console API", () => {
     const entry = runs.acme.pending[0]!
     const body = (verdict: string) => ({ runId: "run-acme-1", pendingId: entry.id, verdict, digest: entry.digest })
     const [a, r] = await Promise.all([
-      call(server.url, "api/decide", { token: tokens.alice, body: { ...body("edit"), arguments: { order_id: "A-772" } } }),
+      call(server.url, "api/decide", {
+        token: tokens.alice,
+        body: { ...body("edit"), arguments: { order_id: "A-772" } }
+      }),
       call(server.url, "api/decide", { token: tokens.root, body: { ...body("reject"), reason: "duplicate" } })
     ])
     const statuses = [a.status, r.status].sort()
@@ -147,7 +179,12 @@ describe("console API", () => {
     // each recorded decision writes one audit record naming the operator
     const audit = await call(server.url, "api/audit?runId=run-acme-1", { token: tokens.alice })
     expect(audit.body.records).toHaveLength(1)
-    expect(audit.body.records[0]).toMatchObject({ decision: "operator", action: won === a ? "edit" : "reject", by: winner, tool: "cancel_order" })
+    expect(audit.body.records[0]).toMatchObject({
+      decision: "operator",
+      action: won === a ? "edit" : "reject",
+      by: winner,
+      tool: "cancel_order"
+    })
     // a third, later decision is refused the same way
     const third = await call(server.url, "api/decide", { token: tokens.alice, body: body("approve") })
     expect(third.status).toBe(409)
@@ -170,7 +207,13 @@ describe("console API", () => {
     expect(approve.body.message).toContain("(kind InDoubt) must be one of")
     const done = await call(server.url, "api/resolve", {
       token: tokens.alice,
-      body: { runId: "run-acme-doubt", pendingId: entry.id, verdict: "markDone", digest: entry.digest, outcome: "charged $12, receipt R-88" }
+      body: {
+        runId: "run-acme-doubt",
+        pendingId: entry.id,
+        verdict: "markDone",
+        digest: entry.digest,
+        outcome: "charged $12, receipt R-88"
+      }
     })
     expect(done.status).toBe(200)
     expect(done.body.decision).toMatchObject({ verdict: "markDone", outcome: "charged $12, receipt R-88", by: "alice" })
@@ -184,7 +227,9 @@ describe("console API", () => {
     const again = await call(server.url, "api/cancel", { token: tokens.alice, body: { runId: "run-acme-cancel" } })
     expect(again.status).toBe(409)
     expect(again.body.message).toBe("run 'run-acme-cancel' is finished (cancelled)")
-    expect(operator.audits.filter((a) => a.action === "cancel")).toEqual([expect.objectContaining({ runId: "run-acme-cancel", by: "alice" })])
+    expect(operator.audits.filter((a) => a.action === "cancel")).toEqual([
+      expect.objectContaining({ runId: "run-acme-cancel", by: "alice" })
+    ])
   })
 
   it("serves the page with a strict CSP and no inline script", async () => {
@@ -197,7 +242,7 @@ describe("console API", () => {
     expect(csp).toContain("require-trusted-types-for 'script'")
     expect(csp).not.toContain("unsafe-inline")
     expect(page.headers.get("x-frame-options")).toBe("DENY")
-    expect(html).toContain('<script type="module" src="/console/app.js"></script>')
+    expect(html).toContain("<script type=\"module\" src=\"/console/app.js\"></script>")
     expect(html.match(/<script/g)).toHaveLength(1)
     const script = await fetch(`${server.url}/app.js`)
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
@@ -246,13 +291,24 @@ describe("console API: cookie sessions and CSRF", () => {
     expect(bare.body.message).toBe("a write must carry the x-agentkit-csrf header from GET /api/session")
     const wrong = await call(server.url, "api/decide", { headers: { cookie, "x-agentkit-csrf": "0".repeat(64) }, body })
     expect(wrong.status).toBe(403)
-    const crossSite = await call(server.url, "api/decide", { headers: { cookie, "x-agentkit-csrf": csrf, origin: "https://evil.example" }, body })
+    const crossSite = await call(server.url, "api/decide", {
+      headers: { cookie, "x-agentkit-csrf": csrf, origin: "https://evil.example" },
+      body
+    })
     expect(crossSite.status).toBe(403)
-    expect(crossSite.body.message).toBe("a write from origin https://evil.example is refused: only this console's own pages may write")
-    const fetchSite = await call(server.url, "api/decide", { headers: { cookie, "x-agentkit-csrf": csrf, "sec-fetch-site": "cross-site" }, body })
+    expect(crossSite.body.message).toBe(
+      "a write from origin https://evil.example is refused: only this console's own pages may write"
+    )
+    const fetchSite = await call(server.url, "api/decide", {
+      headers: { cookie, "x-agentkit-csrf": csrf, "sec-fetch-site": "cross-site" },
+      body
+    })
     expect(fetchSite.status).toBe(403)
     expect(server.operator.calls.decide ?? 0).toBe(0)
-    const ok = await call(server.url, "api/decide", { headers: { cookie, "x-agentkit-csrf": csrf, origin: server.url.replace("/ops", "") }, body })
+    const ok = await call(server.url, "api/decide", {
+      headers: { cookie, "x-agentkit-csrf": csrf, origin: server.url.replace("/ops", "") },
+      body
+    })
     expect(ok.status).toBe(200)
     expect(ok.body.by).toBe("alice")
   })
@@ -282,7 +338,11 @@ describe("console API: 10,000 runs", { timeout: 120_000 }, () => {
     let cursor: string | undefined
     let pages = 0
     do {
-      const reply = await call(server.url, `api/runs?${query}&limit=${limit}${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`, { token })
+      const reply = await call(
+        server.url,
+        `api/runs?${query}&limit=${limit}${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+        { token }
+      )
       expect(reply.status).toBe(200)
       expect(reply.body.runs.length).toBeLessThanOrEqual(limit)
       for (const run of reply.body.runs) seen.push(run.runId)
@@ -309,7 +369,11 @@ describe("console API: 10,000 runs", { timeout: 120_000 }, () => {
     // odd, a multiple of 5, not of 4: i ≡ 5 (mod 10)
     expect(billing.seen).toHaveLength(1_000)
     const thread = await all("thread=thread-3", tokens.root, 100)
-    expect(thread.seen).toEqual(Array.from({ length: 10_000 }, (_, i) => i).filter((i) => i % 37 === 3).map((i) => `run-${String(i).padStart(5, "0")}`))
+    expect(thread.seen).toEqual(
+      Array.from({ length: 10_000 }, (_, i) => i).filter((i) => i % 37 === 3).map((i) =>
+        `run-${String(i).padStart(5, "0")}`
+      )
+    )
   })
 
   it("pages newest first with order=desc, and refuses a cursor of the other direction", async () => {
@@ -318,14 +382,16 @@ describe("console API: 10,000 runs", { timeout: 120_000 }, () => {
     expect(seen[0]).toBe("run-09999")
     expect(seen[9_999]).toBe("run-00000")
     const first = await call(server.url, "api/runs?order=desc&limit=10", { token: tokens.root })
-    const flipped = await call(server.url, `api/runs?order=asc&cursor=${encodeURIComponent(first.body.cursor)}`, { token: tokens.root })
+    const flipped = await call(server.url, `api/runs?order=asc&cursor=${encodeURIComponent(first.body.cursor)}`, {
+      token: tokens.root
+    })
     expect(flipped.status).toBe(400)
   })
 
   it("refuses a cursor it did not make (400) and a limit over 500", async () => {
     const forged = await call(server.url, "api/runs?cursor=not-a-cursor", { token: tokens.root })
     expect(forged.status).toBe(400)
-    expect(forged.body.message).toBe('cursor "not-a-cursor" is not one this store returned')
+    expect(forged.body.message).toBe("cursor \"not-a-cursor\" is not one this store returned")
     expect((await call(server.url, "api/runs?limit=501", { token: tokens.root })).status).toBe(400)
   })
 })
@@ -362,7 +428,10 @@ describe("console API: live updates across processes", () => {
         }
       }
       const stop = new AbortController()
-      const streams = [listen(tokens.gina, received.gina, stop.signal), listen(tokens.alice, received.alice, stop.signal)]
+      const streams = [
+        listen(tokens.gina, received.gina, stop.signal),
+        listen(tokens.alice, received.alice, stop.signal)
+      ]
       await new Promise((resolve) => setTimeout(resolve, 150))
       const entry = runs.acme.pending[0]!
       const decided = await call(one.url, "api/decide", {
@@ -371,8 +440,15 @@ describe("console API: live updates across processes", () => {
       })
       expect(decided.status).toBe(200)
       const globex = runs.globex.pending[0]!
-      expect((await call(one.url, "api/decide", { token: tokens.gina, body: { runId: "run-globex-1", pendingId: globex.id, verdict: "reject", digest: globex.digest } })).status).toBe(200)
-      for (let i = 0; i < 200 && (received.alice.length === 0 || received.gina.length === 0); i++) await new Promise((r) => setTimeout(r, 25))
+      expect(
+        (await call(one.url, "api/decide", {
+          token: tokens.gina,
+          body: { runId: "run-globex-1", pendingId: globex.id, verdict: "reject", digest: globex.digest }
+        })).status
+      ).toBe(200)
+      for (let i = 0; i < 200 && (received.alice.length === 0 || received.gina.length === 0); i++) {
+        await new Promise((r) => setTimeout(r, 25))
+      }
       stop.abort()
       await Promise.all(streams)
       expect(received.alice).toContain("run-acme-1")

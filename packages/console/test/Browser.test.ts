@@ -26,7 +26,6 @@ describe("chromium is there when CI runs", () => {
   })
 })
 
-
 describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
   let server: Awaited<ReturnType<typeof start>>
   let runs: ReturnType<typeof seed>
@@ -37,7 +36,13 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     const operator = MemoryOperator.make({ owner: "auto" })
     runs = seed(operator)
     for (let i = 0; i < 3; i++) {
-      operator.plant({ runId: `run-acme-done-${i}`, tenant: "acme", threadId: "thread-7", status: "done", usage: { inputTokens: 900 + i, outputTokens: 200, costUsd: 0.003 } })
+      operator.plant({
+        runId: `run-acme-done-${i}`,
+        tenant: "acme",
+        threadId: "thread-7",
+        status: "done",
+        usage: { inputTokens: 900 + i, outputTokens: 200, costUsd: 0.003 }
+      })
     }
     const spans = SpanStore.makeMemory()
     await traceRun(spans, "run-acme-1", Tracing.recording().layer)
@@ -49,7 +54,11 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
       startMs: Date.now() + 60_000,
       durationMs: 1,
       status: "ok",
-      attributes: { "gen_ai.conversation.id": "run-acme-1", "gen_ai.tool.call.arguments": hostile, huge: "x".repeat(100_000) },
+      attributes: {
+        "gen_ai.conversation.id": "run-acme-1",
+        "gen_ai.tool.call.arguments": hostile,
+        huge: "x".repeat(100_000)
+      },
       events: []
     })
     server = await start(operator, { spans, title: "Acme operations" })
@@ -65,7 +74,9 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     const page = await browser.context.newPage()
     page.on("console", (message) => {
       // the page asks for its session before signing in: that one 401 is expected
-      if (message.type() === "error" && !message.text().includes("status of 401")) problems.push(`console: ${message.text()}`)
+      if (message.type() === "error" && !message.text().includes("status of 401")) {
+        problems.push(`console: ${message.text()}`)
+      }
     })
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
     page.on("dialog", (dialog) => {
@@ -91,7 +102,9 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     // the inbox: acme's two waiting runs (not globex's), each pending call with its digest
     const inbox = page.getByTestId("inbox")
     await inbox.locator("article[data-run]").first().waitFor()
-    expect(await inbox.locator("article[data-run]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")))).toEqual([
+    expect(
+      await inbox.locator("article[data-run]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")))
+    ).toEqual([
       "run-acme-1",
       "run-acme-doubt"
     ])
@@ -101,9 +114,14 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     expect(await card.getByTestId("digest").textContent()).toBe(entry.digest)
     expect(await card.getByTestId("reasons").textContent()).toContain("the tool requires approval")
     expect(await card.getByTestId("reasons").textContent()).toContain("autonomy tier: gated")
-    expect(await inbox.locator('article[data-run="run-acme-doubt"]').getByTestId("reasons").textContent()).toContain("in doubt")
+    expect(await inbox.locator("article[data-run=\"run-acme-doubt\"]").getByTestId("reasons").textContent()).toContain(
+      "in doubt"
+    )
     // the hostile argument is text: no script ran, no element was made from it
-    expect(JSON.parse((await card.getByTestId("arguments").textContent())!)).toEqual({ order_id: "A-771", reason: hostile })
+    expect(JSON.parse((await card.getByTestId("arguments").textContent())!)).toEqual({
+      order_id: "A-771",
+      reason: hostile
+    })
     expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined()
     expect(await page.title()).toBe("Acme operations")
     expect(await page.locator("main script, main img").count()).toBe(0)
@@ -111,7 +129,7 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     await page.screenshot({ path: `${artifacts}/1-inbox.png`, fullPage: true })
 
     // the run: its trace (the agent run's span tree)
-    await inbox.locator('article[data-run="run-acme-1"] a').first().click()
+    await inbox.locator("article[data-run=\"run-acme-1\"] a").first().click()
     const trace = page.getByTestId("trace")
     await trace.locator("summary").first().waitFor()
     expect(await trace.locator("summary").allTextContents()).toEqual([
@@ -124,37 +142,49 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     // the hostile span is text: its markup made no element and ran nothing; its huge value was cut
     const attributes = await trace.locator("pre").allTextContents()
     const shown = attributes.find((text) => text.includes("gen_ai.tool.call.arguments") && text.includes("huge"))!
-    expect(JSON.parse(shown)).toEqual({ "gen_ai.conversation.id": "run-acme-1", "gen_ai.tool.call.arguments": hostile, huge: `${"x".repeat(4096)}…` })
+    expect(JSON.parse(shown)).toEqual({
+      "gen_ai.conversation.id": "run-acme-1",
+      "gen_ai.tool.call.arguments": hostile,
+      huge: `${"x".repeat(4096)}…`
+    })
     expect(await trace.locator("b, script, img").count()).toBe(0)
     expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined()
     await page.screenshot({ path: `${artifacts}/2-run.png`, fullPage: true })
 
     // back to the inbox: edit an argument and approve
-    await page.locator('a[data-nav="inbox"]').click()
+    await page.locator("a[data-nav=\"inbox\"]").click()
     await card.getByTestId("edit").click()
-    await card.getByTestId("edit-arguments").fill(JSON.stringify({ order_id: "A-771", reason: "customer asked by phone" }, null, 2))
+    await card.getByTestId("edit-arguments").fill(
+      JSON.stringify({ order_id: "A-771", reason: "customer asked by phone" }, null, 2)
+    )
     await page.screenshot({ path: `${artifacts}/3-edit.png`, fullPage: true })
     await card.getByTestId("edit").click()
 
     // the owner applies the decision: the run leaves the inbox
-    await inbox.locator('article[data-run="run-acme-1"]').waitFor({ state: "detached" })
+    await inbox.locator("article[data-run=\"run-acme-1\"]").waitFor({ state: "detached" })
     expect(await inbox.locator("article[data-run]").count()).toBe(1)
     await page.screenshot({ path: `${artifacts}/4-decided.png`, fullPage: true })
-    expect(server.operator.audits).toEqual([expect.objectContaining({ runId: "run-acme-1", action: "edit", by: "alice" })])
+    expect(server.operator.audits).toEqual([
+      expect.objectContaining({ runId: "run-acme-1", action: "edit", by: "alice" })
+    ])
 
     // the audit trail has the row, and the run is done
-    await page.locator('a[data-nav="audit"]').click()
+    await page.locator("a[data-nav=\"audit\"]").click()
     const row = page.getByTestId("audit-row")
     await row.first().waitFor()
-    expect(await row.allTextContents()).toEqual([expect.stringMatching(/run-acme-1acmecancel_orderoperator: editalice$/)])
+    expect(await row.allTextContents()).toEqual([
+      expect.stringMatching(/run-acme-1acmecancel_orderoperator: editalice$/)
+    ])
     await page.screenshot({ path: `${artifacts}/5-audit.png`, fullPage: true })
     await page.goto(`${server.url}#/run/run-acme-1`)
     await page.getByTestId("status").getByText("done").waitFor()
 
     // runs grouped by thread, with costs
-    await page.locator('a[data-nav="runs"]').click()
+    await page.locator("a[data-nav=\"runs\"]").click()
     await page.getByTestId("thread").first().waitFor()
-    expect(await page.getByTestId("thread").locator("h3").allTextContents()).toContainEqual(expect.stringMatching(/^acme · thread-7 — 4 run\(s\), \$/))
+    expect(await page.getByTestId("thread").locator("h3").allTextContents()).toContainEqual(
+      expect.stringMatching(/^acme · thread-7 — 4 run\(s\), \$/)
+    )
     await page.screenshot({ path: `${artifacts}/6-runs.png`, fullPage: true })
     await page.close()
     expect(problems).toEqual([])
@@ -164,12 +194,14 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     const page = await open()
     await signIn(page, tokens.root)
     const inbox = page.getByTestId("inbox")
-    await inbox.locator('article[data-run="run-globex-1"]').waitFor()
+    await inbox.locator("article[data-run=\"run-globex-1\"]").waitFor()
     await page.locator("#live.on").waitFor()
     const entry = runs.globex.pending[0]!
     // decided through the API, as another process sharing the store would
-    await Effect.runPromise(server.operator.decide("run-globex-1", entry.id, { verdict: "reject", digest: entry.digest, by: "gina" }))
-    await inbox.locator('article[data-run="run-globex-1"]').waitFor({ state: "detached" })
+    await Effect.runPromise(
+      server.operator.decide("run-globex-1", entry.id, { verdict: "reject", digest: entry.digest, by: "gina" })
+    )
+    await inbox.locator("article[data-run=\"run-globex-1\"]").waitFor({ state: "detached" })
     await page.close()
     expect(problems).toEqual([])
   }, 60_000)

@@ -9,8 +9,8 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { createServer, request } from "node:http"
-import * as MemoryOperator from "./support/MemoryOperator.js"
 import { call, layerOf, seed, start, tokens } from "./support/harness.js"
+import * as MemoryOperator from "./support/MemoryOperator.js"
 
 /** A raw request with any Host header (fetch refuses to set Host). */
 const raw = (port: number, path: string, headers: Record<string, string>) =>
@@ -31,7 +31,12 @@ describe("mounting the console on an app's own router", () => {
     const MyRoutes = HttpLayerRouter.add("GET", "/health", HttpServerResponse.text("ok"))
     const App = Layer.mergeAll(MyRoutes, Console.layer({ basePath: "/ops" })).pipe(
       Layer.provide(operator.layer),
-      Layer.provide(OperatorAuth.Authenticator.tokens([{ token: tokens.alice, principal: { id: "alice", role: "approver", tenants: ["acme"] } }]))
+      Layer.provide(
+        OperatorAuth.Authenticator.tokens([{
+          token: tokens.alice,
+          principal: { id: "alice", role: "approver", tenants: ["acme"] }
+        }])
+      )
     )
     const Server = HttpLayerRouter.serve(App, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }))
@@ -47,7 +52,7 @@ describe("mounting the console on an app's own router", () => {
       const runs = await call(`${origin}/ops`, "api/runs", { token: tokens.alice })
       expect(runs.body.runs.map((r: { runId: string }) => r.runId)).toEqual(["run-acme-1", "run-acme-doubt"])
       const page = await fetch(`${origin}/ops`)
-      expect(await page.text()).toContain('src="/ops/app.js"')
+      expect(await page.text()).toContain("src=\"/ops/app.js\"")
       expect((await fetch(`${origin}/api/runs`)).status).toBe(404)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -59,7 +64,9 @@ describe("mounting the console on an app's own router", () => {
     expect(() => Console.layer({ basePath: "/a/../b" })).toThrow(/basePath/)
     expect(() => Console.layer({ basePath: "/tools/ops-console" })).not.toThrow()
     expect(() => Console.layer({ basePath: "/ops/" })).toThrow(/basePath/)
-    expect(() => Console.layer({ pollInterval: "1 millis" })).toThrow(/pollInterval must be a Duration of at least 10 ms/)
+    expect(() => Console.layer({ pollInterval: "1 millis" })).toThrow(
+      /pollInterval must be a Duration of at least 10 ms/
+    )
     try {
       Console.layer({ basePath: "x y" })
     } catch (error) {
@@ -89,7 +96,9 @@ describe("a console without an authenticator", () => {
       expect(session.body.operator).toEqual({ id: "local", role: "approver", tenants: "*" })
       const rebound = await raw(server.port, "/console/api/runs", { host: "attacker.example:80" })
       expect(rebound.status).toBe(403)
-      expect(JSON.parse(rebound.body).message).toBe("this console has no authenticator: it serves loopback peers (and a loopback Host) only")
+      expect(JSON.parse(rebound.body).message).toBe(
+        "this console has no authenticator: it serves loopback peers (and a loopback Host) only"
+      )
       expect((await raw(server.port, "/console/api/live", { host: "attacker.example" })).status).toBe(403)
       const entry = runs.acme.pending[0]!
       const body = { runId: "run-acme-1", pendingId: entry.id, verdict: "reject", digest: entry.digest }
@@ -99,7 +108,11 @@ describe("a console without an authenticator", () => {
       const huge = await fetch(`${server.url}/api/decide`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-agentkit-csrf": session.body.csrf },
-        body: JSON.stringify({ ...body, verdict: "edit", arguments: { order_id: "A-771", reason: "x".repeat(2 * 1024 * 1024) } })
+        body: JSON.stringify({
+          ...body,
+          verdict: "edit",
+          arguments: { order_id: "A-771", reason: "x".repeat(2 * 1024 * 1024) }
+        })
       }).then((response) => response.status, () => "reset")
       expect(huge === "reset" || huge === 413).toBe(true)
       expect(operator.calls.decide ?? 0).toBe(0)
@@ -115,7 +128,7 @@ describe("a console without an authenticator", () => {
 
 describe("OperatorAuth", () => {
   it.effect("reads one token from config, with its operator, role and tenants", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const auth = yield* OperatorAuth.fromConfig.pipe(
         Effect.withConfigProvider(
           ConfigProvider.fromMap(
@@ -128,19 +141,28 @@ describe("OperatorAuth", () => {
           )
         )
       )
-      expect(yield* auth.authenticate(Redacted.make("a-long-enough-config-token"))).toEqual({ id: "ops", role: "viewer", tenants: ["acme", "globex"] })
+      expect(yield* auth.authenticate(Redacted.make("a-long-enough-config-token"))).toEqual({
+        id: "ops",
+        role: "viewer",
+        tenants: ["acme", "globex"]
+      })
       const wrong = yield* Effect.flip(auth.authenticate(Redacted.make("a-long-enough-config-tokeN")))
       expect(wrong.message).toBe("the token is not one this console accepts")
       const short = yield* Effect.flip(
-        OperatorAuth.fromConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["AGENTKIT_CONSOLE_TOKEN", "short"]]))))
+        OperatorAuth.fromConfig.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["AGENTKIT_CONSOLE_TOKEN", "short"]])))
+        )
       )
       expect(String(short)).toContain("AGENTKIT_CONSOLE_TOKEN must be at least 16 characters")
-      const missing = yield* Effect.flip(OperatorAuth.fromConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))))
+      const missing = yield* Effect.flip(
+        OperatorAuth.fromConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+      )
       expect(String(missing)).toContain("AGENTKIT_CONSOLE_TOKEN")
-    })
-  )
+    }))
 
   it("refuses a token table entry shorter than 16 characters", () => {
-    expect(() => OperatorAuth.tokens([{ token: "short", principal: OperatorAuth.local }])).toThrow("the token of 'local' must be at least 16 characters")
+    expect(() => OperatorAuth.tokens([{ token: "short", principal: OperatorAuth.local }])).toThrow(
+      "the token of 'local' must be at least 16 characters"
+    )
   })
 })

@@ -20,7 +20,7 @@ const twoTurns = () => FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall()] }),
 
 describe("SpanRecorder", () => {
   it.effect("tees an agent run: the app's tracer sees every span, the store a copy under the correlation id", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const app = Tracing.recording()
       const store = SpanStore.makeMemory()
       const tee = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)), Layer.provide(app.layer))
@@ -30,13 +30,20 @@ describe("SpanRecorder", () => {
       )
       expect(result.output).toBe(Seed.ANSWER)
 
-      const names = ["invoke_agent support", "chat claude-sonnet-4-6", "execute_tool lookup_order", "chat claude-sonnet-4-6"]
+      const names = [
+        "invoke_agent support",
+        "chat claude-sonnet-4-6",
+        "execute_tool lookup_order",
+        "chat claude-sonnet-4-6"
+      ]
       expect(app.spans.map((span) => span.name)).toEqual(names)
       expect(app.spans.every((span) => span.ended)).toBe(true)
       // the app's tracer got its own spans as parents (the tee never hands it a wrapper)
       const root = app.one("invoke_agent support")
       expect(app.childrenOf(root)).toHaveLength(3)
-      for (const child of app.childrenOf(root)) expect(child.parent._tag === "Some" && child.parent.value === root).toBe(true)
+      for (const child of app.childrenOf(root)) {
+        expect(child.parent._tag === "Some" && child.parent.value === root).toBe(true)
+      }
 
       const recorded = yield* store.trace("run-42")
       expect(recorded.map((span) => span.name).sort()).toEqual([...names].sort())
@@ -52,33 +59,42 @@ describe("SpanRecorder", () => {
       for (const span of recorded.filter((s) => s !== top)) expect(span.parentSpanId).toBe(top.spanId)
       expect(recorded.every((span) => span.status === "ok" && span.durationMs >= 0)).toBe(true)
       expect(yield* store.trace("another-run")).toEqual([])
-    })
-  )
+    }))
 
   it.effect("records a failed span's error, events and array attributes", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const app = Tracing.recording()
       const store = SpanStore.makeMemory()
-      const program = Effect.gen(function* () {
-        yield* Tracing.annotate({ "gen_ai.conversation.id": "run-7", "agentkit.policy.legs": ["private_data", "egress"] })
+      const program = Effect.gen(function*() {
+        yield* Tracing.annotate({
+          "gen_ai.conversation.id": "run-7",
+          "agentkit.policy.legs": ["private_data", "egress"]
+        })
         yield* Tracing.addEvent("retry.attempt", { attempt: 1, last_error_type: "ChatModelError" })
         yield* Effect.fail("boom").pipe(Effect.withSpan("execute_tool charge"), Effect.ignore)
       }).pipe(Effect.withSpan("invoke_agent billing"))
-      yield* program.pipe(Effect.provide(SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)), Layer.provide(app.layer))))
+      yield* program.pipe(
+        Effect.provide(
+          SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)), Layer.provide(app.layer))
+        )
+      )
       const spans = yield* store.trace("run-7")
       const failed = spans.find((span) => span.name === "execute_tool charge")!
       expect(failed.status).toBe("error")
       expect(failed.error).toContain("boom")
       const top = spans.find((span) => span.name === "invoke_agent billing")!
       expect(top.attributes["agentkit.policy.legs"]).toEqual(["private_data", "egress"])
-      expect(top.events).toEqual([{ name: "retry.attempt", atMs: expect.any(Number), attributes: { attempt: 1, last_error_type: "ChatModelError" } }])
+      expect(top.events).toEqual([{
+        name: "retry.attempt",
+        atMs: expect.any(Number),
+        attributes: { attempt: 1, last_error_type: "ChatModelError" }
+      }])
       // the app's span got the same attributes
       expect(app.one("invoke_agent billing").attributes.get("agentkit.policy.legs")).toEqual(["private_data", "egress"])
-    })
-  )
+    }))
 
   it.effect("costs nothing with tracing off: the tee is never called and nothing is stored", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let asked = 0
       const app = Tracing.recording()
       const store = SpanStore.makeMemory()
@@ -95,20 +111,24 @@ describe("SpanRecorder", () => {
               }),
               store
             )
-          )
-        )
+          ))
       ).pipe(Layer.provide(app.layer))
-      yield* support.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm: twoTurns(), tracing: false })), Effect.provide(counting))
+      yield* support.run(Seed.TASK).pipe(
+        Effect.provide(makeTestCtx({ llm: twoTurns(), tracing: false })),
+        Effect.provide(counting)
+      )
       yield* Effect.void.pipe(Effect.withSpan("not traced"), Effect.withTracerEnabled(false), Effect.provide(counting))
       expect(asked).toBe(0)
       expect(app.spans).toHaveLength(0)
       expect(store.size).toBe(0)
       // and with tracing on, the same layer records
-      yield* support.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm: twoTurns(), correlationId: "on" })), Effect.provide(counting))
+      yield* support.run(Seed.TASK).pipe(
+        Effect.provide(makeTestCtx({ llm: twoTurns(), correlationId: "on" })),
+        Effect.provide(counting)
+      )
       expect(asked).toBe(4)
       expect(yield* store.trace("on")).toHaveLength(4)
-    })
-  )
+    }))
 
   it("bounds the in-memory store: the oldest trace goes first, long values are cut", () => {
     const store = SpanStore.makeMemory({ maxTraces: 2, maxValueLength: 8 })

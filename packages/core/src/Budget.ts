@@ -152,7 +152,10 @@ export class Budget {
 
   /** The limits this budget was made with (what a run state records, to rebuild it). */
   get limits(): Limits {
-    const limits: { -readonly [K in keyof Limits]: Limits[K] } = { maxDepth: this.maxDepth, maxConcurrency: this.maxConcurrency }
+    const limits: { -readonly [K in keyof Limits]: Limits[K] } = {
+      maxDepth: this.maxDepth,
+      maxConcurrency: this.maxConcurrency
+    }
     if (this.maxCostUsd !== undefined) limits.maxCostUsd = this.maxCostUsd
     if (this.maxModelCalls !== undefined) limits.maxModelCalls = this.maxModelCalls
     if (this.maxTokens !== undefined) limits.maxTokens = this.maxTokens
@@ -241,7 +244,11 @@ export class Budget {
    * uninterruptible region; with `reserved`, a tool call reserved in that region (an interrupted
    * wait releases the reservation), settled when `self` ends.
    */
-  #waitForPermit<A, E, R, B>(self: Effect.Effect<A, E, R>, reserved: boolean, map: (a: A) => B): Effect.Effect<B, E | BudgetExceeded, R> {
+  #waitForPermit<A, E, R, B>(
+    self: Effect.Effect<A, E, R>,
+    reserved: boolean,
+    map: (a: A) => B
+  ): Effect.Effect<B, E | BudgetExceeded, R> {
     return Effect.uninterruptibleMask((restore): Effect.Effect<B, E | BudgetExceeded, R> => {
       const refused = reserved ? this.#reserveTool() : undefined
       if (refused !== undefined) return Effect.fail(refused)
@@ -333,7 +340,10 @@ export class Budget {
    * returns (success, failure or interruption: it may have reached the provider), its usage charged
    * when it succeeds.
    */
-  modelCall<A, E, R>(self: Effect.Effect<A, E, R>, usageOf: (a: A) => Usage.Usage): Effect.Effect<A, E | BudgetExceeded, R> {
+  modelCall<A, E, R>(
+    self: Effect.Effect<A, E, R>,
+    usageOf: (a: A) => Usage.Usage
+  ): Effect.Effect<A, E | BudgetExceeded, R> {
     // reserved, counted and charged in place (no extra steps): this is every model call's path
     return Effect.withFiberRuntime((fiber) => this.#modelCallIn(fiber, self, new ModelCallSettlement(this, usageOf)))
   }
@@ -370,7 +380,10 @@ export class Budget {
   /** Reserves one tool execution in place; the error when it is refused. */
   #reserveTool(): BudgetExceeded | undefined {
     if (this.maxToolCalls !== undefined && this.#toolCalls + this.#inFlightToolCalls + 1 > this.maxToolCalls) {
-      return new BudgetExceeded({ limit: "toolCalls", message: `tool calls ${this.maxToolCalls + 1} > ${this.maxToolCalls}` })
+      return new BudgetExceeded({
+        limit: "toolCalls",
+        message: `tool calls ${this.maxToolCalls + 1} > ${this.maxToolCalls}`
+      })
     }
     this.#inFlightToolCalls += 1
     return undefined
@@ -399,7 +412,10 @@ export class Budget {
    * with `permit`, holding one of the tree-wide concurrency permits too (taken after the
    * reservation, so a refused call never waits for one).
    */
-  toolCall<A, E, R>(self: Effect.Effect<A, E, R>, options?: { readonly permit?: boolean }): Effect.Effect<A, E | BudgetExceeded, R> {
+  toolCall<A, E, R>(
+    self: Effect.Effect<A, E, R>,
+    options?: { readonly permit?: boolean }
+  ): Effect.Effect<A, E | BudgetExceeded, R> {
     const permit = options?.permit === true
     // reserved, permitted and settled in place (no extra steps when a permit is free): this is
     // every tool call's path
@@ -424,7 +440,8 @@ export class Budget {
 
   static {
     BudgetRegions.provide({
-      modelCall: (budget, fiber, self, tally) => budget.#modelCallIn(fiber, self, new ChatCallSettlement(budget, tally)),
+      modelCall: (budget, fiber, self, tally) =>
+        budget.#modelCallIn(fiber, self, new ChatCallSettlement(budget, tally)),
       toolCall: (budget, fiber, self, permit, map) => budget.#toolCallIn(fiber, self, permit, map)
     })
     endModelCall = (budget, usage) => {
@@ -448,7 +465,10 @@ export class Budget {
   }
 
   #overCalls(): BudgetExceeded {
-    return new BudgetExceeded({ limit: "modelCalls", message: `calls ${this.maxModelCalls! + 1} > ${this.maxModelCalls}` })
+    return new BudgetExceeded({
+      limit: "modelCalls",
+      message: `calls ${this.maxModelCalls! + 1} > ${this.maxModelCalls}`
+    })
   }
 
   #crossed(): BudgetExceeded | undefined {
@@ -596,7 +616,10 @@ const rules: ReadonlyArray<readonly [keyof Limits, (n: unknown) => boolean, stri
 
 const validate = (limits: Limits): ConfigurationError | undefined => {
   if (typeof limits !== "object" || limits === null) {
-    return new ConfigurationError({ field: "budget", message: `budget must be an object of limits; got ${String(limits)}` })
+    return new ConfigurationError({
+      field: "budget",
+      message: `budget must be an object of limits; got ${String(limits)}`
+    })
   }
   for (const [field, ok, accepted] of rules) {
     const value = limits[field]

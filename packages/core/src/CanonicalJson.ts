@@ -100,7 +100,9 @@ const leaf = (value: unknown): string | undefined => {
 const open = (object: object): Frame | string => {
   // an array's hole reads `undefined` and is written `null`, as JSON.stringify does
   if (Array.isArray(object)) return new Frame("array", object, object)
-  if (object instanceof Date) return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString())
+  if (object instanceof Date) {
+    return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString())
+  }
   if (object instanceof Map) {
     const children: Array<unknown> = []
     for (const [k, v] of object) children.push(k, v)
@@ -159,7 +161,9 @@ const write = (value: unknown): string => {
         continue
       }
       const at = top.index++
-      const child = top.kind === "object" ? (top.object as Record<string, unknown>)[top.items[at] as string] : top.items[at]
+      const child = top.kind === "object"
+        ? (top.object as Record<string, unknown>)[top.items[at] as string]
+        : top.items[at]
       if (child === undefined && top.kind === "object") continue
       const childText = leaf(child)
       if (childText !== undefined) {
@@ -168,7 +172,7 @@ const write = (value: unknown): string => {
       }
       const object = child as object
       if (onPath.has(object)) {
-        top.add('"[Circular]"')
+        top.add("\"[Circular]\"")
         continue
       }
       const opened = open(object)

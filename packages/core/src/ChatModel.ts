@@ -55,8 +55,7 @@ export class ChatModel extends Context.Tag("@agentkit/core/ChatModel")<ChatModel
               Effect.forkScoped
             ),
           { bufferSize: "unbounded" }
-        )
-      )
+        ))
     )
   }
 }

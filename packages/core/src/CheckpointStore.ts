@@ -254,7 +254,10 @@ export interface Service {
   readonly create: (
     run: NewRun,
     lease: LeaseRequest | Lease
-  ) => Effect.Effect<{ readonly lease: Lease; readonly version: number }, RunExists | RunNotFound | StaleLease | StoreError | CorruptEntry>
+  ) => Effect.Effect<
+    { readonly lease: Lease; readonly version: number },
+    RunExists | RunNotFound | StaleLease | StoreError | CorruptEntry
+  >
   /** Takes a top-level run whose lease is not live; the token goes up by one. */
   readonly claim: (
     rootRunId: string,
@@ -266,7 +269,12 @@ export interface Service {
   /** Replaces the state of a record (`running` or `suspended`) and returns the new version. */
   readonly save: (
     lease: Lease,
-    request: { readonly runId: string; readonly expectedVersion: number; readonly status: "running" | "suspended"; readonly state: string }
+    request: {
+      readonly runId: string
+      readonly expectedVersion: number
+      readonly status: "running" | "suspended"
+      readonly state: string
+    }
   ) => Effect.Effect<number, RunNotFound | StaleLease | VersionConflict | RunFinished | StoreError | CorruptEntry>
   /** Extends a live lease by `ttlMs` from now; tells whether a cancellation was requested. */
   readonly heartbeat: (
@@ -281,14 +289,22 @@ export interface Service {
   /** Writes the terminal marker (and ends the lease of a top-level run). */
   readonly finish: (
     lease: Lease,
-    request: { readonly runId: string; readonly expectedVersion: number; readonly status: "done" | "failed" | "cancelled"; readonly result: string }
+    request: {
+      readonly runId: string
+      readonly expectedVersion: number
+      readonly status: "done" | "failed" | "cancelled"
+      readonly result: string
+    }
   ) => Effect.Effect<void, RunNotFound | StaleLease | VersionConflict | RunFinished | StoreError | CorruptEntry>
   /** The record, if any. */
   readonly load: (runId: string) => Effect.Effect<Option.Option<RunRecord>, StoreError | CorruptEntry>
   /** Records in a stable order (`updatedAt`, then `runId`, ascending or descending), a page at a time. */
   readonly list: (
     query?: ListQuery
-  ) => Effect.Effect<{ readonly records: ReadonlyArray<RunRecord>; readonly cursor: string | undefined }, StoreError | CorruptEntry>
+  ) => Effect.Effect<
+    { readonly records: ReadonlyArray<RunRecord>; readonly cursor: string | undefined },
+    StoreError | CorruptEntry
+  >
   /** Records a decision on a pending entry of a run tree: the first decision wins. */
   readonly decide: (
     rootRunId: string,
@@ -298,7 +314,10 @@ export interface Service {
   /** The decisions recorded for a run tree, in the order they were made. */
   readonly decisions: (rootRunId: string) => Effect.Effect<ReadonlyArray<RecordedDecision>, StoreError | CorruptEntry>
   /** Asks the run's owner to cancel it. */
-  readonly requestCancel: (rootRunId: string, by: string) => Effect.Effect<void, RunNotFound | RunFinished | StoreError | CorruptEntry>
+  readonly requestCancel: (
+    rootRunId: string,
+    by: string
+  ) => Effect.Effect<void, RunNotFound | RunFinished | StoreError | CorruptEntry>
   /** Forgets finished records last written before `finishedBefore` (and their decisions); returns how many. */
   readonly prune: (options: { readonly finishedBefore: number }) => Effect.Effect<number, StoreError | CorruptEntry>
 }

@@ -81,10 +81,7 @@ export interface AgentkitError extends Error {
  */
 export const isAgentkitError = (u: unknown): u is AgentkitError => Predicate.hasProperty(u, ErrorTypeId)
 
-const isTagged =
-  <T>(tag: string) =>
-  (u: unknown): u is T =>
-    isAgentkitError(u) && u._tag === tag
+const isTagged = <T>(tag: string) => (u: unknown): u is T => isAgentkitError(u) && u._tag === tag
 
 /**
  * A cause or other foreign value kept on an error. Its type is `unknown`; it encodes to a
@@ -197,10 +194,12 @@ const UNREADABLE_ERROR = "(an error value that cannot be read)"
  * @since 0.1.0
  * @category errors
  */
-export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>("@agentkit/core/BudgetExceeded")("BudgetExceeded", {
-  limit: Schema.Literal("cost", "modelCalls", "tokens", "toolCalls", "quota"),
-  message: Schema.String
-}) {
+export class BudgetExceeded
+  extends Schema.TaggedError<BudgetExceeded>("@agentkit/core/BudgetExceeded")("BudgetExceeded", {
+    limit: Schema.Literal("cost", "modelCalls", "tokens", "toolCalls", "quota"),
+    message: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }
@@ -313,15 +312,17 @@ export const ChatModelErrorReason = Schema.Literal(
  * @since 0.1.0
  * @category errors
  */
-export class ChatModelError extends Schema.TaggedError<ChatModelError>("@agentkit/core/ChatModelError")("ChatModelError", {
-  reason: ChatModelErrorReason,
-  retryable: Schema.Boolean,
-  message: Schema.String,
-  status: Schema.optional(Schema.Number),
-  requestId: Schema.optional(Schema.String),
-  retryAfter: Schema.optional(Schema.Duration),
-  cause: Schema.optional(ForeignValue)
-}) {
+export class ChatModelError
+  extends Schema.TaggedError<ChatModelError>("@agentkit/core/ChatModelError")("ChatModelError", {
+    reason: ChatModelErrorReason,
+    retryable: Schema.Boolean,
+    message: Schema.String,
+    status: Schema.optional(Schema.Number),
+    requestId: Schema.optional(Schema.String),
+    retryAfter: Schema.optional(Schema.Duration),
+    cause: Schema.optional(ForeignValue)
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }
@@ -459,10 +460,13 @@ export class ToolArgumentError extends Schema.TaggedError<ToolArgumentError>("@a
     if (this.unexpected.length > 0) clauses.push(`unexpected argument(s) ${PythonText.list(this.unexpected)}`)
     if (this.missing.length > 0) clauses.push(`missing required argument(s) ${PythonText.list(this.missing)}`)
     if (clauses.length === 0 && this.invalid.length > 0) {
-      const names = this.invalidArguments ?? PythonText.sorted(new Set(this.invalid.map((problem) => argumentOf(problem, this.accepted))))
+      const names = this.invalidArguments ??
+        PythonText.sorted(new Set(this.invalid.map((problem) => argumentOf(problem, this.accepted))))
       clauses.push(`invalid argument(s) ${PythonText.list(names)}: ${this.invalid.join("; ")}`)
     }
-    return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${PythonText.list(this.accepted)}`
+    return `tool '${this.toolName}' call rejected: ${clauses.join("; ")}. Accepted arguments: ${
+      PythonText.list(this.accepted)
+    }`
   }
 }
 
@@ -500,12 +504,14 @@ const argumentOf = (problem: string, accepted: ReadonlyArray<string>): string =>
  * @since 0.1.0
  * @category errors
  */
-export class ToolShapeError extends Schema.TaggedError<ToolShapeError>("@agentkit/core/ToolShapeError")("ToolShapeError", {
-  toolName: Schema.String,
-  expected: Schema.String,
-  raw: ForeignValue,
-  errors: Schema.Array(Schema.String)
-}) {
+export class ToolShapeError
+  extends Schema.TaggedError<ToolShapeError>("@agentkit/core/ToolShapeError")("ToolShapeError", {
+    toolName: Schema.String,
+    expected: Schema.String,
+    raw: ForeignValue,
+    errors: Schema.Array(Schema.String)
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -786,11 +792,13 @@ export class RunFinished extends Schema.TaggedError<RunFinished>("@agentkit/core
  * @since 0.1.0
  * @category errors
  */
-export class VersionConflict extends Schema.TaggedError<VersionConflict>("@agentkit/core/VersionConflict")("VersionConflict", {
-  runId: Schema.String,
-  expected: Schema.Number,
-  actual: Schema.Number
-}) {
+export class VersionConflict
+  extends Schema.TaggedError<VersionConflict>("@agentkit/core/VersionConflict")("VersionConflict", {
+    runId: Schema.String,
+    expected: Schema.Number,
+    actual: Schema.Number
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -838,16 +846,20 @@ export class CorruptEntry extends Schema.TaggedError<CorruptEntry>("@agentkit/co
  * @since 0.1.0
  * @category errors
  */
-export class AlreadyDecided extends Schema.TaggedError<AlreadyDecided>("@agentkit/core/AlreadyDecided")("AlreadyDecided", {
-  rootRunId: Schema.String,
-  pendingId: Schema.String,
-  decision: Schema.String,
-  by: Schema.optional(Schema.String)
-}) {
+export class AlreadyDecided
+  extends Schema.TaggedError<AlreadyDecided>("@agentkit/core/AlreadyDecided")("AlreadyDecided", {
+    rootRunId: Schema.String,
+    pendingId: Schema.String,
+    decision: Schema.String,
+    by: Schema.optional(Schema.String)
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `pending entry '${this.pendingId}' of run '${this.rootRunId}' was decided already${this.by === undefined ? "" : ` by ${this.by}`}`
+    return `pending entry '${this.pendingId}' of run '${this.rootRunId}' was decided already${
+      this.by === undefined ? "" : ` by ${this.by}`
+    }`
   }
 }
 
@@ -875,7 +887,9 @@ export class ToolInDoubt extends Schema.TaggedError<ToolInDoubt>("@agentkit/core
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `tool call '${this.call.id}' (${this.call.name}) was claimed at ${new Date(this.claimedAt).toISOString()} and never completed: its outcome is unknown`
+    return `tool call '${this.call.id}' (${this.call.name}) was claimed at ${
+      new Date(this.claimedAt).toISOString()
+    } and never completed: its outcome is unknown`
   }
 }
 
@@ -894,10 +908,12 @@ export class ToolInDoubt extends Schema.TaggedError<ToolInDoubt>("@agentkit/core
  * @since 0.1.0
  * @category errors
  */
-export class RecordedFailure extends Schema.TaggedError<RecordedFailure>("@agentkit/core/RecordedFailure")("RecordedFailure", {
-  toolName: Schema.String,
-  text: Schema.String
-}) {
+export class RecordedFailure
+  extends Schema.TaggedError<RecordedFailure>("@agentkit/core/RecordedFailure")("RecordedFailure", {
+    toolName: Schema.String,
+    text: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -920,14 +936,20 @@ export class RecordedFailure extends Schema.TaggedError<RecordedFailure>("@agent
  * @since 0.1.0
  * @category errors
  */
-export class LedgerConflict extends Schema.TaggedError<LedgerConflict>("@agentkit/core/LedgerConflict")("LedgerConflict", {
-  key: Schema.String,
-  state: Schema.Literal("none", "completed", "reclaimed")
-}) {
+export class LedgerConflict
+  extends Schema.TaggedError<LedgerConflict>("@agentkit/core/LedgerConflict")("LedgerConflict", {
+    key: Schema.String,
+    state: Schema.Literal("none", "completed", "reclaimed")
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    const state = this.state === "none" ? "it has no claim" : this.state === "completed" ? "it is completed" : "another claim replaced it"
+    const state = this.state === "none"
+      ? "it has no claim"
+      : this.state === "completed"
+      ? "it is completed"
+      : "another claim replaced it"
     return `ledger entry '${this.key}' is not in doubt (${state})`
   }
 }
@@ -1112,7 +1134,10 @@ const availableText = (available: ReadonlyArray<string>): string =>
  * @category formatting
  */
 export const unknownToolText = (name: string, available: ReadonlyArray<string>): string =>
-  Utf8.truncate(`ERROR: no tool named '${shownName(name)}'. Available tools: ${availableText(available)}.`, FAILURE_TEXT_MAX_BYTES)
+  Utf8.truncate(
+    `ERROR: no tool named '${shownName(name)}'. Available tools: ${availableText(available)}.`,
+    FAILURE_TEXT_MAX_BYTES
+  )
 
 /** A name as the model sent it, cut to 64 characters (a tool name is at most 64). */
 const shownName = (name: string): string => (name.length <= 64 ? name : `${name.slice(0, 64)}…`)
@@ -1222,9 +1247,12 @@ export const toolFailureText = (toolName: string, error: unknown): string => {
   try {
     if (error instanceof ToolShapeError) return shapeMismatchText(error)
     if (error instanceof RecordedFailure) return Utf8.truncate(error.text, FAILURE_TEXT_MAX_BYTES)
-    if (error instanceof ToolExecutionError && error.defect === true) return `ERROR: tool '${name}' failed: ${DEFECT_TEXT}`
-    described =
-      typeof error === "object" && error !== null ? `${errorType(error)}: ${errorMessage(error)}` : `Error: ${errorMessage(error)}`
+    if (error instanceof ToolExecutionError && error.defect === true) {
+      return `ERROR: tool '${name}' failed: ${DEFECT_TEXT}`
+    }
+    described = typeof error === "object" && error !== null
+      ? `${errorType(error)}: ${errorMessage(error)}`
+      : `Error: ${errorMessage(error)}`
   } catch {
     described = `Error: ${UNREADABLE_ERROR}` // an error value whose prototype chain throws
   }

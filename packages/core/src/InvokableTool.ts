@@ -73,7 +73,10 @@ export interface ExecuteOptions {
  * @since 0.1.0
  * @category models
  */
-export type ApprovalCondition = (args: unknown, context: RunContext.Service) => boolean | Effect.Effect<boolean, unknown>
+export type ApprovalCondition = (
+  args: unknown,
+  context: RunContext.Service
+) => boolean | Effect.Effect<boolean, unknown>
 
 /**
  * What the Invoker needs of a tool. `Tool.make` (in `@agentkit/tools`) builds these.

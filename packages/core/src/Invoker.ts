@@ -17,12 +17,12 @@ import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CanonicalJson from "./CanonicalJson.js"
-import * as BudgetRegions from "./internal/budget.js"
-import { spanIn } from "./internal/span.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
 import { errorType, RecordedFailure, toolFailureText, ToolInDoubt } from "./Errors.js"
 import { ExecutionLedger } from "./ExecutionLedger.js"
+import * as BudgetRegions from "./internal/budget.js"
+import { spanIn } from "./internal/span.js"
 import type { InvokableTool } from "./InvokableTool.js"
 import {
   type CallMetadata,
@@ -121,7 +121,7 @@ const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   const attributes: Record<string, Tracing.AttributeValue> = {}
   const own = response.metadata?.attributes
   // (an own key "__proto__" would set the object's prototype here: it is no attribute name)
-  if (own !== undefined) for (const key of Object.keys(own)) if (key !== "__proto__") attributes[key] = own[key]
+  if (own !== undefined) { for (const key of Object.keys(own)) if (key !== "__proto__") attributes[key] = own[key] }
   attributes[Tracing.Attribute.responseModel] = response.model
   attributes[Tracing.Attribute.providerName] = response.provider
   attributes[Tracing.Attribute.responseFinishReasons] = [response.finishReason]
@@ -141,14 +141,23 @@ const executing = <E, R>({ call, context, tool }: ToolCallRequest<E, R>) =>
   tool.execute(call.arguments, { context, callId: call.id, runId: context.runId }) as Effect.Effect<unknown, E, R>
 
 /** What the model is shown of a tool's value, beside the value. */
-const outcomeOf = (tool: InvokableTool<unknown, unknown>) => (value: unknown): ToolOutcome => ({ value, text: tool.render(value) })
+const outcomeOf = (tool: InvokableTool<unknown, unknown>) => (value: unknown): ToolOutcome => ({
+  value,
+  text: tool.render(value)
+})
 
 /**
  * A tool call with nothing between the Invoker and its reservation: the reservation's region,
  * made from a step running on `fiber`, the outcome made in its settlement.
  */
 const reservedTool = <E, R>(fiber: Fiber.RuntimeFiber<unknown, unknown>, request: ToolCallRequest<E, R>) =>
-  BudgetRegions.toolCall(request.context.budget, fiber, executing(request), !request.tool.delegating, outcomeOf(request.tool))
+  BudgetRegions.toolCall(
+    request.context.budget,
+    fiber,
+    executing(request),
+    !request.tool.delegating,
+    outcomeOf(request.tool)
+  )
 
 /** `reservedTool` as an effect (a span's region runs its `withFiberRuntime` in its own step). */
 const reserving = <E, R>(request: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
@@ -171,8 +180,7 @@ const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
   return Effect.flatMap(Effect.serviceOption(ExecutionLedger), (ledger) =>
     Option.isNone(ledger)
       ? context.budget.toolCall(execute, permit)
-      : claimed(ledger.value, request, tool.delegating ? execute : context.budget.withPermit(execute))
-  )
+      : claimed(ledger.value, request, tool.delegating ? execute : context.budget.withPermit(execute)))
 }
 
 /**
@@ -198,11 +206,16 @@ const claimed = <E, R>(
       : Effect.succeed({ value: claim.outcome.text, text: claim.outcome.text })
   }
   const complete = (exit: Exit.Exit<ToolOutcome, E>): Out => {
-    if (Exit.isSuccess(exit)) return Effect.zipRight(ledger.complete(key, { text: exit.value.text, isError: false }), exit)
+    if (Exit.isSuccess(exit)) {
+      return Effect.zipRight(ledger.complete(key, { text: exit.value.text, isError: false }), exit)
+    }
     const failure = Cause.failureOption(exit.cause)
     // interrupted or a defect: the effect may have happened, so the claim stays (in doubt)
     if (Option.isNone(failure)) return exit
-    return Effect.zipRight(ledger.complete(key, { text: toolFailureText(tool.name, failure.value), isError: true }), exit)
+    return Effect.zipRight(
+      ledger.complete(key, { text: toolFailureText(tool.name, failure.value), isError: true }),
+      exit
+    )
   }
   return Effect.uninterruptibleMask(
     (restore): Out =>
@@ -212,8 +225,14 @@ const claimed = <E, R>(
           Effect.onError(restore(ledger.claim(key, digest)), () => budget.releaseToolCall),
           (claim): Out =>
             claim._tag === "Claimed"
-              ? Effect.flatMap(Effect.exit(restore(run)), (exit) => Effect.zipRight(budget.settleToolCall, complete(exit)))
-              : Effect.zipRight(budget.releaseToolCall, Effect.suspend(() => stored(claim)))
+              ? Effect.flatMap(Effect.exit(restore(run)), (exit) =>
+                Effect.zipRight(budget.settleToolCall, complete(exit)))
+              : Effect.zipRight(
+                budget.releaseToolCall,
+                Effect.suspend(() =>
+                  stored(claim)
+                )
+              )
         )
       )
   )
@@ -242,11 +261,13 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
   // The run's tally is charged at the same point (so a run tree's usage is what its budget spent).
   const chatMiddleware = options.chatMiddleware ?? []
   const toolMiddleware = options.toolMiddleware ?? []
-  const chatPipeline = compose(chatMiddleware, (call) =>
-    call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), (response) => {
-      call.context.charge(response.usage)
-      return response.usage
-    })
+  const chatPipeline = compose(
+    chatMiddleware,
+    (call) =>
+      call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), (response) => {
+        call.context.charge(response.usage)
+        return response.usage
+      })
   )
   const toolPipeline = compose(toolMiddleware, toolTerminal)
 
@@ -267,16 +288,21 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
       const emitting = callOptions?.emit === undefined ? noEmitting : { emit: callOptions.emit }
       let run: Effect.Effect<ChatResponse, ChatError>
       if (direct) {
-        if (!context.tracing) return BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
-        run = Effect.withFiberRuntime((fiber) => BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context))
+        if (!context.tracing) {
+          return BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
+        }
+        run = Effect.withFiberRuntime((fiber) =>
+          BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
+        )
       } else {
         // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
         const meta: CallMetadata = { ...callOptions?.meta }
         // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
         run = Effect.map(chatPipeline({ request, emit: emitting.emit, meta, context }), (response) =>
-          meta.cacheHit === true ? { ...response, usage: Usage.zero } : response
-        )
-        if (!context.tracing) return run
+          meta.cacheHit === true ? { ...response, usage: Usage.zero } : response)
+        if (!context.tracing) {
+          return run
+        }
       }
       return spanIn(fiber, Tracing.SpanName.chat(request.model), {
         kind: "client",

@@ -13,8 +13,8 @@ const escapeCodePoint = (code: number): string => {
   return code < 0x100
     ? `\\x${hex.padStart(2, "0")}`
     : code < 0x10000
-      ? `\\u${hex.padStart(4, "0")}`
-      : `\\U${hex.padStart(8, "0")}`
+    ? `\\u${hex.padStart(4, "0")}`
+    : `\\U${hex.padStart(8, "0")}`
 }
 
 /**
@@ -33,7 +33,7 @@ const escapeCodePoint = (code: number): string => {
  * @category formatting
  */
 export const repr = (text: string): string => {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'"
+  const quote = text.includes("'") && !text.includes("\"") ? "\"" : "'"
   let out = ""
   for (const ch of text) {
     if (ch === "\\" || ch === quote) out += `\\${ch}`

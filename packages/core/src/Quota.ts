@@ -138,7 +138,11 @@ export class Quota {
   charge(tenant: Tenant, usage: Usage.Usage): Effect.Effect<void> {
     return Effect.map(Clock.currentTimeMillis, (now) => {
       const id = partitionId(tenant)
-      this.#open(id, this.#live(id, now)).charges.push({ at: now, tokens: Usage.totalTokens(usage), costUsd: usage.costUsd })
+      this.#open(id, this.#live(id, now)).charges.push({
+        at: now,
+        tokens: Usage.totalTokens(usage),
+        costUsd: usage.costUsd
+      })
     })
   }
 
@@ -180,8 +184,12 @@ export class Quota {
  * outlive its window a little: it counts longer, never shorter).
  */
 const trim = (partition: Partition, floor: number): boolean => {
-  if (partition.requests.length > 0 && partition.requests[0]! <= floor) partition.requests = partition.requests.filter((at) => at > floor)
-  if (partition.charges.length > 0 && partition.charges[0]!.at <= floor) partition.charges = partition.charges.filter((c) => c.at > floor)
+  if (partition.requests.length > 0 && partition.requests[0]! <= floor) {
+    partition.requests = partition.requests.filter((at) => at > floor)
+  }
+  if (partition.charges.length > 0 && partition.charges[0]!.at <= floor) {
+    partition.charges = partition.charges.filter((c) => c.at > floor)
+  }
   return partition.requests.length > 0 || partition.charges.length > 0
 }
 
@@ -240,7 +248,8 @@ export const make = (limits: Limits): Effect.Effect<Quota, ConfigurationError> =
  * @since 0.1.0
  * @category constructors
  */
-export const unsafeMake = (limits: Limits): Quota => Effect.runSync(Effect.either(make(limits))).pipe((either) => {
-  if (either._tag === "Left") throw either.left
-  return either.right
-})
+export const unsafeMake = (limits: Limits): Quota =>
+  Effect.runSync(Effect.either(make(limits))).pipe((either) => {
+    if (either._tag === "Left") throw either.left
+    return either.right
+  })

@@ -4,26 +4,26 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Cause from "effect/Cause"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
-import type * as Scheduler from "effect/Scheduler"
 import * as Layer from "effect/Layer"
+import type * as Scheduler from "effect/Scheduler"
+import * as Budget from "./Budget.js"
+import * as Cancellation from "./Cancellation.js"
+import { Cancelled, ConfigurationError, DepthExceeded, errorMessage } from "./Errors.js"
 import { listen, type Listener, unlisten } from "./internal/cancellation.js"
 import { guarded, type Settle } from "./internal/guarded.js"
 import { addService, locally } from "./internal/locally.js"
 import { uuid } from "./internal/randomId.js"
-import * as Budget from "./Budget.js"
 import type { Capability } from "./InvokableTool.js"
 import { capabilities } from "./InvokableTool.js"
-import * as Cancellation from "./Cancellation.js"
-import { Cancelled, ConfigurationError, DepthExceeded, errorMessage } from "./Errors.js"
 import * as PythonText from "./PythonText.js"
 import * as Scope from "./Scope.js"
 import * as Usage from "./Usage.js"
@@ -136,10 +136,10 @@ const legsOf = (legs: RunContext.LegsInput): readonly [boolean, boolean, boolean
   Array.isArray(legs)
     ? [legs.includes("private_data"), legs.includes("untrusted_content"), legs.includes("egress")]
     : [
-        (legs as Partial<RunContext.Legs>).privateData === true,
-        (legs as Partial<RunContext.Legs>).untrustedContent === true,
-        (legs as Partial<RunContext.Legs>).egress === true
-      ]
+      (legs as Partial<RunContext.Legs>).privateData === true,
+      (legs as Partial<RunContext.Legs>).untrustedContent === true,
+      (legs as Partial<RunContext.Legs>).egress === true
+    ]
 
 class RunContextValue implements RunContext.Service {
   constructor(
@@ -247,17 +247,19 @@ const checkLegs = (legs: unknown): ConfigurationError | undefined =>
   legs === undefined || (Array.isArray(legs) && legs.every((leg) => capabilities.includes(leg)))
     ? undefined
     : new ConfigurationError({
-        field: "legs",
-        message: `legs must be a list of 'private_data', 'untrusted_content', 'egress'; got ${Array.isArray(legs) ? JSON.stringify(legs) : String(legs)}`
-      })
+      field: "legs",
+      message: `legs must be a list of 'private_data', 'untrusted_content', 'egress'; got ${
+        Array.isArray(legs) ? JSON.stringify(legs) : String(legs)
+      }`
+    })
 
 const checkId = (field: "runId" | "threadId", value: unknown): ConfigurationError | undefined =>
   value === undefined || (typeof value === "string" && value.length > 0)
     ? undefined
     : new ConfigurationError({
-        field,
-        message: `${field} must be a non-empty string; got ${typeof value === "string" ? "''" : String(value)}`
-      })
+      field,
+      message: `${field} must be a non-empty string; got ${typeof value === "string" ? "''" : String(value)}`
+    })
 
 /**
  * The context of `options`, or the `ConfigurationError` naming the bad option: at once (an
@@ -269,7 +271,9 @@ const contextOf = (options: RunContext.Options): Effect.Effect<RunContext.Servic
     return Either.left(
       new ConfigurationError({
         field: "autonomy",
-        message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${typeof autonomy === "string" ? PythonText.repr(autonomy) : String(autonomy)}`
+        message: `autonomy must be one of 'auto', 'gated', 'manual'; got ${
+          typeof autonomy === "string" ? PythonText.repr(autonomy) : String(autonomy)
+        }`
       })
     )
   }
@@ -277,12 +281,11 @@ const contextOf = (options: RunContext.Options): Effect.Effect<RunContext.Servic
   if (idError !== undefined) return Either.left(idError)
   let scope: Scope.Scope
   try {
-    scope =
-      options.scope === undefined
-        ? Scope.empty
-        : options.scope instanceof Scope.Scope
-          ? options.scope
-          : Scope.make(options.scope)
+    scope = options.scope === undefined
+      ? Scope.empty
+      : options.scope instanceof Scope.Scope
+      ? options.scope
+      : Scope.make(options.scope)
   } catch (error) {
     return Either.left(
       new ConfigurationError({
@@ -385,7 +388,9 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
    * Effect.runPromise(runId.pipe(RunContext.provide({ runId: "run-1" }))) // "run-1"
    * ```
    */
-  static with<A, E, R>(f: (context: RunContext.Service) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RunContext> {
+  static with<A, E, R>(
+    f: (context: RunContext.Service) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E, R | RunContext> {
     return Effect.withFiberRuntime((fiber) => f(RunContext.unsafeOf(fiber)))
   }
 
@@ -430,8 +435,11 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
 }
 
 /** Runs `self` with `context` added to the fiber's environment, from a step running on `fiber`. */
-const providedIn = <A, E, R>(fiber: Fiber.RuntimeFiber<unknown, unknown>, self: Effect.Effect<A, E, R>, context: RunContext.Service) =>
-  locally(fiber, self, FiberRef.currentContext, addService(fiber.currentContext, RunContext, context))
+const providedIn = <A, E, R>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  self: Effect.Effect<A, E, R>,
+  context: RunContext.Service
+) => locally(fiber, self, FiberRef.currentContext, addService(fiber.currentContext, RunContext, context))
 
 /**
  * The interruptor of a run whose cancellation handle flipped: no real fiber has this id, so the
@@ -444,7 +452,9 @@ const cancelledBy = FiberId.make(-1, 0)
  * forks: reading it through `getChildren()` would make an empty set per run), or `undefined` if
  * this runtime exposes neither.
  */
-const childrenOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | null | undefined => {
+const childrenOf = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>
+): ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | null | undefined => {
   const runtime = fiber as unknown as {
     readonly _children?: ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>> | null
     readonly getChildren?: () => ReadonlySet<Fiber.RuntimeFiber<unknown, unknown>>
@@ -531,7 +541,10 @@ const settle = <A, E>(
  * The cancellation boundary for a fiber that already has child fibers (interrupting it would reach
  * them too): the work runs in a child fiber of its own, which the token interrupts.
  */
-const forked = <A, E, R>(token: Cancellation.CancellationToken, self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Cancelled, R> =>
+const forked = <A, E, R>(
+  token: Cancellation.CancellationToken,
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Cancelled, R> =>
   // Interrupting the caller interrupts (and awaits) that child at once, so the caller's own
   // finalizers never run while the work is still running.
   //
@@ -542,7 +555,9 @@ const forked = <A, E, R>(token: Cancellation.CancellationToken, self: Effect.Eff
   Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Effect.fork(restore(Effect.withScheduler(self, scheduler))), (fiber) => {
-        const off = token.onCancel(() => fiber.unsafeInterruptAsFork(fiber.id()))
+        const off = token.onCancel(() =>
+          fiber.unsafeInterruptAsFork(fiber.id())
+        )
         return Effect.flatMap(
           restore(Fiber.await(fiber)).pipe(
             Effect.onInterrupt(() => Fiber.interrupt(fiber)),
@@ -554,8 +569,7 @@ const forked = <A, E, R>(token: Cancellation.CancellationToken, self: Effect.Eff
               : exit
         )
       })
-    ).pipe(Effect.withScheduler(immediate))
-  )
+    ).pipe(Effect.withScheduler(immediate)))
 
 /**
  * The run context's types: `RunContext.Service` (the context value) and `RunContext.Options`.

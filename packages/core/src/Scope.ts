@@ -47,7 +47,12 @@ export class Scope extends Schema.Class<Scope>("Scope")({
 
   /** The collision-free partition key every store and meter uses: `[orgId,domainId,userId,sessionId]` as JSON. */
   get storeKey(): string {
-    return (this.#storeKey ??= JSON.stringify([part(this.orgId), part(this.domainId), part(this.userId), part(this.sessionId)]))
+    return (this.#storeKey ??= JSON.stringify([
+      part(this.orgId),
+      part(this.domainId),
+      part(this.userId),
+      part(this.sessionId)
+    ]))
   }
 }
 

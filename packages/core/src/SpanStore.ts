@@ -65,7 +65,11 @@ export const SpanRecord = Schema.Struct({
   error: Schema.optional(Schema.String),
   attributes: Schema.Record({ key: Schema.String, value: AttributeValue }),
   events: Schema.Array(
-    Schema.Struct({ name: Schema.String, atMs: Schema.Number, attributes: Schema.Record({ key: Schema.String, value: AttributeValue }) })
+    Schema.Struct({
+      name: Schema.String,
+      atMs: Schema.Number,
+      attributes: Schema.Record({ key: Schema.String, value: AttributeValue })
+    })
   )
 })
 
@@ -140,8 +144,8 @@ const cutValue = (value: Value, max: number): Value =>
   typeof value === "string"
     ? cutText(value, max)
     : Array.isArray(value)
-      ? value.slice(0, 128).map((item) => (typeof item === "string" ? cutText(item, max) : item))
-      : value
+    ? value.slice(0, 128).map((item) => (typeof item === "string" ? cutText(item, max) : item))
+    : value
 
 const cutAttributes = (attributes: SpanRecord["attributes"], max: number, count: number): Record<string, Value> => {
   const out: Record<string, Value> = {}
@@ -182,7 +186,11 @@ export const bound = (span: SpanRecord, limits: Limits = {}): SpanRecord => {
     attributes: cutAttributes(span.attributes, max, attributes),
     events: span.events
       .slice(0, limits.maxEvents ?? 128)
-      .map((event) => ({ name: cutText(event.name, Math.min(max, 1024)), atMs: event.atMs, attributes: cutAttributes(event.attributes, max, attributes) }))
+      .map((event) => ({
+        name: cutText(event.name, Math.min(max, 1024)),
+        atMs: event.atMs,
+        attributes: cutAttributes(event.attributes, max, attributes)
+      }))
   }
 }
 
@@ -281,7 +289,7 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
         if (typeof key === "string" && !keyOf.has(span.traceId)) {
           keyOf.set(span.traceId, key)
           let set = keys.get(key)
-          if (set === undefined) keys.set(key, (set = new Set()))
+          if (set === undefined) keys.set(key, set = new Set())
           set.add(span.traceId)
         }
       } catch {

@@ -19,11 +19,11 @@ import type * as Layer from "effect/Layer"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
-import { nativeTracer } from "./internal/nativeSpan.js"
 import { addService, locally } from "./internal/locally.js"
-import * as spanning from "./internal/span.js"
+import { nativeTracer } from "./internal/nativeSpan.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
+import * as spanning from "./internal/span.js"
 import { RunContext } from "./RunContext.js"
 import type { Usage } from "./Usage.js"
 
@@ -350,11 +350,11 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
     return tracer === nativeTracer || contained.isContained(tracer)
       ? self
       : locally(
-          fiber,
-          self,
-          DefaultServices.currentServices,
-          addService(fiber.currentDefaultServices, EffectTracer.Tracer, contained.contained(tracer))
-        )
+        fiber,
+        self,
+        DefaultServices.currentServices,
+        addService(fiber.currentDefaultServices, EffectTracer.Tracer, contained.contained(tracer))
+      )
   })
 
 /**
@@ -506,10 +506,10 @@ export const ratioSampler: (ratio: number) => Sampler = sampler.ratio
  * @category combinators
  */
 export const sampleRun =
-  (sampler: Sampler) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RunContext> =>
-    Effect.flatMap(RunContext, (context) =>
-      sampler.shouldSample(context.correlationId) ? self : Effect.withTracerEnabled(self, false)
+  (sampler: Sampler) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RunContext> =>
+    Effect.flatMap(
+      RunContext,
+      (context) => sampler.shouldSample(context.correlationId) ? self : Effect.withTracerEnabled(self, false)
     )
 
 /**

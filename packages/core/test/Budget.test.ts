@@ -1,13 +1,13 @@
+import { Budget, BudgetExceeded, ConfigurationError, Usage } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
-import { Budget, BudgetExceeded, ConfigurationError, Usage } from "@agentkit/core"
 
 const cost = (costUsd: number) => Usage.make({ costUsd })
 
 describe("Budget", () => {
   describe("cost ceiling", () => {
     it.effect("the call that crosses the ceiling is charged, then fails with the Python text", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxCostUsd: 0.015 })
         yield* budget.guard
         yield* budget.charge(cost(0.01))
@@ -22,7 +22,7 @@ describe("Budget", () => {
       }))
 
     it.effect("every later call is refused by guard, before it spends", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxCostUsd: 0.015 })
         yield* budget.charge(cost(0.01))
         yield* Effect.flip(budget.charge(cost(0.01)))
@@ -33,7 +33,7 @@ describe("Budget", () => {
       }))
 
     it.effect("the ceiling is strict: spending exactly the maximum is allowed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxCostUsd: 0.015 })
         yield* budget.charge(cost(0.015))
         yield* budget.guard
@@ -41,7 +41,7 @@ describe("Budget", () => {
       }))
 
     it.effect("whole numbers are formatted the Python way ($1.0)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxCostUsd: 1 })
         const error = yield* Effect.flip(budget.charge(cost(1.5)))
         expect(error.message).toBe("cost $1.5 > $1.0")
@@ -51,7 +51,7 @@ describe("Budget", () => {
       }))
 
     it.effect("spend is kept exactly, in integer nano-USD (no float drift, no rounding per charge)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make()
         yield* budget.charge(cost(0.1))
         yield* budget.charge(cost(0.2))
@@ -62,7 +62,7 @@ describe("Budget", () => {
       }))
 
     it.effect("1,000 charges of $0.0000125 total exactly $0.0125", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make()
         for (let i = 0; i < 1000; i++) yield* budget.charge(cost(0.0000125))
         expect(budget.spentUsd).toBe(0.0125)
@@ -70,7 +70,7 @@ describe("Budget", () => {
       }))
 
     it.effect("remainingUsd: undefined without a ceiling, never negative with one", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const unlimited = yield* Budget.make()
         yield* unlimited.charge(cost(5))
         expect(unlimited.remainingUsd).toBeUndefined()
@@ -86,7 +86,7 @@ describe("Budget", () => {
 
   describe("model-call ceiling", () => {
     it.effect("maxModelCalls 1: call 1 ok, call 2 is charged then fails, call 3 is refused by guard", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxModelCalls: 1 })
         const call = Effect.zipRight(budget.guard, budget.charge(cost(0.001)))
 
@@ -105,7 +105,7 @@ describe("Budget", () => {
       }))
 
     it.effect("maxModelCalls 0: guard passes, the first charged call fails", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxModelCalls: 0 })
         yield* budget.guard
         expect((yield* Effect.flip(budget.charge(Usage.zero))).message).toBe("calls 1 > 0")
@@ -114,9 +114,11 @@ describe("Budget", () => {
 
   describe("token ceiling", () => {
     it.effect("counts input + output tokens (not cache tokens) and fails past the maximum", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxTokens: 100 })
-        yield* budget.charge(Usage.make({ inputTokens: 60, outputTokens: 10, cacheReadTokens: 5000, cacheWriteTokens: 700 }))
+        yield* budget.charge(
+          Usage.make({ inputTokens: 60, outputTokens: 10, cacheReadTokens: 5000, cacheWriteTokens: 700 })
+        )
         expect(budget.tokens).toBe(70)
         yield* budget.charge(Usage.make({ inputTokens: 20, outputTokens: 10 }))
         expect(budget.tokens).toBe(100)
@@ -129,7 +131,7 @@ describe("Budget", () => {
 
   describe("tool-call ceiling", () => {
     it.effect("a tool call past the limit is refused before it runs and not counted: tool calls 3 > 2", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxToolCalls: 2 })
         yield* budget.toolCall(Effect.void)
         yield* budget.toolCall(Effect.void)
@@ -143,7 +145,7 @@ describe("Budget", () => {
       }))
 
     it.effect("tool calls do not count as model calls, and model calls do not count as tool calls", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxToolCalls: 1, maxModelCalls: 1 })
         yield* budget.toolCall(Effect.void)
         yield* budget.charge(Usage.zero)
@@ -153,7 +155,7 @@ describe("Budget", () => {
       }))
 
     it.effect("a reservation is held while the call runs: concurrent callers see it; a failure still counts", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxToolCalls: 1 })
         const gate = yield* Deferred.make<void>()
         const first = yield* Effect.fork(budget.toolCall(Deferred.await(gate)))
@@ -171,7 +173,7 @@ describe("Budget", () => {
 
   describe("model-call reservations", () => {
     it.effect("modelCall: refused before it runs past the limit (calls N+1 > N), counted when it returns, charged on success", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxModelCalls: 2 })
         let ran = 0
         const ask = (usd: number) => budget.modelCall(Effect.sync(() => (ran++, cost(usd))), (usage) => usage)
@@ -184,7 +186,7 @@ describe("Budget", () => {
       }))
 
     it.effect("an interrupted model call is counted (it may have reached the provider)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxModelCalls: 5 })
         const fiber = yield* Effect.fork(budget.modelCall(Effect.never, () => Usage.zero))
         yield* Effect.yieldNow()
@@ -194,10 +196,12 @@ describe("Budget", () => {
       }))
 
     it.effect("a cost ceiling crossed refuses every later reservation before it runs", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxCostUsd: 0.015 })
         yield* budget.modelCall(Effect.succeed(cost(0.01)), (usage) => usage)
-        expect((yield* Effect.flip(budget.modelCall(Effect.succeed(cost(0.01)), (usage) => usage))).message).toBe("cost $0.02 > $0.015")
+        expect((yield* Effect.flip(budget.modelCall(Effect.succeed(cost(0.01)), (usage) => usage))).message).toBe(
+          "cost $0.02 > $0.015"
+        )
         let ran = false
         const later = yield* Effect.flip(budget.modelCall(Effect.sync(() => ((ran = true), cost(0))), (usage) => usage))
         expect(later.message).toBe("cost $0.02 > $0.015")
@@ -205,17 +209,33 @@ describe("Budget", () => {
       }))
 
     it.effect("snapshot and restore: counters carry over, what was in flight counts as spent, never lowered", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxModelCalls: 3 })
         yield* budget.modelCall(Effect.succeed(cost(0.25)), (usage) => usage)
         const snapshot = { ...budget.snapshot(), inFlightModelCalls: 1, inFlightToolCalls: 2 }
-        expect(budget.snapshot()).toEqual({ modelCalls: 1, toolCalls: 0, tokens: 0, costNanos: 250_000_000, inFlightModelCalls: 0, inFlightToolCalls: 0 })
+        expect(budget.snapshot()).toEqual({
+          modelCalls: 1,
+          toolCalls: 0,
+          tokens: 0,
+          costNanos: 250_000_000,
+          inFlightModelCalls: 0,
+          inFlightToolCalls: 0
+        })
         const next = yield* Budget.make({ maxModelCalls: 3 })
         next.restore(snapshot)
         expect([next.modelCalls, next.toolCalls, next.spentUsd]).toEqual([2, 2, 0.25])
         yield* next.modelCall(Effect.succeed(Usage.zero), (usage) => usage)
-        expect((yield* Effect.flip(next.modelCall(Effect.succeed(Usage.zero), (usage) => usage))).message).toBe("calls 4 > 3")
-        next.restore({ modelCalls: 0, toolCalls: 0, tokens: 0, costNanos: 0, inFlightModelCalls: 0, inFlightToolCalls: 0 })
+        expect((yield* Effect.flip(next.modelCall(Effect.succeed(Usage.zero), (usage) => usage))).message).toBe(
+          "calls 4 > 3"
+        )
+        next.restore({
+          modelCalls: 0,
+          toolCalls: 0,
+          tokens: 0,
+          costNanos: 0,
+          inFlightModelCalls: 0,
+          inFlightToolCalls: 0
+        })
         expect(next.modelCalls).toBe(3)
         expect(next.limits).toEqual({ maxModelCalls: 3, maxDepth: 4, maxConcurrency: 8 })
       }))
@@ -223,7 +243,7 @@ describe("Budget", () => {
 
   describe("concurrency", () => {
     it.effect("2×50 concurrent charges of $0.01 across forked fibers lose no update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make()
         const fifty = Effect.all(
           Array.from({ length: 50 }, () => Effect.zipRight(Effect.yieldNow(), budget.charge(cost(0.01)))),
@@ -238,13 +258,14 @@ describe("Budget", () => {
       }))
 
     it.effect("the tree-wide permit pool has maxConcurrency permits (default 8); waiters are served in line", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxConcurrency: 2 })
         expect(budget.maxConcurrency).toBe(2)
         expect((yield* Budget.make()).freePermits).toBe(8)
         const gates = [yield* Deferred.make<void>(), yield* Deferred.make<void>(), yield* Deferred.make<void>()]
         const order: Array<number> = []
-        const hold = (i: number) => budget.withPermit(Effect.zipRight(Effect.sync(() => order.push(i)), Deferred.await(gates[i]!)))
+        const hold = (i: number) =>
+          budget.withPermit(Effect.zipRight(Effect.sync(() => order.push(i)), Deferred.await(gates[i]!)))
         const fibers = [yield* Effect.fork(hold(0)), yield* Effect.fork(hold(1)), yield* Effect.fork(hold(2))]
         yield* Effect.yieldNow()
         expect(order).toEqual([0, 1]) // the third waits for a permit
@@ -261,7 +282,7 @@ describe("Budget", () => {
       }))
 
     it.effect("an interrupted waiter gives up its place and no permit is lost; a failure releases its permit", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = yield* Budget.make({ maxConcurrency: 1 })
         const gate = yield* Deferred.make<void>()
         const holder = yield* Effect.fork(budget.withPermit(Deferred.await(gate)))
@@ -292,7 +313,7 @@ describe("Budget", () => {
     const settled = (budget: Budget.Budget) => [budget.inFlightModelCalls, budget.inFlightToolCalls, budget.freePermits]
 
     it.effect("the work runs interruptibly, and the caller is interruptible again after it, however it ended", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake({ maxConcurrency: 2 })
         for (const [name, region] of regions(budget)) {
           expect([name, yield* region(interruptible)]).toEqual([name, true])
@@ -306,7 +327,7 @@ describe("Budget", () => {
       }))
 
     it.effect("inside an uninterruptible region the work stays uninterruptible, and so does the caller after it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake({ maxConcurrency: 2 })
         for (const [name, region] of regions(budget)) {
           const seen = yield* Effect.uninterruptible(Effect.zip(region(interruptible), interruptible))
@@ -320,24 +341,32 @@ describe("Budget", () => {
     // inside the uninterruptible end of the region (the interruption is then only recorded, and
     // the region must act on it when it ends).
     const lastActs = [
-      ["in a step of its own", Effect.withFiberRuntime((fiber) => {
-        fiber.unsafeInterruptAsFork(fiber.id())
-        return Effect.succeed("done")
-      })],
-      ["in the step that ends the work", Effect.withFiberRuntime((fiber) =>
-        Effect.sync(() => {
+      [
+        "in a step of its own",
+        Effect.withFiberRuntime((fiber) => {
           fiber.unsafeInterruptAsFork(fiber.id())
-          return "done"
+          return Effect.succeed("done")
         })
-      )]
+      ],
+      [
+        "in the step that ends the work",
+        Effect.withFiberRuntime((fiber) =>
+          Effect.sync(() => {
+            fiber.unsafeInterruptAsFork(fiber.id())
+            return "done"
+          })
+        )
+      ]
     ] as const
     for (const [when, selfInterrupting] of lastActs) {
       it.effect(`an interruption that lands as the work ends (${when}) is settled, then ends the caller: nothing after the region runs`, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const budget = Budget.unsafeMake({ maxConcurrency: 2 })
           for (const [name, region] of regions(budget)) {
             let after = false
-            const exit = yield* Effect.fork(Effect.zipRight(region(selfInterrupting), Effect.sync(() => (after = true)))).pipe(
+            const exit = yield* Effect.fork(
+              Effect.zipRight(region(selfInterrupting), Effect.sync(() => (after = true)))
+            ).pipe(
               Effect.flatMap(Fiber.await)
             )
             expect([name, Exit.isInterrupted(exit), after]).toEqual([name, true, false])
@@ -348,7 +377,7 @@ describe("Budget", () => {
     }
 
     it.effect("an interruption sent while the reservation settles ends the caller right after the region", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake()
         let after = false
         const fiber = yield* Effect.fork(
@@ -363,11 +392,16 @@ describe("Budget", () => {
           )
         )
         const exit = yield* Fiber.await(fiber)
-        expect([Exit.isInterrupted(exit), after, budget.modelCalls, budget.inFlightModelCalls]).toEqual([true, false, 1, 0])
+        expect([Exit.isInterrupted(exit), after, budget.modelCalls, budget.inFlightModelCalls]).toEqual([
+          true,
+          false,
+          1,
+          0
+        ])
       }))
 
     it.effect("a settlement that throws (usage that cannot be read) is a defect of the call, counted, and the caller is interruptible after it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake({ maxModelCalls: 5 })
         const broken = budget.modelCall(Effect.succeed("answer"), (): Usage.Usage => {
           throw new Error("no usage in the response")
@@ -382,16 +416,19 @@ describe("Budget", () => {
       }))
 
     it.effect("a region run again (a retry) reserves and settles each time", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake({ maxModelCalls: 5 })
         let attempts = 0
-        const call = budget.modelCall(Effect.suspend(() => (++attempts < 3 ? Effect.fail("flaky") : Effect.succeed("ok"))), () => Usage.zero)
+        const call = budget.modelCall(
+          Effect.suspend(() => (++attempts < 3 ? Effect.fail("flaky") : Effect.succeed("ok"))),
+          () => Usage.zero
+        )
         expect(yield* Effect.retry(call, { times: 5 })).toBe("ok")
         expect([attempts, budget.modelCalls, budget.inFlightModelCalls, yield* interruptible]).toEqual([3, 3, 0, true])
       }))
 
     it.effect("interrupted while the work waits: settled, and the interruption is what the caller sees", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake({ maxConcurrency: 2 })
         for (const [name, region] of regions(budget)) {
           const started = yield* Deferred.make<void>()
@@ -418,7 +455,14 @@ describe("Budget", () => {
     })
 
     it("zero limits are legal (except maxConcurrency)", () => {
-      const budget = Budget.unsafeMake({ maxCostUsd: 0, maxModelCalls: 0, maxTokens: 0, maxToolCalls: 0, maxDepth: 0, maxConcurrency: 1 })
+      const budget = Budget.unsafeMake({
+        maxCostUsd: 0,
+        maxModelCalls: 0,
+        maxTokens: 0,
+        maxToolCalls: 0,
+        maxDepth: 0,
+        maxConcurrency: 1
+      })
       expect(budget.maxDepth).toBe(0)
       expect(budget.maxConcurrency).toBe(1)
     })
@@ -439,7 +483,7 @@ describe("Budget", () => {
 
     for (const [label, limits, field] of invalid) {
       it.effect(`Budget.make rejects ${label} with a ConfigurationError naming ${field}`, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const error = yield* Effect.flip(Budget.make(limits))
           expect(error).toBeInstanceOf(ConfigurationError)
           expect(error.field).toBe(`budget.${field}`)
@@ -453,7 +497,7 @@ describe("Budget", () => {
     }
 
     it.effect("the rejection says what is accepted", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expect((yield* Effect.flip(Budget.make({ maxCostUsd: -1 }))).message).toBe(
           "budget.maxCostUsd must be a non-negative finite number (USD); got -1"
         )
@@ -466,7 +510,7 @@ describe("Budget", () => {
       }))
 
     it.effect("a non-object from plain JavaScript is a ConfigurationError, not a crash", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const error = yield* Effect.flip(Budget.make(null as unknown as Budget.Limits))
         expect(error.field).toBe("budget")
       }))

@@ -1,6 +1,6 @@
+import { Cancellation, Cancelled, RunContext } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, FiberId, HashSet, Option } from "effect"
-import { Cancellation, Cancelled, RunContext } from "@agentkit/core"
 import { listen, unlisten } from "../src/internal/cancellation.js"
 
 /** An effect that signals `started`, then waits forever; its interruption is recorded in `log`. */
@@ -16,15 +16,16 @@ const blocked = (started: Deferred.Deferred<void>, log: Array<string>, name = "w
  * `callerFinalizer`, the caller around it logs "caller finalized" when it ends.
  */
 const startBlocked = (options: { readonly callerFinalizer?: boolean } = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const token = Cancellation.make()
     const started = yield* Deferred.make<void>()
     const log: Array<string> = []
     const run = RunContext.cancellable(blocked(started, log))
     const fiber = yield* Effect.fork(
-      (options.callerFinalizer === true ? Effect.ensuring(run, Effect.sync(() => log.push("caller finalized"))) : run).pipe(
-        RunContext.provide({ cancellation: token })
-      )
+      (options.callerFinalizer === true ? Effect.ensuring(run, Effect.sync(() => log.push("caller finalized"))) : run)
+        .pipe(
+          RunContext.provide({ cancellation: token })
+        )
     )
     yield* Deferred.await(started)
     return { token, fiber, log }
@@ -96,7 +97,7 @@ describe("CancellationToken", () => {
   })
 
   it.effect("Cancellation.check: a no-op before cancel, a Cancelled failure after", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       yield* Cancellation.check(token)
       token.cancel()
@@ -107,14 +108,14 @@ describe("CancellationToken", () => {
     }))
 
   it.effect("a context without an explicit handle has its own, uncancelled one (check is a no-op)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const context = yield* RunContext
       yield* Cancellation.check(context.cancellation)
       expect(context.cancellation.isCancelled).toBe(false)
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("a child shares the token: cancelling the parent makes both checks fail", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const parent = yield* RunContext.make()
       const child = yield* parent.child()
       const grandchild = yield* child.child()
@@ -153,7 +154,7 @@ describe("CancellationToken listener objects (the run's boundary listens with it
 
 describe("RunContext.cancellable", () => {
   it.effect("cancelling the token from another fiber interrupts the work, runs its finalizers, fails with Cancelled", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { fiber, log, token } = yield* startBlocked()
       yield* Effect.fork(Effect.sync(() => token.cancel()))
       const exit = yield* Fiber.await(fiber)
@@ -162,7 +163,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.live("cancelling from plain JavaScript (a timer callback) stops the run with Cancelled", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const log: Array<string> = []
       const started = yield* Deferred.make<void>()
@@ -176,7 +177,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.effect("a pre-cancelled token fails at once, without running the effect", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       token.cancel()
       let ran = false
@@ -192,7 +193,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.effect("work holding a child context is cancelled through the parent's token", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const parent = yield* RunContext.make()
       const child = yield* parent.child()
       const started = yield* Deferred.make<void>()
@@ -207,7 +208,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.effect("interrupting the fiber directly is an ordinary interruption, not Cancelled", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { fiber, log, token } = yield* startBlocked()
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
@@ -220,7 +221,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.effect("a direct interruption stops the wrapped work before the caller's own finalizers run", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const log: Array<string> = []
       // e.g. acquireUseRelease(open, (conn) => cancellable(use(conn)), close): close must not run
@@ -238,7 +239,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.effect("cancellation also stops the wrapped work before the caller's finalizers", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { fiber, log, token } = yield* startBlocked({ callerFinalizer: true })
       token.cancel()
       expectCancelled(yield* Fiber.await(fiber))
@@ -246,7 +247,7 @@ describe("RunContext.cancellable", () => {
     }))
 
   it.effect("success and the effect's own failures pass through unchanged", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const value = yield* RunContext.cancellable(Effect.succeed(42))
       expect(value).toBe(42)
       const error = yield* Effect.flip(RunContext.cancellable(Effect.fail("boom" as const)))
@@ -254,13 +255,13 @@ describe("RunContext.cancellable", () => {
     }).pipe(RunContext.provide({})))
 
   it.effect("the effect sees the run context", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const id = yield* RunContext.cancellable(Effect.map(RunContext, (context) => context.correlationId))
       expect(id).toBe("run-x")
     }).pipe(RunContext.provide({ correlationId: "run-x" })))
 
   it.effect("cancelling after the run finished changes nothing (the listener is removed)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       let listenersCalled = 0
       const original = token.onCancel.bind(token)
@@ -269,37 +270,47 @@ describe("RunContext.cancellable", () => {
           listenersCalled++
           listener()
         })
-      const value = yield* RunContext.cancellable(Effect.succeed("done")).pipe(RunContext.provide({ cancellation: token }))
+      const value = yield* RunContext.cancellable(Effect.succeed("done")).pipe(
+        RunContext.provide({ cancellation: token })
+      )
       expect(value).toBe("done")
       token.cancel()
       expect(listenersCalled).toBe(0)
     }))
 
   it.effect("one token can stop many runs at once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const log: Array<string> = []
       const starts = yield* Effect.all([Deferred.make<void>(), Deferred.make<void>(), Deferred.make<void>()])
       const fibers = yield* Effect.forEach(starts, (started, i) =>
-        Effect.fork(RunContext.cancellable(blocked(started, log, `run${i}`)).pipe(RunContext.provide({ cancellation: token })))
-      )
+        Effect.fork(
+          RunContext.cancellable(blocked(started, log, `run${i}`)).pipe(RunContext.provide({ cancellation: token }))
+        ))
       yield* Effect.forEach(starts, Deferred.await)
       token.cancel()
-      for (const fiber of fibers) expectCancelled(yield* Fiber.await(fiber))
-      expect(log.filter((line) => line.endsWith("finalized")).sort()).toEqual(["run0 finalized", "run1 finalized", "run2 finalized"])
+      for (const fiber of fibers) {
+        expectCancelled(yield* Fiber.await(fiber))
+      }
+      expect(log.filter((line) => line.endsWith("finalized")).sort()).toEqual([
+        "run0 finalized",
+        "run1 finalized",
+        "run2 finalized"
+      ])
     }))
 })
 
 describe("RunContext.cancellable: one fiber per run (the token interrupts the run's own fiber)", () => {
   const notCancelled = <A, E>(exit: Exit.Exit<A, E>) =>
-    Exit.isFailure(exit) && Option.isSome(Cause.failureOption(exit.cause)) && Cause.failureOption(exit.cause).pipe(Option.getOrThrow) instanceof Cancelled
+    Exit.isFailure(exit) && Option.isSome(Cause.failureOption(exit.cause)) &&
+    Cause.failureOption(exit.cause).pipe(Option.getOrThrow) instanceof Cancelled
 
   it.live("cancel() after a run that suspended and returned is a no-op: the caller goes on, not interrupted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const log: Array<string> = []
       const fiber = yield* Effect.fork(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const value = yield* RunContext.cancellable(Effect.as(Effect.sleep("2 millis"), "done"))
           log.push(value)
           token.cancel()
@@ -314,14 +325,16 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
     }))
 
   it.effect("cancel racing a completing run: a cancel that lands when the work can no longer be interrupted keeps its result; the caller is not interrupted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const log: Array<string> = []
       const fiber = yield* Effect.fork(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           // started uninterruptibly: the cancel lands while the work finishes, and cannot stop it
           const value = yield* Effect.uninterruptible(
-            RunContext.cancellable(Effect.sync(() => token.cancel()).pipe(Effect.zipRight(Effect.yieldNow()), Effect.as("finished")))
+            RunContext.cancellable(
+              Effect.sync(() => token.cancel()).pipe(Effect.zipRight(Effect.yieldNow()), Effect.as("finished"))
+            )
           )
           log.push(value)
           yield* Effect.yieldNow() // interruptible again: a cancellation left behind would stop the caller here
@@ -336,7 +349,7 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
     }))
 
   it.effect("a cancel from inside the work stops it at its next step: Cancelled, and the caller goes on", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const log: Array<string> = []
       const exit = yield* Effect.exit(
@@ -354,7 +367,7 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
 
   for (const order of ["cancel first", "interrupt first"] as const) {
     it.effect(`an outer interruption is never turned into Cancelled, even with the token cancelled at the same time (${order})`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { fiber, log, token } = yield* startBlocked({ callerFinalizer: true })
         const outside = FiberId.make(4242, 0)
         yield* Effect.sync(() => {
@@ -371,13 +384,15 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
   }
 
   it.effect("the caller's other child fibers are not touched by a cancel", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const token = Cancellation.make()
       const started = yield* Deferred.make<void>()
       const log: Array<string> = []
       const fiber = yield* Effect.fork(
-        Effect.gen(function* () {
-          const sibling = yield* Effect.fork(Effect.onInterrupt(Effect.never, () => Effect.sync(() => log.push("sibling interrupted"))))
+        Effect.gen(function*() {
+          const sibling = yield* Effect.fork(
+            Effect.onInterrupt(Effect.never, () => Effect.sync(() => log.push("sibling interrupted")))
+          )
           const exit = yield* Effect.exit(RunContext.cancellable(blocked(started, log)))
           log.push(Option.isNone(yield* Fiber.poll(sibling)) ? "sibling still running" : "sibling ended")
           yield* Fiber.interrupt(sibling)
@@ -392,7 +407,7 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
     }))
 
   it.effect("a fiber the work forks and leaves running is interrupted when the run ends", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const log: Array<string> = []
       const value = yield* RunContext.cancellable(
         Effect.fork(Effect.onInterrupt(Effect.never, () => Effect.sync(() => log.push("left-over interrupted")))).pipe(
@@ -405,15 +420,19 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
     }).pipe(RunContext.provide({})))
 
   it.effect("nested runs with their own tokens: cancelling the inner one stops only it; cancelling the outer one stops both", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const outer = Cancellation.make()
       const inner = Cancellation.make()
       const log: Array<string> = []
       const innerStarted = yield* Deferred.make<void>()
       const first = yield* Effect.fork(
         RunContext.cancellable(
-          Effect.gen(function* () {
-            const exit = yield* Effect.exit(RunContext.cancellable(blocked(innerStarted, log, "inner")).pipe(RunContext.provide({ cancellation: inner })))
+          Effect.gen(function*() {
+            const exit = yield* Effect.exit(
+              RunContext.cancellable(blocked(innerStarted, log, "inner")).pipe(
+                RunContext.provide({ cancellation: inner })
+              )
+            )
             log.push(notCancelled(exit) ? "inner cancelled" : "inner other")
             return "outer done"
           })
@@ -429,7 +448,9 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
       log.length = 0
       const second = yield* Effect.fork(
         RunContext.cancellable(
-          RunContext.cancellable(blocked(restarted, log, "inner")).pipe(RunContext.provide({ cancellation: Cancellation.make() }))
+          RunContext.cancellable(blocked(restarted, log, "inner")).pipe(
+            RunContext.provide({ cancellation: Cancellation.make() })
+          )
         ).pipe(RunContext.provide({ cancellation: again }))
       )
       yield* Deferred.await(restarted)

@@ -4,16 +4,16 @@ import { FastCheck as fc } from "effect"
 
 describe("CanonicalJson", () => {
   it("sorts keys at every level and drops undefined members", () => {
-    expect(CanonicalJson.stringify({ b: 1, a: [2, { d: 3, c: undefined }] })).toBe('{"a":[2,{"d":3}],"b":1}')
+    expect(CanonicalJson.stringify({ b: 1, a: [2, { d: 3, c: undefined }] })).toBe("{\"a\":[2,{\"d\":3}],\"b\":1}")
   })
 
   it("has a text for what JSON cannot say: BigInt, non-finite numbers, cycles, Map, Set, Date", () => {
     const cyclic: { self?: unknown } = {}
     cyclic.self = cyclic
-    expect(CanonicalJson.stringify([10n, Number.NaN, cyclic])).toBe('["10n","NaN",{"self":"[Circular]"}]')
-    expect(CanonicalJson.stringify(new Map([["b", 1], ["a", 2]]))).toBe('{"$map":[["a",2],["b",1]]}')
-    expect(CanonicalJson.stringify(new Set(["b", "a"]))).toBe('{"$set":["a","b"]}')
-    expect(CanonicalJson.stringify(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"')
+    expect(CanonicalJson.stringify([10n, Number.NaN, cyclic])).toBe("[\"10n\",\"NaN\",{\"self\":\"[Circular]\"}]")
+    expect(CanonicalJson.stringify(new Map([["b", 1], ["a", 2]]))).toBe("{\"$map\":[[\"a\",2],[\"b\",1]]}")
+    expect(CanonicalJson.stringify(new Set(["b", "a"]))).toBe("{\"$set\":[\"a\",\"b\"]}")
+    expect(CanonicalJson.stringify(new Date(0))).toBe("\"1970-01-01T00:00:00.000Z\"")
   })
 
   it("hashes equal values alike whatever their key order, and different values apart", () => {
@@ -43,11 +43,13 @@ const recursive = (value: unknown, path: Set<object> = new Set()): string => {
   }
   if (value === null) return "null"
   const object = value as object
-  if (path.has(object)) return '"[Circular]"'
+  if (path.has(object)) return "\"[Circular]\""
   path.add(object)
   try {
     if (Array.isArray(object)) return `[${object.map((item) => recursive(item, path)).join(",")}]`
-    if (object instanceof Date) return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString())
+    if (object instanceof Date) {
+      return JSON.stringify(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString())
+    }
     if (object instanceof Map) {
       const entries = Array.from(object, ([k, v]) => [recursive(k, path), recursive(v, path)] as const)
       entries.sort((a, b) => PythonText.compare(a[0], b[0]))
@@ -96,11 +98,36 @@ describe("CanonicalJson: hostile values", () => {
   it("writes exactly what the recursive writer wrote, for any value fast-check makes (property)", () => {
     const extra = fc.oneof(
       fc.bigInt().map((n) => n),
-      fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, undefined, null, Symbol("s"), () => 1, new Date(0), new Date(Number.NaN)),
+      fc.constantFrom(
+        Number.NaN,
+        Infinity,
+        -Infinity,
+        -0,
+        undefined,
+        null,
+        Symbol("s"),
+        () => 1,
+        new Date(0),
+        new Date(Number.NaN)
+      ),
       fc.uint8Array({ maxLength: 8 })
     )
     const { value } = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: "small" }, fc.anything({ withMap: true, withSet: true, withBigInt: true, withDate: true, withTypedArray: true, withNullPrototype: true }), extra, tie("list"), tie("record"), tie("map")),
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.anything({
+          withMap: true,
+          withSet: true,
+          withBigInt: true,
+          withDate: true,
+          withTypedArray: true,
+          withNullPrototype: true
+        }),
+        extra,
+        tie("list"),
+        tie("record"),
+        tie("map")
+      ),
       list: fc.array(tie("value"), { maxLength: 4 }),
       record: fc.dictionary(fc.string(), tie("value"), { maxKeys: 4 }),
       map: fc.array(fc.tuple(tie("value"), tie("value")), { maxLength: 3 }).map((entries) => new Map(entries))
@@ -118,8 +145,12 @@ describe("CanonicalJson: hostile values", () => {
       Array.isArray(v)
         ? `[${v.map(sorted).join(",")}]`
         : typeof v === "object" && v !== null
-          ? `{${Object.keys(v).sort(PythonText.compare).map((k) => `${JSON.stringify(k)}:${sorted((v as Record<string, unknown>)[k])}`).join(",")}}`
-          : JSON.stringify(v)
+        ? `{${
+          Object.keys(v).sort(PythonText.compare).map((k) =>
+            `${JSON.stringify(k)}:${sorted((v as Record<string, unknown>)[k])}`
+          ).join(",")
+        }}`
+        : JSON.stringify(v)
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
         expect(CanonicalJson.stringify(v)).toBe(sorted(v))
@@ -137,7 +168,7 @@ describe("CanonicalJson: hostile values", () => {
     expect(text.length).toBe(100_000 * 6 + 3)
     expect(CanonicalJson.hash(deepObject)).toHaveLength(64)
     const deepMap = nest(20_000, 0, (inner) => new Map([["k", inner]]))
-    expect(CanonicalJson.stringify(deepMap).startsWith('{"$map":[["k",{"$map":')).toBe(true)
+    expect(CanonicalJson.stringify(deepMap).startsWith("{\"$map\":[[\"k\",{\"$map\":")).toBe(true)
   })
 
   it("a cycle at any depth is [Circular]; a shared object is written each time", () => {
@@ -145,20 +176,33 @@ describe("CanonicalJson: hostile values", () => {
     const deep = nest(10_000, cyclic, (inner) => [inner])
     cyclic.next = deep
     const text = CanonicalJson.stringify(deep)
-    expect(text).toContain('"[Circular]"')
+    expect(text).toContain("\"[Circular]\"")
     const shared = { a: 1 }
-    expect(CanonicalJson.stringify([shared, shared])).toBe('[{"a":1},{"a":1}]')
+    expect(CanonicalJson.stringify([shared, shared])).toBe("[{\"a\":1},{\"a\":1}]")
     const self: Array<unknown> = []
     self.push(self, new Map([[self, self]]), new Set([self]))
     expect(CanonicalJson.stringify(self)).toBe(recursive(self))
   })
 
   it("a value that cannot be read throws CanonicalJsonError naming the path, and nothing else", () => {
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error("ownKeys trap") } })
-    const getter = { ok: 1, get bad(): never { throw new TypeError("getter") } }
+    const trap = new Proxy({}, {
+      ownKeys: () => {
+        throw new Error("ownKeys trap")
+      }
+    })
+    const getter = {
+      ok: 1,
+      get bad(): never {
+        throw new TypeError("getter")
+      }
+    }
     const revocable = Proxy.revocable([1, 2], {})
     revocable.revoke()
-    const toJSON = { toJSON: () => { throw new Error("toJSON") } }
+    const toJSON = {
+      toJSON: () => {
+        throw new Error("toJSON")
+      }
+    }
     const cases: ReadonlyArray<readonly [unknown, string, string]> = [
       [trap, "(root)", "Error: ownKeys trap"],
       [{ items: [0, 1, { name: getter }] }, "items.2.name.bad", "TypeError: getter"],
@@ -174,7 +218,13 @@ describe("CanonicalJson: hostile values", () => {
       expect(catchError(() => CanonicalJson.hash(value))).toBeInstanceOf(CanonicalJsonError)
       expect(catchError(() => CanonicalJson.hashOnce(value))).toBeInstanceOf(CanonicalJsonError)
     }
-    const long = catchError(() => CanonicalJson.stringify({ get x(): never { throw new Error("x".repeat(10_000)) } })) as CanonicalJsonError
+    const long = catchError(() =>
+      CanonicalJson.stringify({
+        get x(): never {
+          throw new Error("x".repeat(10_000))
+        }
+      })
+    ) as CanonicalJsonError
     expect(long.reason.length).toBeLessThanOrEqual(201)
     expect(long.message).toBe(`cannot write the value at x as canonical JSON: ${long.reason}`)
   })
@@ -184,7 +234,12 @@ describe("CanonicalJson: hostile values", () => {
       expect(CanonicalJson.hashOnce(value)).toBe(CanonicalJson.hash(value))
     }
     let reads = 0
-    const args = Object.freeze({ get n() { reads++; return 1 } })
+    const args = Object.freeze({
+      get n() {
+        reads++
+        return 1
+      }
+    })
     expect(CanonicalJson.hashOnce(args)).toBe(CanonicalJson.hash({ n: 1 }))
     expect(CanonicalJson.hashOnce(args)).toBe(CanonicalJson.hash({ n: 1 }))
     expect(reads).toBe(1)
@@ -192,7 +247,7 @@ describe("CanonicalJson: hostile values", () => {
 
   it("writes an array's holes as null (valid JSON)", () => {
     // eslint-disable-next-line no-sparse-arrays
-    expect(CanonicalJson.stringify([, 1, , ])).toBe("[null,1,null]")
+    expect(CanonicalJson.stringify([, 1, ,])).toBe("[null,1,null]")
   })
 
   it("handles huge strings", () => {

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { ChatModel, ChatModelError } from "@agentkit/core"
 import { FakeLLM, Fixture } from "@agentkit/testing"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
 
 const { replying: scriptedModel } = FakeLLM
 const { request, response } = Fixture
@@ -11,7 +11,7 @@ const overloaded = () => new ChatModelError({ reason: "overloaded", retryable: t
 describe("ChatModel", () => {
   it.effect("ChatModel.layer provides the implementation", () => {
     const model = scriptedModel()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const service = yield* ChatModel
       const deltas: Array<string> = []
       const answer = yield* service.chat(request("x"), { emit: (delta) => deltas.push(delta.text) })
@@ -29,7 +29,7 @@ describe("ChatModel", () => {
           return response()
         })
       )
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const deltas = yield* Stream.runCollect(ChatModel.stream(request()))
         expect(Chunk.toReadonlyArray(deltas).map((d) => d.text)).toEqual(["Order ", "A-771 ", "shipped."])
         expect(model.calls).toBe(1)
@@ -43,7 +43,7 @@ describe("ChatModel", () => {
           return Effect.die(new Error("provider crashed"))
         })
       )
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const fiber = yield* Effect.fork(Effect.exit(Stream.runCollect(ChatModel.stream(request()))))
         // no clock is moved: a stream that ends does so on its own
         for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
@@ -57,7 +57,7 @@ describe("ChatModel", () => {
 
     it.effect("an interrupted model call ends the stream too", () => {
       const model = scriptedModel(() => Effect.interrupt)
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const fiber = yield* Effect.fork(Effect.exit(Stream.runCollect(ChatModel.stream(request()))))
         for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
         expect((yield* Fiber.poll(fiber))._tag).toBe("Some")
@@ -66,7 +66,7 @@ describe("ChatModel", () => {
 
     it.effect("an answer without deltas is an empty stream", () => {
       const model = scriptedModel(() => Effect.succeed(response()))
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         expect(Chunk.size(yield* Stream.runCollect(ChatModel.stream(request())))).toBe(0)
       }).pipe(Effect.provide(model.layer))
     })
@@ -78,7 +78,7 @@ describe("ChatModel", () => {
           return response()
         })
       )
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const deltas = Chunk.toReadonlyArray(yield* Stream.runCollect(ChatModel.stream(request())))
         expect(deltas).toHaveLength(1000)
         expect(deltas[999]?.text).toBe("999")
@@ -87,14 +87,14 @@ describe("ChatModel", () => {
 
     it.effect("deltas that arrive over time are passed on as they arrive", () => {
       const model = scriptedModel((_, __, emit) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           emit({ text: "a" })
           yield* Effect.sleep("1 second")
           emit({ text: "b" })
           return response()
         })
       )
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const seen: Array<string> = []
         const fiber = yield* Effect.fork(
           Stream.runForEach(ChatModel.stream(request()), (delta) => Effect.sync(() => seen.push(delta.text)))
@@ -114,7 +114,7 @@ describe("ChatModel", () => {
           return Effect.fail(overloaded())
         })
       )
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const items = yield* Stream.runCollect(Stream.either(ChatModel.stream(request())))
         const array = Chunk.toReadonlyArray(items)
         expect(array).toHaveLength(2)
@@ -144,7 +144,7 @@ describe("ChatModel", () => {
           )
         )
       )
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const first = yield* Stream.runCollect(Stream.take(ChatModel.stream(request()), 1))
         expect(Chunk.toReadonlyArray(first).map((d) => d.text)).toEqual(["first"])
         expect(interrupted).toBe(true)

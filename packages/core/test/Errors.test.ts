@@ -80,12 +80,23 @@ describe("errors: the stored ones travel as Schema values, texts intact", () => 
 
   it("BudgetExceeded, DepthExceeded, Cancelled, ToolDenied, ToolTimeoutError, ToolNotFoundError, ToolArgumentError", () => {
     roundTrip(BudgetExceeded, new BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" }))
-    expect(roundTrip(DepthExceeded, new DepthExceeded({ depth: 5, maxDepth: 4 })).message).toBe("agent depth 5 > max_depth 4")
+    expect(roundTrip(DepthExceeded, new DepthExceeded({ depth: 5, maxDepth: 4 })).message).toBe(
+      "agent depth 5 > max_depth 4"
+    )
     expect(roundTrip(Cancelled, new Cancelled()).message).toBe("run cancelled")
-    roundTrip(ToolDenied, new ToolDenied({ toolName: "fetch_url", reason: "egress", message: "egress to 'evil.com' not allowed" }))
+    roundTrip(
+      ToolDenied,
+      new ToolDenied({ toolName: "fetch_url", reason: "egress", message: "egress to 'evil.com' not allowed" })
+    )
     roundTrip(ToolTimeoutError, new ToolTimeoutError({ toolName: "slow", timeout: "2 seconds" }))
     roundTrip(ToolNotFoundError, new ToolNotFoundError({ name: "x", available: ["a", "b"] }))
-    const args = new ToolArgumentError({ toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"], invalid: [], accepted: ["order_id", "reason"] })
+    const args = new ToolArgumentError({
+      toolName: "cancel_order",
+      unexpected: ["order"],
+      missing: ["order_id"],
+      invalid: [],
+      accepted: ["order_id", "reason"]
+    })
     expect(roundTrip(ToolArgumentError, args).message).toBe(
       "tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
     )
@@ -94,7 +105,14 @@ describe("errors: the stored ones travel as Schema values, texts intact", () => 
   it("ChatModelError keeps retryAfter and a cause of any kind never breaks its encoding", () => {
     const decoded = roundTrip(
       ChatModelError,
-      new ChatModelError({ reason: "rate_limit", retryable: true, message: "429", status: 429, retryAfter: Duration.seconds(2), cause: new TypeError("socket hang up") })
+      new ChatModelError({
+        reason: "rate_limit",
+        retryable: true,
+        message: "429",
+        status: 429,
+        retryAfter: Duration.seconds(2),
+        cause: new TypeError("socket hang up")
+      })
     )
     expect(Duration.toMillis(decoded.retryAfter!)).toBe(2000)
     expect(decoded.cause).toBeInstanceOf(Error)
@@ -108,7 +126,12 @@ describe("errors: the stored ones travel as Schema values, texts intact", () => 
   })
 
   it("ToolShapeError and ToolExecutionError encode whatever they carry", () => {
-    const shape = new ToolShapeError({ toolName: "quote", expected: "Quote", raw: { price: 1n }, errors: ["price: Expected number"] })
+    const shape = new ToolShapeError({
+      toolName: "quote",
+      expected: "Quote",
+      raw: { price: 1n },
+      errors: ["price: Expected number"]
+    })
     expect(() => JSON.stringify(Schema.encodeSync(ToolShapeError)(shape))).not.toThrow()
     const execution = new ToolExecutionError({ toolName: "charge", cause: new Error("card declined") })
     expect(roundTrip(ToolExecutionError, execution).message).toBe("card declined")
@@ -126,7 +149,12 @@ describe("errors: the model-visible texts, written next to the errors", () => {
   })
 
   it("a shape mismatch and an unknown tool read as the Python agentkit's texts", () => {
-    const shape = new ToolShapeError({ toolName: "quote", expected: "Quote", raw: {}, errors: ["price: is missing", "symbol: is missing"] })
+    const shape = new ToolShapeError({
+      toolName: "quote",
+      expected: "Quote",
+      raw: {},
+      errors: ["price: is missing", "symbol: is missing"]
+    })
     expect(toolFailureText("quote", shape)).toBe(
       "ERROR: tool returned a value that does not match its declared output schema 'Quote'. Details: price: is missing; symbol: is missing"
     )
@@ -158,9 +186,17 @@ describe("errors: the model-visible texts, written next to the errors", () => {
       "q.r: Expected string, actual 2",
       "quantity: Expected number, actual \"two\""
     ])
-    const error = new ToolArgumentError({ toolName: "search", unexpected: [], missing: [], ...fields, accepted: ["q", "quantity"] })
+    const error = new ToolArgumentError({
+      toolName: "search",
+      unexpected: [],
+      missing: [],
+      ...fields,
+      accepted: ["q", "quantity"]
+    })
     expect(error.message).toBe(
-      `tool 'search' call rejected: invalid argument(s) ['', '(root)', ': ', 'a:  b', 'q.r', 'quantity']: ${fields.invalid.join("; ")}. Accepted arguments: ['q', 'quantity']`
+      `tool 'search' call rejected: invalid argument(s) ['', '(root)', ': ', 'a:  b', 'q.r', 'quantity']: ${
+        fields.invalid.join("; ")
+      }. Accepted arguments: ['q', 'quantity']`
     )
     // the names travel with a stored error
     const decoded = Schema.decodeUnknownSync(ToolArgumentError)(Schema.encodeSync(ToolArgumentError)(error))
@@ -215,7 +251,7 @@ describe("PythonText.compare: code point order, as Python sorts", () => {
   })
 
   it("CanonicalJson sorts keys by code point too", () => {
-    expect(CanonicalJson.stringify({ "\u{1F600}": 1, "\uFF5E": 2 })).toBe('{"\uFF5E":2,"\u{1F600}":1}')
+    expect(CanonicalJson.stringify({ "\u{1F600}": 1, "\uFF5E": 2 })).toBe("{\"\uFF5E\":2,\"\u{1F600}\":1}")
   })
 })
 
@@ -272,10 +308,18 @@ describe("model-facing failure texts are bounded and safe", () => {
       expect(text).toMatch(/…\[truncated \d+ bytes\]$/)
       expect(text.startsWith("ERROR: tool 't' failed: ")).toBe(true)
     }
-    const shape = new ToolShapeError({ toolName: "q", expected: "Quote", raw: {}, errors: Array(100_000).fill("price: is missing") })
+    const shape = new ToolShapeError({
+      toolName: "q",
+      expected: "Quote",
+      raw: {},
+      errors: Array(100_000).fill("price: is missing")
+    })
     expect(Utf8.byteLength(toolFailureText("q", shape))).toBeLessThanOrEqual(maxShown)
-    expect(Utf8.byteLength(unknownToolText("x".repeat(1_000_000), Array.from({ length: 5000 }, (_, i) => `tool_${i}`)))).toBeLessThanOrEqual(maxShown)
-    expect(unknownToolText("x".repeat(100), ["a"])).toBe(`ERROR: no tool named '${"x".repeat(64)}…'. Available tools: a.`)
+    expect(Utf8.byteLength(unknownToolText("x".repeat(1_000_000), Array.from({ length: 5000 }, (_, i) => `tool_${i}`))))
+      .toBeLessThanOrEqual(maxShown)
+    expect(unknownToolText("x".repeat(100), ["a"])).toBe(
+      `ERROR: no tool named '${"x".repeat(64)}…'. Available tools: a.`
+    )
   })
 
   it("the invalid-argument summary names the declared argument, even one holding '.' or ':'", () => {
@@ -283,14 +327,25 @@ describe("model-facing failure texts are bounded and safe", () => {
       toolName: "t",
       unexpected: [],
       missing: [],
-      invalid: ["a.b.c: Expected string, actual 1", "x:y: Expected number, actual \"z\"", "rest.key: Expected string, actual 2", ":.0: nested deeper than 64 levels"],
+      invalid: [
+        "a.b.c: Expected string, actual 1",
+        "x:y: Expected number, actual \"z\"",
+        "rest.key: Expected string, actual 2",
+        ":.0: nested deeper than 64 levels"
+      ],
       accepted: ["a.b", "x:y"]
     })
     expect(error.message).toContain("invalid argument(s) [':', 'a.b', 'rest', 'x:y']: ")
   })
 
   it("short texts are unchanged (the seed's texts stay byte-identical)", () => {
-    const error = new ToolArgumentError({ toolName: "cancel_order", unexpected: ["order"], missing: ["order_id"], invalid: [], accepted: ["order_id", "reason"] })
+    const error = new ToolArgumentError({
+      toolName: "cancel_order",
+      unexpected: ["order"],
+      missing: ["order_id"],
+      invalid: [],
+      accepted: ["order_id", "reason"]
+    })
     expect(toolFailureText("cancel_order", error)).toBe(
       "ERROR: tool 'cancel_order' failed: ToolArgumentError: tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
     )
@@ -300,23 +355,43 @@ describe("model-facing failure texts are bounded and safe", () => {
     const defect = new ToolExecutionError({ toolName: "boom", cause: new Error("password=hunter2"), defect: true })
     expect(toolFailureText("boom", defect)).toBe(`ERROR: tool 'boom' failed: ${DEFECT_TEXT}`)
     expect(defect.message).toBe("password=hunter2")
-    expect(toolFailureText("boom", new ToolExecutionError({ toolName: "boom", cause: new Error("card declined") }))).toBe(
-      "ERROR: tool 'boom' failed: ToolExecutionError: card declined"
+    expect(toolFailureText("boom", new ToolExecutionError({ toolName: "boom", cause: new Error("card declined") })))
+      .toBe(
+        "ERROR: tool 'boom' failed: ToolExecutionError: card declined"
+      )
+    const encoded = Schema.decodeUnknownSync(ToolExecutionError)(
+      JSON.parse(JSON.stringify(Schema.encodeSync(ToolExecutionError)(defect)))
     )
-    const encoded = Schema.decodeUnknownSync(ToolExecutionError)(JSON.parse(JSON.stringify(Schema.encodeSync(ToolExecutionError)(defect))))
     expect(encoded.defect).toBe(true)
   })
 
   it("never throws, whatever was thrown: proxies, objects whose toString throws, symbols", () => {
-    const hostile = new Proxy({}, { get: () => { throw new Error("trap") }, has: () => { throw new Error("trap") }, getPrototypeOf: () => { throw new Error("trap") } })
-    const badString = { toString: () => { throw new Error("no") } }
+    const hostile = new Proxy({}, {
+      get: () => {
+        throw new Error("trap")
+      },
+      has: () => {
+        throw new Error("trap")
+      },
+      getPrototypeOf: () => {
+        throw new Error("trap")
+      }
+    })
+    const badString = {
+      toString: () => {
+        throw new Error("no")
+      }
+    }
     for (const error of [hostile, badString, Symbol("s"), Object.create(null)]) {
       const text = toolFailureText("t", error)
       expect(text.startsWith("ERROR: tool 't' failed: ")).toBe(true)
     }
     expect(errorMessage(hostile)).toBe("(an error value that cannot be read)")
     expect(errorType(hostile)).toBe("Error")
-    expect(new ToolExecutionError({ toolName: "t", cause: badString }).message).toBe("(an error value that cannot be read)")
-    expect(() => Schema.encodeSync(ToolExecutionError)(new ToolExecutionError({ toolName: "t", cause: badString }))).not.toThrow()
+    expect(new ToolExecutionError({ toolName: "t", cause: badString }).message).toBe(
+      "(an error value that cannot be read)"
+    )
+    expect(() => Schema.encodeSync(ToolExecutionError)(new ToolExecutionError({ toolName: "t", cause: badString }))).not
+      .toThrow()
   })
 })

@@ -1,6 +1,6 @@
+import { Budget, BudgetExceeded, ConfigurationError, Quota, Scope, Usage } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
-import { Budget, BudgetExceeded, ConfigurationError, Quota, Scope, Usage } from "@agentkit/core"
 
 const org1 = Scope.make({ orgId: 1, domainId: 1 })
 const org2 = Scope.make({ orgId: 2, domainId: 1 })
@@ -13,7 +13,7 @@ describe("Quota", () => {
 
   describe("partitions", () => {
     it.effect("scopes whose display keys collide never share a partition", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const pairs: ReadonlyArray<readonly [Scope.Scope, Scope.Scope]> = [
           [Scope.make({ orgId: "None" }), Scope.empty],
           [Scope.make({ orgId: "acme:dom7" }), Scope.make({ orgId: "acme", domainId: "7:domNone" })],
@@ -32,7 +32,7 @@ describe("Quota", () => {
       }))
 
     it.effect("a string tenant is its own partition, never a scope's", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 1 })
         yield* quota.guard(Scope.make({ orgId: 1 }))
         yield* quota.guard(Scope.make({ orgId: 1 }).storeKey)
@@ -42,7 +42,7 @@ describe("Quota", () => {
       }))
 
     it.effect("partitions expire with their window: 100,000 tenants, then one window later only the live ones", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 5, maxUsd: 1, window: "1 minute" })
         for (let i = 0; i < 100_000; i++) {
           const tenant = Scope.make({ orgId: i, userId: `u-${i}` })
@@ -65,7 +65,7 @@ describe("Quota", () => {
       }))
 
     it.effect("a refused call leaves no partition behind", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 0 })
         for (let i = 0; i < 1000; i++) yield* Effect.flip(quota.guard(Scope.make({ orgId: i })))
         expect(quota.size).toBe(0)
@@ -74,7 +74,7 @@ describe("Quota", () => {
 
   describe("requests per minute", () => {
     it.effect("maxRpm 1: the second guard for the same scope fails; another scope passes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 1 })
         yield* quota.guard(org1)
         const error = yield* Effect.flip(quota.guard(org1))
@@ -86,7 +86,7 @@ describe("Quota", () => {
       }))
 
     it.effect("a refused request is not recorded as a request", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 2 })
         yield* quota.guard(org1)
         yield* quota.guard(org1)
@@ -95,7 +95,7 @@ describe("Quota", () => {
       }))
 
     it.effect("maxRpm 0 refuses every request", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 0 })
         expect((yield* Effect.flip(quota.guard(org1))).message).toBe("org1:dom1: 0 req ≥ 0 rpm")
       }))
@@ -103,7 +103,7 @@ describe("Quota", () => {
 
   describe("tokens per minute", () => {
     it.effect("maxTpm 100: a charge of 150 tokens makes the next guard fail", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxTpm: 100 })
         yield* quota.guard(org1)
         yield* quota.charge(org1, Usage.make({ inputTokens: 100, outputTokens: 50 }))
@@ -114,7 +114,7 @@ describe("Quota", () => {
       }))
 
     it.effect("the estimate for the call about to run counts; the limit is strict", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxTpm: 100 })
         yield* quota.charge(org1, Usage.make({ inputTokens: 80 }))
         yield* quota.guard(org1, 20)
@@ -122,7 +122,7 @@ describe("Quota", () => {
       }))
 
     it.effect("cache tokens are not counted", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxTpm: 100 })
         yield* quota.charge(org1, Usage.make({ inputTokens: 10, cacheReadTokens: 10_000, cacheWriteTokens: 500 }))
         yield* quota.guard(org1)
@@ -132,7 +132,7 @@ describe("Quota", () => {
 
   describe("USD per window", () => {
     it.effect("maxUsd 0.05: a charge of $0.06 makes the next guard fail", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxUsd: 0.05 })
         yield* quota.guard(org1)
         yield* quota.charge(org1, Usage.make({ costUsd: 0.06 }))
@@ -141,7 +141,7 @@ describe("Quota", () => {
       }))
 
     it.effect("reaching the limit exactly is already over (≥), and whole numbers read $1.0", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxUsd: 1 })
         yield* quota.charge(org1, Usage.make({ costUsd: 0.5 }))
         yield* quota.guard(org1)
@@ -150,7 +150,7 @@ describe("Quota", () => {
       }))
 
     it.effect("the window's cost is summed without float drift", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxUsd: 0.3 })
         yield* quota.charge(org1, Usage.make({ costUsd: 0.1 }))
         yield* quota.charge(org1, Usage.make({ costUsd: 0.2 }))
@@ -159,7 +159,7 @@ describe("Quota", () => {
   })
 
   it.effect("limits are checked in order: requests, then tokens, then cost", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const quota = yield* Quota.make({ maxRpm: 1, maxTpm: 10, maxUsd: 0.01 })
       yield* quota.guard(org1)
       yield* quota.charge(org1, Usage.make({ inputTokens: 50, costUsd: 1 }))
@@ -172,7 +172,7 @@ describe("Quota", () => {
 
   describe("rolling window (TestClock)", () => {
     it.effect("a request frees its slot once the 60 s window has passed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 1 })
         yield* quota.guard(org1)
         yield* TestClock.adjust(Duration.millis(59_999))
@@ -183,7 +183,7 @@ describe("Quota", () => {
       }))
 
     it.effect("charges leave the window too (tokens and cost)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxTpm: 100, maxUsd: 0.05 })
         yield* quota.charge(org1, Usage.make({ inputTokens: 150, costUsd: 0.06 }))
         yield* TestClock.adjust("30 seconds")
@@ -196,7 +196,7 @@ describe("Quota", () => {
       }))
 
     it.effect("a custom window", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 1, window: "10 seconds" })
         yield* quota.guard(org1)
         yield* TestClock.adjust("9 seconds")
@@ -207,7 +207,7 @@ describe("Quota", () => {
       }))
 
     it.effect("the window is a partition's own: tenant 1's old requests do not free tenant 2", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const quota = yield* Quota.make({ maxRpm: 1 })
         yield* quota.guard(org1)
         yield* TestClock.adjust("40 seconds")
@@ -219,10 +219,11 @@ describe("Quota", () => {
   })
 
   it.effect("tenants are fully isolated on one quota instance", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const quota = yield* Quota.make({ maxUsd: 0.05 })
       // shared quota, $0.03 per call: per tenant, calls 1 and 2 pass the guard, call 3 is refused
-      const call = (tenant: Scope.Scope) => Effect.zipRight(quota.guard(tenant), quota.charge(tenant, Usage.make({ costUsd: 0.03 })))
+      const call = (tenant: Scope.Scope) =>
+        Effect.zipRight(quota.guard(tenant), quota.charge(tenant, Usage.make({ costUsd: 0.03 })))
       for (const tenant of [org1, org2]) {
         yield* call(tenant)
         yield* call(tenant)
@@ -235,13 +236,13 @@ describe("Quota", () => {
     }))
 
   it.effect("Budget(0.10) + Quota(1.00), $0.04 per call: the 3rd call fails after accrual; the quota keeps 2 charges", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const budget = yield* Budget.make({ maxCostUsd: 0.1 })
       const quota = yield* Quota.make({ maxUsd: 1 })
       let executed = 0
       // the meter order: guard every meter (budget first), run, charge every meter in order;
       // a failing Budget.charge short-circuits, so the Quota is not charged for that call
-      const call = Effect.gen(function* () {
+      const call = Effect.gen(function*() {
         yield* budget.guard
         yield* quota.guard(org1)
         executed += 1
@@ -273,7 +274,7 @@ describe("Quota", () => {
     ]
     for (const [label, limits, field] of invalid) {
       it.effect(`Quota.make rejects ${label} with a ConfigurationError naming ${field}`, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const error = yield* Effect.flip(Quota.make(limits))
           expect(error).toBeInstanceOf(ConfigurationError)
           expect(error.field).toBe(`quota.${field}`)

@@ -1,13 +1,22 @@
+import {
+  autonomyTiers,
+  Budget,
+  Cancellation,
+  ConfigurationError,
+  DepthExceeded,
+  RunContext,
+  Scope,
+  Usage
+} from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
-import { autonomyTiers, Budget, Cancellation, ConfigurationError, DepthExceeded, RunContext, Scope, Usage } from "@agentkit/core"
 
 const read = Effect.map(RunContext, (context) => context)
 
 describe("RunContext", () => {
   describe("make / layer / provide", () => {
     it.effect("defaults: a random id, the empty scope, an unlimited budget, autonomy auto, depth 0, tracing on", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const context = yield* RunContext.make()
         expect(context.correlationId).toMatch(/^[0-9a-f-]{36}$/)
         expect((yield* RunContext.make()).correlationId).not.toBe(context.correlationId)
@@ -23,7 +32,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("options are taken: id, scope fields, budget limits, autonomy, tracing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const context = yield* RunContext.make({
           correlationId: "run-1",
           scope: { orgId: 7, domainId: 42, userId: "u-1" },
@@ -41,7 +50,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("a Budget, Scope or cancellation handle passed in is used by reference", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const budget = Budget.unsafeMake({ maxModelCalls: 3 })
         const scope = Scope.make({ orgId: 1 })
         const cancellation = Cancellation.make()
@@ -52,15 +61,15 @@ describe("RunContext", () => {
       }))
 
     it.effect("RunContext.layer provides the context to `yield* RunContext`", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const context = yield* read
         expect(context.correlationId).toBe("layer-run")
         expect(context.scope.key).toBe("org1:domNone")
       }).pipe(Effect.provide(RunContext.layer({ correlationId: "layer-run", scope: { orgId: 1 } }))))
 
     it.effect("RunContext.provide gives every run a fresh context (fresh budget and id)", () =>
-      Effect.gen(function* () {
-        const program = Effect.gen(function* () {
+      Effect.gen(function*() {
+        const program = Effect.gen(function*() {
           const context = yield* RunContext
           yield* context.budget.charge(Usage.make({ costUsd: 0.01 }))
           return context
@@ -82,7 +91,7 @@ describe("RunContext", () => {
     ]
     for (const [limits, field] of invalidBudgets) {
       it.effect(`building RunContext.layer with a bad limit fails with a ConfigurationError naming ${field}`, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const exit = yield* Effect.exit(Effect.scoped(Layer.build(RunContext.layer({ budget: limits }))))
           expect(Exit.isFailure(exit)).toBe(true)
           const error = yield* Effect.flip(read.pipe(Effect.provide(RunContext.layer({ budget: limits }))))
@@ -93,7 +102,7 @@ describe("RunContext", () => {
     }
 
     it.effect("RunContext.provide with a bad limit fails the run with the ConfigurationError (the effect never runs)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         let ran = false
         const error = yield* Effect.flip(
           Effect.sync(() => {
@@ -106,7 +115,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("an unknown autonomy tier is a ConfigurationError naming the accepted tiers", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const options = { autonomy: "yolo" } as unknown as RunContext.Options
         const fromMake = yield* Effect.flip(RunContext.make(options))
         expect(fromMake).toBeInstanceOf(ConfigurationError)
@@ -128,7 +137,7 @@ describe("RunContext", () => {
     const present = Effect.map(Effect.serviceOption(RunContext), (found) => found._tag === "Some")
 
     it.effect("after a success, a failure or a defect, the caller's context is back", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const outer = yield* Effect.exit(read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "inner" })))
         expect(outer).toEqual(Exit.succeed("inner"))
         expect(yield* present).toBe(false)
@@ -137,7 +146,7 @@ describe("RunContext", () => {
         yield* Effect.exit(Effect.die("bug").pipe(RunContext.provide({ runId: "inner" })))
         expect(yield* present).toBe(false)
         // nested: the outer context is back after the inner one ends
-        const ids = yield* Effect.gen(function* () {
+        const ids = yield* Effect.gen(function*() {
           const inner = yield* read.pipe(RunContext.provide({ runId: "inner" }))
           const after = yield* read
           return [inner.runId, after.runId]
@@ -146,7 +155,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("an interrupted effect: the finalizers outside it run without its context", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const seen: Array<boolean> = []
         const fiber = yield* Effect.fork(
           Effect.never.pipe(
@@ -160,7 +169,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("a joined fiber that provided a context leaves the joiner's context as it was (fibers forked and joined, in order or concurrently)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const child = yield* Effect.fork(read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "child" })))
         expect(yield* Fiber.join(child)).toBe("child")
         expect(yield* present).toBe(false)
@@ -171,8 +180,10 @@ describe("RunContext", () => {
         expect(ids).toEqual(["a", "b", "c"])
         expect(yield* present).toBe(false)
         // under a context of its own, the joiner keeps it
-        const kept = yield* Effect.gen(function* () {
-          const inner = yield* Effect.fork(read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "child" })))
+        const kept = yield* Effect.gen(function*() {
+          const inner = yield* Effect.fork(
+            read.pipe(Effect.map((c) => c.runId), RunContext.provide({ runId: "child" }))
+          )
           yield* Fiber.join(inner)
           return (yield* read).runId
         }).pipe(RunContext.provide({ runId: "outer" }))
@@ -180,19 +191,23 @@ describe("RunContext", () => {
       }))
 
     it.effect("RunContext.with and RunContext.unsafeOf read the context in place; without one, unsafeOf throws", () =>
-      Effect.gen(function* () {
-        const id = yield* RunContext.with((context) => Effect.succeed(context.runId)).pipe(RunContext.provide({ runId: "run-9" }))
+      Effect.gen(function*() {
+        const id = yield* RunContext.with((context) => Effect.succeed(context.runId)).pipe(
+          RunContext.provide({ runId: "run-9" })
+        )
         expect(id).toBe("run-9")
         const inFiber = Effect.withFiberRuntime((fiber) => Effect.succeed(RunContext.unsafeOf(fiber).runId))
         expect(yield* inFiber.pipe(RunContext.provide({ runId: "run-10" }))).toBe("run-10")
-        const missing = yield* Effect.exit(Effect.withFiberRuntime((fiber) => Effect.sync(() => RunContext.unsafeOf(fiber))))
+        const missing = yield* Effect.exit(
+          Effect.withFiberRuntime((fiber) => Effect.sync(() => RunContext.unsafeOf(fiber)))
+        )
         expect(Exit.isFailure(missing) && Cause.isDie(missing.cause)).toBe(true)
       }))
   })
 
   describe("child()", () => {
     it.effect("depth + 1; budget and cancellation shared by reference; id, scope, autonomy, tracing copied", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const parent = yield* RunContext.make({
           correlationId: "run-1",
           scope: { orgId: 7, domainId: 42 },
@@ -212,7 +227,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("spending in a sub-run is spending of the whole run", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const parent = yield* RunContext.make({ budget: { maxModelCalls: 1 } })
         const grandchild = yield* Effect.flatMap(parent.child(), (child) => child.child())
         yield* grandchild.budget.charge(Usage.make({ costUsd: 0.25 }))
@@ -224,7 +239,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("depths 0..4 are legal by default; the 5th nested child fails: agent depth 5 > max_depth 4", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         let context = yield* RunContext.make()
         for (let depth = 1; depth <= 4; depth++) {
           context = yield* context.child()
@@ -237,7 +252,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("maxDepth comes from the budget", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const flat = yield* RunContext.make({ budget: { maxDepth: 0 } })
         expect((yield* Effect.flip(flat.child())).message).toBe("agent depth 1 > max_depth 0")
         const deep = yield* RunContext.make({ budget: { maxDepth: 1 } })
@@ -246,7 +261,7 @@ describe("RunContext", () => {
       }))
 
     it.effect("RunContext.child reads the current context", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const child = yield* RunContext.child
         expect(child.depth).toBe(1)
         expect(child.correlationId).toBe("run-c")

@@ -1,6 +1,6 @@
+import { Tracing } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, FiberRef, Layer, Option, Tracer } from "effect"
-import { Tracing } from "@agentkit/core"
 
 /** A tracer whose spans throw from `event` and `attribute`, like a broken exporter. */
 const brokenTracer = () => {
@@ -59,7 +59,12 @@ describe("Tracing", () => {
     expect(Tracing.Attribute.errorType).toBe("error.type")
     expect(Tracing.Attribute.mcpMethodName).toBe("mcp.method.name")
     expect(Tracing.Attribute.mcpProtocolVersion).toBe("mcp.protocol.version")
-    expect(Tracing.Operation).toEqual({ invokeAgent: "invoke_agent", invokeWorkflow: "invoke_workflow", chat: "chat", executeTool: "execute_tool" })
+    expect(Tracing.Operation).toEqual({
+      invokeAgent: "invoke_agent",
+      invokeWorkflow: "invoke_workflow",
+      chat: "chat",
+      executeTool: "execute_tool"
+    })
     expect(Tracing.SpanName.invokeWorkflow("refunds")).toBe("invoke_workflow refunds")
     expect(Tracing.EventName.policyDispatch).toBe("policy.dispatch")
     expect(Tracing.EventName.toolShapeMismatch).toBe("tool.shape_mismatch")
@@ -70,7 +75,7 @@ describe("Tracing", () => {
   describe("addEvent", () => {
     it.effect("adds the event to the current span", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* Tracing.addEvent("tool.shape_mismatch", { tool_name: "quote", expected_shape: "Quote" }).pipe(
           Effect.withSpan("execute_tool quote")
         )
@@ -83,7 +88,7 @@ describe("Tracing", () => {
 
     it.effect("lands on the innermost open span only", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* Tracing.addEvent("inner.event").pipe(
           Effect.withSpan("inner"),
           Effect.zipRight(Tracing.addEvent("outer.event", { n: 1 })),
@@ -96,7 +101,7 @@ describe("Tracing", () => {
 
     it.effect("without a span it is a no-op", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* Tracing.addEvent("nobody.listens", { a: 1 })
         yield* Tracing.annotate({ a: 1 })
         expect(tracer.spans).toHaveLength(0)
@@ -105,7 +110,7 @@ describe("Tracing", () => {
 
     it.effect("a tracer whose span.event and span.attribute throw does not break the effect", () => {
       const broken = brokenTracer()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const result = yield* Tracing.addEvent("budget.checkpoint", { spent_usd: 0.5 }).pipe(
           Effect.zipRight(Tracing.annotate({ "gen_ai.usage.input_tokens": 10 })),
           Effect.as("still here"),
@@ -121,7 +126,7 @@ describe("Tracing", () => {
   describe("setAttributes", () => {
     it.effect("sets every attribute on the current span", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* Tracing.annotate({ "gen_ai.usage.input_tokens": 10, "gen_ai.response.model": "m" }).pipe(
           Effect.withSpan("chat m")
         )
@@ -135,7 +140,7 @@ describe("Tracing", () => {
   describe("recording()", () => {
     it.effect("records spans in start order, with parents, kinds, ends and exits", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* Effect.fail("boom").pipe(
           Effect.withSpan("child-b", { kind: "client" }),
           Effect.ignore,
@@ -159,7 +164,7 @@ describe("Tracing", () => {
 
     it.effect("an open span is not ended; Effect.currentSpan sees the recorded span", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const current = yield* Effect.currentSpan.pipe(
           Effect.tap(() => Effect.sync(() => expect(tracer.one("open").ended).toBe(false))),
           Effect.withSpan("open")
@@ -171,7 +176,7 @@ describe("Tracing", () => {
 
     it.effect("named, one (throws on none or many) and clear", () => {
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* Effect.void.pipe(Effect.withSpan("twice"))
         yield* Effect.void.pipe(Effect.withSpan("twice"))
         expect(tracer.named("twice")).toHaveLength(2)
@@ -193,8 +198,8 @@ describe("Tracing.contain", () => {
   })
 
   it.effect("a tracer whose span() throws: the effect runs, spans below it still nest", () =>
-    Effect.gen(function* () {
-      const program = Effect.gen(function* () {
+    Effect.gen(function*() {
+      const program = Effect.gen(function*() {
         const outer = yield* Effect.currentSpan
         const inner = yield* Effect.currentSpan.pipe(Effect.withSpan("inner"))
         return { outer, inner }
@@ -205,33 +210,35 @@ describe("Tracing.contain", () => {
       // without contain it is a defect
       const exit = yield* Effect.exit(program.pipe(Effect.withTracer(throwingSpan)))
       expect(Exit.isFailure(exit)).toBe(true)
-    })
-  )
+    }))
 
   it.effect("failures and interruptions still end every span of a working tracer, through the wrapper", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const exit = yield* Effect.exit(
-        Effect.fail("no").pipe(Effect.withSpan("inner"), Effect.withSpan("outer"), Tracing.contain, Effect.provide(tracer.layer))
+        Effect.fail("no").pipe(
+          Effect.withSpan("inner"),
+          Effect.withSpan("outer"),
+          Tracing.contain,
+          Effect.provide(tracer.layer)
+        )
       )
       expect(Exit.isFailure(exit)).toBe(true)
       expect(tracer.spans.map((s) => [s.name, s.ended])).toEqual([["outer", true], ["inner", true]])
       expect(tracer.childrenOf(tracer.one("outer")).map((s) => s.name)).toEqual(["inner"])
-    })
-  )
+    }))
 
   it.effect("is applied once: a nested contain reuses the wrapper, and one wrapper is made per tracer", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const read = Effect.tracer.pipe(Tracing.contain)
       const [a, b, c] = yield* Effect.all([read, read.pipe(Tracing.contain), read]).pipe(Effect.provide(tracer.layer))
       expect(a).toBe(b)
       expect(a).toBe(c)
-    })
-  )
+    }))
 
   it.effect("leaves Effect's own default tracer as it is (its spans never throw); any other tracer is wrapped", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const native = yield* Effect.tracer
       expect(yield* Effect.tracer.pipe(Tracing.contain)).toBe(native)
       const bare = yield* Effect.currentSpan.pipe(Effect.withSpan("bare"))
@@ -243,11 +250,10 @@ describe("Tracing.contain", () => {
       expect(wrapped).not.toBe(other)
       const span = yield* Effect.currentSpan.pipe(Effect.withSpan("wrapped"), Tracing.contain, Effect.withTracer(other))
       expect(Object.getPrototypeOf(span)).not.toBe(Object.getPrototypeOf(bare))
-    })
-  )
+    }))
 
   it.live("the tracer's context hook sees its own span as the fiber's current one, the innermost as spans open and end", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const native = yield* Effect.tracer
       const own = new Set<Tracer.AnySpan>()
       // what the hook saw as the fiber's current span, step by step: the name of one of the
@@ -265,7 +271,7 @@ describe("Tracing.contain", () => {
           return execution()
         }
       })
-      const spans = yield* Effect.gen(function* () {
+      const spans = yield* Effect.gen(function*() {
         const outer = yield* Effect.currentSpan
         const from = seen.length
         // steps inside a span opened after this one started, across an asynchronous boundary
@@ -282,11 +288,10 @@ describe("Tracing.contain", () => {
       expect(seen).not.toContain("another")
       // the run itself still holds the contained spans
       expect(spans.some((span) => own.has(span))).toBe(false)
-    })
-  )
+    }))
 
   it.effect("an array attribute reaches an OpenTelemetry-backed span as an array, on both its spans, never as its JSON text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const set: Array<[string, unknown]> = []
       const spans: Array<Tracer.Span> = []
       const otelTracer = Tracer.make({
@@ -295,32 +300,45 @@ describe("Tracing.contain", () => {
           const span = {
             [Symbol.for("@effect/opentelemetry/Tracer/OtelSpan")]: true,
             span: { setAttribute: (key: string, value: unknown) => set.push([key, value]) },
-            _tag: "Span", name, spanId: "1".padStart(16, "0"), traceId: "1".padStart(32, "0"), parent, context,
-            status: { _tag: "Started", startTime }, attributes, links, sampled: true, kind,
+            _tag: "Span",
+            name,
+            spanId: "1".padStart(16, "0"),
+            traceId: "1".padStart(32, "0"),
+            parent,
+            context,
+            status: { _tag: "Started", startTime },
+            attributes,
+            links,
+            sampled: true,
+            kind,
             end() {},
             // as @effect/opentelemetry's: the OpenTelemetry span gets the value's text
             attribute(key: string, value: unknown) {
               set.push([key, typeof value === "object" ? JSON.stringify(value) : value])
               attributes.set(key, value)
             },
-            event() {}, addLinks() {}
+            event() {},
+            addLinks() {}
           } as Tracer.Span
           spans.push(span)
           return span
         },
         context: (f) => f()
       })
-      yield* Tracing.annotate({ reasons: ["end_turn"], model: "m" }).pipe(Effect.withSpan("chat"), Tracing.contain, Effect.withTracer(otelTracer))
+      yield* Tracing.annotate({ reasons: ["end_turn"], model: "m" }).pipe(
+        Effect.withSpan("chat"),
+        Tracing.contain,
+        Effect.withTracer(otelTracer)
+      )
       expect(set).toEqual([["reasons", ["end_turn"]], ["model", "m"]])
       expect([...spans[0]!.attributes]).toEqual([["reasons", ["end_turn"]], ["model", "m"]])
-    })
-  )
+    }))
 })
 
 describe("Tracing.span", () => {
   it.effect("is Effect.withSpan's span: the parent of the spans inside, attributes at the start and from the outcome, ended with the exit", () => {
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const value = yield* Effect.succeed(7).pipe(
         Effect.withSpan("inner"),
         Tracing.span("outer", {
@@ -346,9 +364,11 @@ describe("Tracing.span", () => {
 
   it.effect("a failure and an interruption end the span with their exit; onEnd sees the failure; the current span is restored", () => {
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const failed = yield* Effect.exit(
-        Effect.fail("boom").pipe(Tracing.span("fails", { onEnd: (exit) => (Exit.isFailure(exit) ? { failed: true } : undefined) }))
+        Effect.fail("boom").pipe(
+          Tracing.span("fails", { onEnd: (exit) => (Exit.isFailure(exit) ? { failed: true } : undefined) })
+        )
       )
       expect(Exit.isFailure(failed)).toBe(true)
       expect(tracer.one("fails").attributes.get("failed")).toBe(true)
@@ -369,18 +389,20 @@ describe("Tracing.span", () => {
     const tracer = Tracing.recording()
     const counter = FiberRef.unsafeMake(0)
     const currentName = Effect.map(Effect.option(Effect.currentSpan), Option.map((span) => span.name))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* FiberRef.set(counter, 1).pipe(Tracing.span("sets"))
       expect(yield* FiberRef.get(counter)).toBe(1)
       expect(yield* currentName).toEqual(Option.none())
 
-      const failed = yield* Effect.exit(FiberRef.set(counter, 2).pipe(Effect.zipRight(Effect.fail("boom")), Tracing.span("sets then fails")))
+      const failed = yield* Effect.exit(
+        FiberRef.set(counter, 2).pipe(Effect.zipRight(Effect.fail("boom")), Tracing.span("sets then fails"))
+      )
       expect(Exit.isFailure(failed)).toBe(true)
       expect(yield* FiberRef.get(counter)).toBe(2)
       expect(yield* currentName).toEqual(Option.none())
 
       // nested: nothing changes inside the inner span, the outer one sets the ref after it
-      const seen = yield* Effect.gen(function* () {
+      const seen = yield* Effect.gen(function*() {
         const inside = yield* currentName.pipe(Tracing.span("inner"))
         const after = yield* currentName
         yield* FiberRef.set(counter, 3)
@@ -394,12 +416,15 @@ describe("Tracing.span", () => {
 
   // Tracing.span makes the span itself (not through Effect.makeSpan): each case below runs the same
   // program once with Effect.withSpan and once with Tracing.span and compares what was recorded.
-  type Open = (name: string, options?: Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  type Open = (
+    name: string,
+    options?: Tracer.SpanOptions
+  ) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   const withSpan: Open = (name, options = {}) => (self) => Effect.withSpan(self, name, options)
   const viaTracing: Open = (name, options = {}) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
     Tracing.span<A, E>(name, { ...options, captureStackTrace: false })(self)
   const both = (make: (open: Open) => Effect.Effect<unknown>) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const shapes = []
       for (const open of [withSpan, viaTracing]) {
         const tracer = Tracing.recording()
@@ -421,13 +446,19 @@ describe("Tracing.span", () => {
     })
 
   it.live("sees the fiber's span annotations and links, then its own attributes, as Effect.withSpan does", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const external = Tracer.externalSpan({ spanId: "00000000000000aa", traceId: "000000000000000000000000000000bb" })
       const [withSpan, span] = yield* both((open) =>
         Effect.succeed(1).pipe(
-          open("target", { kind: "server", attributes: { own: "yes", shared: "own" }, links: [{ _tag: "SpanLink", span: external, attributes: {} }] }),
+          open("target", {
+            kind: "server",
+            attributes: { own: "yes", shared: "own" },
+            links: [{ _tag: "SpanLink", span: external, attributes: {} }]
+          }),
           Effect.annotateSpans({ annotated: "from the fiber", shared: "annotation" }),
-          Effect.linkSpans(Tracer.externalSpan({ spanId: "00000000000000cc", traceId: "000000000000000000000000000000dd" })),
+          Effect.linkSpans(
+            Tracer.externalSpan({ spanId: "00000000000000cc", traceId: "000000000000000000000000000000dd" })
+          ),
           open("root")
         )
       )
@@ -442,7 +473,7 @@ describe("Tracing.span", () => {
     }))
 
   it.live("skips a parent whose context disables propagation; root and an explicit parent as Effect.withSpan", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const external = Tracer.externalSpan({ spanId: "00000000000000ee", traceId: "000000000000000000000000000000ff" })
       const [withSpan, span] = yield* both((open) =>
         Effect.all([
@@ -456,7 +487,9 @@ describe("Tracing.span", () => {
         )
       )
       expect(span).toEqual(withSpan)
-      const byName = new Map((span as ReadonlyArray<{ name: string; id: string; parent: string | undefined }>).map((s) => [s.name, s]))
+      const byName = new Map(
+        (span as ReadonlyArray<{ name: string; id: string; parent: string | undefined }>).map((s) => [s.name, s])
+      )
       expect([...byName.keys()]).toEqual(["root", "under the hidden one", "a root", "explicit"])
       expect(byName.get("under the hidden one")!.parent).toBe(byName.get("root")!.id)
       expect(byName.get("a root")!.parent).toBeUndefined()
@@ -464,7 +497,7 @@ describe("Tracing.span", () => {
     }))
 
   it.live("with the tracer disabled or timing off, as Effect.withSpan: no span recorded, or a span without a start time", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const [withSpan, span] = yield* both((open) =>
         Effect.all([
           Effect.void.pipe(open("not recorded"), Effect.withTracerEnabled(false)),
@@ -477,8 +510,12 @@ describe("Tracing.span", () => {
 
   it.effect("an onEnd that throws, or a tracer that throws on attributes, never breaks the effect", () => {
     const broken = brokenTracer()
-    return Effect.gen(function* () {
-      const a = yield* Effect.succeed("ok").pipe(Tracing.span("a", { onEnd: () => { throw new Error("no attributes") } }))
+    return Effect.gen(function*() {
+      const a = yield* Effect.succeed("ok").pipe(Tracing.span("a", {
+        onEnd: () => {
+          throw new Error("no attributes")
+        }
+      }))
       const b = yield* Effect.succeed("ok").pipe(Tracing.span("b", { onEnd: () => ({ key: "value" }) }))
       expect([a, b]).toEqual(["ok", "ok"])
       expect(broken.attributeCalls).toBeGreaterThan(0)
@@ -487,9 +524,13 @@ describe("Tracing.span", () => {
 })
 
 describe("Tracing.span with Effect's own tracer", () => {
-  type Open = (name: string, options: Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  type Open = (
+    name: string,
+    options: Tracer.SpanOptions
+  ) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   const withSpanOf: Open = (name, options) => (self) => Effect.withSpan(self, name, options)
-  const tracingSpanOf: Open = (name, options) => <A, E, R>(self: Effect.Effect<A, E, R>) => Tracing.span<A, E>(name, { ...options, captureStackTrace: false })(self)
+  const tracingSpanOf: Open = (name, options) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Tracing.span<A, E>(name, { ...options, captureStackTrace: false })(self)
 
   // What a span of Effect's default tracer shows whoever reads it (Effect.currentSpan, a child
   // span, a test): Tracing.span's must show the same as Effect.withSpan's, though it makes its ids
@@ -500,7 +541,11 @@ describe("Tracing.span with Effect's own tracer", () => {
     parent: Option.isSome(span.parent) && span.parent.value === root,
     sameTrace: span.traceId === root.traceId && child.traceId === span.traceId,
     childOf: Option.isSome(child.parent) && child.parent.value === span,
-    ids: [/^[0-9a-f]{16}$/.test(span.spanId), span.spanId === span.spanId, span.spanId !== root.spanId && span.spanId !== child.spanId],
+    ids: [
+      /^[0-9a-f]{16}$/.test(span.spanId),
+      span.spanId === span.spanId,
+      span.spanId !== root.spanId && span.spanId !== child.spanId
+    ],
     attributes: [...span.attributes],
     links: span.links.map((link) => link.span.spanId),
     events: (span as unknown as { events: ReadonlyArray<readonly [string, bigint, unknown]> }).events,
@@ -510,20 +555,24 @@ describe("Tracing.span with Effect's own tracer", () => {
   })
 
   it.effect("shows what Effect.withSpan's shows: parent, trace, ids, kind, links, events, annotations then attributes in order, status", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const linked = Tracer.externalSpan({ spanId: "00000000000000aa", traceId: "000000000000000000000000000000bb" })
       const shapes = []
       for (const open of [withSpanOf, tracingSpanOf]) {
-        const seen = yield* Effect.gen(function* () {
+        const seen = yield* Effect.gen(function*() {
           const root = yield* Effect.currentSpan
-          const [span, child] = yield* Effect.gen(function* () {
+          const [span, child] = yield* Effect.gen(function*() {
             yield* Effect.annotateCurrentSpan("during", 1)
             const span = yield* Effect.currentSpan
             const child = yield* Effect.currentSpan.pipe(Effect.withSpan("child"))
             span.event("happened", BigInt(5), { a: 1 })
             return [span, child] as const
           }).pipe(
-            open("outer", { kind: "client", attributes: { start: "s", nothing: undefined }, links: [{ _tag: "SpanLink", span: linked, attributes: {} }] }),
+            open("outer", {
+              kind: "client",
+              attributes: { start: "s", nothing: undefined },
+              links: [{ _tag: "SpanLink", span: linked, attributes: {} }]
+            }),
             Effect.annotateSpans("annotation", "x")
           )
           return { root, span, child }
@@ -531,12 +580,15 @@ describe("Tracing.span with Effect's own tracer", () => {
         shapes.push(shapeOf(seen.span, seen.root, seen.child))
       }
       expect(shapes[1]).toEqual(shapes[0])
-      expect(shapes[0]!.attributes).toEqual([["annotation", "x"], ["start", "s"], ["nothing", undefined], ["during", 1]])
+      expect(shapes[0]!.attributes).toEqual([["annotation", "x"], ["start", "s"], ["nothing", undefined], [
+        "during",
+        1
+      ]])
       expect(shapes[0]!.links).toEqual(["00000000000000aa"])
     }))
 
   it.effect("a root span has its own trace id; the ids are made once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const span = yield* Effect.currentSpan.pipe(Tracing.span("root"))
       expect(span.traceId).toMatch(/^[0-9a-f]{32}$/)
       expect(span.traceId).toBe(span.traceId)
@@ -546,14 +598,16 @@ describe("Tracing.span with Effect's own tracer", () => {
     }))
 
   it.effect("onEnd's attributes come last, without those it sets to undefined, whether or not the map was read before the end", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const readEarly of [false, true]) {
-        const span = yield* Effect.gen(function* () {
+        const span = yield* Effect.gen(function*() {
           const span = yield* Effect.currentSpan
           if (readEarly) expect([...span.attributes]).toEqual([["start", 1]])
           span.attribute("middle", 2)
           return span
-        }).pipe(Tracing.span("ends", { attributes: { start: 1 }, onEnd: () => ({ end: 3, start: 4, skipped: undefined }) }))
+        }).pipe(
+          Tracing.span("ends", { attributes: { start: 1 }, onEnd: () => ({ end: 3, start: 4, skipped: undefined }) })
+        )
         expect([readEarly, [...span.attributes]]).toEqual([readEarly, [["start", 4], ["middle", 2], ["end", 3]]])
         expect(span.status._tag).toBe("Ended")
       }

@@ -1,6 +1,6 @@
+import { RunContext } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { RunContext } from "@agentkit/core"
 import { randomHex, uuid } from "../src/internal/randomId.js"
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -15,7 +15,10 @@ describe("random ids", () => {
     const ids = Array.from({ length: 10_000 }, uuid)
     for (const id of ids) expect(id).toMatch(UUID_V4)
     expect(new Set(ids).size).toBe(ids.length)
-    const expected = Array.from("xxxxxxxx-xxxx-4xxx-vxxx-xxxxxxxxxxxx", (c) => (c === "-" || c === "4" ? 1 : c === "v" ? 4 : 16))
+    const expected = Array.from(
+      "xxxxxxxx-xxxx-4xxx-vxxx-xxxxxxxxxxxx",
+      (c) => (c === "-" || c === "4" ? 1 : c === "v" ? 4 : 16)
+    )
     expect(spread(ids)).toEqual(expected)
   })
 
@@ -29,7 +32,7 @@ describe("random ids", () => {
   })
 
   it.effect("a run without an id of its own gets a fresh version 4 UUID", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ids = new Set<string>()
       for (let i = 0; i < 300; i++) {
         const runId = yield* RunContext.with((context) => Effect.succeed(context.runId)).pipe(RunContext.provide())

@@ -1,26 +1,26 @@
 /**
  * Type-level tests: `tsc -b packages/core` checks them; at run time `expectTypeOf` is a no-op.
  */
-import { describe, expectTypeOf, it } from "vitest"
-import { Context, Effect } from "effect"
-import type { Layer, Stream } from "effect"
 import { Budget, Cancellation, ChatModel, Invoker, Quota, RunContext, Tracing } from "@agentkit/core"
 import type {
   Autonomy,
   BudgetExceeded,
-  DepthExceeded,
   Cancelled,
   Chat,
   ChatError,
-  ChatModelError,
   ChatMiddleware,
+  ChatModelError,
   ConfigurationError,
+  DepthExceeded,
   InvokableTool,
   ToolCall,
   ToolMiddleware,
   ToolOutcome,
   ToolPipelineError
 } from "@agentkit/core"
+import { Context, Effect } from "effect"
+import type { Layer, Stream } from "effect"
+import { describe, expectTypeOf, it } from "vitest"
 
 class Database extends Context.Tag("test/Database")<Database, { readonly query: string }>() {}
 class MyError {
@@ -30,19 +30,29 @@ class MyError {
 describe("types", () => {
   it("RunContext.cancellable adds Cancelled to the errors and RunContext to the requirements", () => {
     const work = Effect.fail(new MyError()) as Effect.Effect<number, MyError, Database>
-    expectTypeOf(RunContext.cancellable(work)).toEqualTypeOf<Effect.Effect<number, MyError | Cancelled, Database | RunContext>>()
+    expectTypeOf(RunContext.cancellable(work)).toEqualTypeOf<
+      Effect.Effect<number, MyError | Cancelled, Database | RunContext>
+    >()
   })
 
   it("RunContext.provide removes RunContext from the requirements and adds ConfigurationError", () => {
-    const work = Effect.map(RunContext, (context) => context.depth) as Effect.Effect<number, MyError, Database | RunContext>
-    expectTypeOf(work.pipe(RunContext.provide({}))).toEqualTypeOf<Effect.Effect<number, MyError | ConfigurationError, Database>>()
+    const work = Effect.map(RunContext, (context) => context.depth) as Effect.Effect<
+      number,
+      MyError,
+      Database | RunContext
+    >
+    expectTypeOf(work.pipe(RunContext.provide({}))).toEqualTypeOf<
+      Effect.Effect<number, MyError | ConfigurationError, Database>
+    >()
   })
 
   it("RunContext constructors and child", () => {
     expectTypeOf(RunContext.layer({})).toEqualTypeOf<Layer.Layer<RunContext, ConfigurationError>>()
     expectTypeOf(RunContext.make()).toEqualTypeOf<Effect.Effect<RunContext.Service, ConfigurationError>>()
     expectTypeOf(RunContext.child).toEqualTypeOf<Effect.Effect<RunContext.Service, DepthExceeded, RunContext>>()
-    expectTypeOf<ReturnType<RunContext.Service["child"]>>().toEqualTypeOf<Effect.Effect<RunContext.Service, DepthExceeded>>()
+    expectTypeOf<ReturnType<RunContext.Service["child"]>>().toEqualTypeOf<
+      Effect.Effect<RunContext.Service, DepthExceeded>
+    >()
     expectTypeOf<RunContext.Service["autonomy"]>().toEqualTypeOf<Autonomy>()
     expectTypeOf<Autonomy>().toEqualTypeOf<"auto" | "gated" | "manual">()
     // @ts-expect-error an unknown tier is a type error
@@ -50,18 +60,18 @@ describe("types", () => {
   })
 
   it("`yield* RunContext` gives the service", () => {
-    const program = Effect.gen(function* () {
+    const program = Effect.gen(function*() {
       return yield* RunContext
     })
     expectTypeOf(program).toEqualTypeOf<Effect.Effect<RunContext.Service, never, RunContext>>()
   })
 
   it("Invoker.chat requires RunContext and fails with ChatError", () => {
-    expectTypeOf<ReturnType<Invoker.Service["chat"]>>().toEqualTypeOf<Effect.Effect<Chat.ChatResponse, ChatError, RunContext>>()
+    expectTypeOf<ReturnType<Invoker.Service["chat"]>>().toEqualTypeOf<
+      Effect.Effect<Chat.ChatResponse, ChatError, RunContext>
+    >()
     expectTypeOf<ChatError>().toEqualTypeOf<ChatModelError | BudgetExceeded>()
-    const program = Effect.flatMap(Invoker, (invoker) =>
-      invoker.chat({ model: "m", messages: [], tools: [] })
-    )
+    const program = Effect.flatMap(Invoker, (invoker) => invoker.chat({ model: "m", messages: [], tools: [] }))
     expectTypeOf(program).toEqualTypeOf<Effect.Effect<Chat.ChatResponse, ChatError, Invoker | RunContext>>()
   })
 

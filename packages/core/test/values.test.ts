@@ -1,5 +1,3 @@
-import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Schema } from "effect"
 import {
   BudgetExceeded,
   Cancelled,
@@ -16,6 +14,8 @@ import {
   ToolTimeoutError,
   Usage
 } from "@agentkit/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, FastCheck as fc, Schema } from "effect"
 
 describe("Scope", () => {
   it("key renders absent parts as None, like the Python keys", () => {
@@ -45,8 +45,8 @@ describe("Scope.storeKey", () => {
 
   it("is the JSON text of the four parts, an absent part null", () => {
     expect(Scope.empty.storeKey).toBe("[null,null,null,null]")
-    expect(storeKey({ orgId: 7, domainId: 42, userId: "u-1", sessionId: "s-1" })).toBe('[7,42,"u-1","s-1"]')
-    expect(storeKey({ orgId: "acme" })).toBe('["acme",null,null,null]')
+    expect(storeKey({ orgId: 7, domainId: 42, userId: "u-1", sessionId: "s-1" })).toBe("[7,42,\"u-1\",\"s-1\"]")
+    expect(storeKey({ orgId: "acme" })).toBe("[\"acme\",null,null,null]")
   })
 
   it("keeps apart the scopes whose display keys collide (the issue's cases)", () => {
@@ -72,10 +72,10 @@ describe("Scope.storeKey", () => {
       fc.constant(undefined),
       fc.integer({ min: -3, max: 3 }),
       fc.double(),
-      fc.constantFrom("", "1", "None", "null", "NaN", "Infinity", ":", "acme:dom7", "7:domNone", '"', "\\", "[", ","),
+      fc.constantFrom("", "1", "None", "null", "NaN", "Infinity", ":", "acme:dom7", "7:domNone", "\"", "\\", "[", ","),
       fc.string()
     )
-    const text = fc.oneof(fc.constant(undefined), fc.constantFrom("", "null", '"', ","), fc.string())
+    const text = fc.oneof(fc.constant(undefined), fc.constantFrom("", "null", "\"", ","), fc.string())
     const scope = fc.record({ orgId: id, domainId: id, userId: text, sessionId: text }).map((fields) =>
       Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Fields
     )
@@ -132,7 +132,9 @@ describe("Usage", () => {
   })
 
   it("totalTokens is input + output (cache tokens excluded)", () => {
-    expect(Usage.totalTokens(Usage.make({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 999, cacheWriteTokens: 7 }))).toBe(120)
+    expect(
+      Usage.totalTokens(Usage.make({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 999, cacheWriteTokens: 7 }))
+    ).toBe(120)
   })
 
   it("the schema decodes a usage record", () => {
@@ -181,7 +183,11 @@ describe("Message", () => {
   })
 
   it("ChatRequest and ChatResponse schemas accept the values the pipelines pass", () => {
-    const request = Schema.decodeUnknownSync(Chat.ChatRequest)({ model: "m", messages: [Message.user("hi")], tools: [] })
+    const request = Schema.decodeUnknownSync(Chat.ChatRequest)({
+      model: "m",
+      messages: [Message.user("hi")],
+      tools: []
+    })
     expect(request.model).toBe("m")
     expect(Schema.is(Chat.FinishReason)("tool_use")).toBe(true)
     expect(Schema.is(Chat.FinishReason)("stop")).toBe(false)
@@ -205,10 +211,12 @@ describe("error texts", () => {
 
   it("ToolArgumentError: unexpected only, missing only", () => {
     expect(
-      new ToolArgumentError({ toolName: "t", unexpected: ["a", "b"], missing: [], invalid: [], accepted: ["x"] }).message
+      new ToolArgumentError({ toolName: "t", unexpected: ["a", "b"], missing: [], invalid: [], accepted: ["x"] })
+        .message
     ).toBe("tool 't' call rejected: unexpected argument(s) ['a', 'b']. Accepted arguments: ['x']")
     expect(
-      new ToolArgumentError({ toolName: "t", unexpected: [], missing: ["x"], invalid: [], accepted: ["x", "y"] }).message
+      new ToolArgumentError({ toolName: "t", unexpected: [], missing: ["x"], invalid: [], accepted: ["x", "y"] })
+        .message
     ).toBe("tool 't' call rejected: missing required argument(s) ['x']. Accepted arguments: ['x', 'y']")
   })
 
@@ -218,17 +226,19 @@ describe("error texts", () => {
         toolName: "order",
         unexpected: [],
         missing: [],
-        invalid: ['qty: Expected number, actual "x"'],
+        invalid: ["qty: Expected number, actual \"x\""],
         accepted: ["qty", "sku"]
       }).message
-    ).toBe(`tool 'order' call rejected: invalid argument(s) ['qty']: qty: Expected number, actual "x". Accepted arguments: ['qty', 'sku']`)
+    ).toBe(
+      `tool 'order' call rejected: invalid argument(s) ['qty']: qty: Expected number, actual "x". Accepted arguments: ['qty', 'sku']`
+    )
 
     expect(
       new ToolArgumentError({
         toolName: "order",
         unexpected: ["extra"],
         missing: [],
-        invalid: ['qty: Expected number, actual "x"'],
+        invalid: ["qty: Expected number, actual \"x\""],
         accepted: ["qty"]
       }).message
     ).toBe("tool 'order' call rejected: unexpected argument(s) ['extra']. Accepted arguments: ['qty']")
@@ -240,7 +250,11 @@ describe("error texts", () => {
         toolName: "order",
         unexpected: [],
         missing: [],
-        invalid: ['sku: Expected string, actual 1', "items.0.n: Expected number, actual null", "items.1.n: Expected number, actual null"],
+        invalid: [
+          "sku: Expected string, actual 1",
+          "items.0.n: Expected number, actual null",
+          "items.1.n: Expected number, actual null"
+        ],
         accepted: ["items", "sku"]
       }).message
     ).toBe(
@@ -255,7 +269,9 @@ describe("error texts", () => {
   })
 
   it("ToolNotFoundError", () => {
-    expect(new ToolNotFoundError({ name: "x", available: ["a", "b"] }).message).toBe("no tool 'x'. Available tools: a, b.")
+    expect(new ToolNotFoundError({ name: "x", available: ["a", "b"] }).message).toBe(
+      "no tool 'x'. Available tools: a, b."
+    )
     expect(new ToolNotFoundError({ name: "x", available: [] }).message).toBe("no tool 'x'. Available tools: (none).")
   })
 
@@ -263,8 +279,12 @@ describe("error texts", () => {
     expect(new ToolShapeError({ toolName: "quote", expected: "Quote", raw: "oops", errors: [] }).message).toBe(
       "tool 'quote' returned value not matching schema 'Quote'"
     )
-    expect(new ToolTimeoutError({ toolName: "slow", timeout: "2 seconds" }).message).toBe("tool 'slow' timed out after 2 seconds")
-    expect(new ToolExecutionError({ toolName: "charge", cause: new Error("card declined") }).message).toBe("card declined")
+    expect(new ToolTimeoutError({ toolName: "slow", timeout: "2 seconds" }).message).toBe(
+      "tool 'slow' timed out after 2 seconds"
+    )
+    expect(new ToolExecutionError({ toolName: "charge", cause: new Error("card declined") }).message).toBe(
+      "card declined"
+    )
     expect(new ToolExecutionError({ toolName: "charge", cause: "plain text" }).message).toBe("plain text")
     expect(new ToolExecutionError({ toolName: "charge", cause: 42 }).message).toBe("42")
     expect(new Cancelled().message).toBe("run cancelled")
@@ -273,7 +293,7 @@ describe("error texts", () => {
   })
 
   it.effect("errors are yieldable typed failures", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const error = yield* Effect.flip(new Cancelled())
       expect(error._tag).toBe("Cancelled")
       const caught = yield* new ToolNotFoundError({ name: "x", available: [] }).pipe(

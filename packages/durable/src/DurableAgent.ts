@@ -21,10 +21,10 @@
  * @since 0.2.0
  * @experimental
  */
-import { CanonicalJson, CheckpointStore, RunContext, Usage } from "@agentkit/core"
-import type { Invoker } from "@agentkit/core"
 import { Approval, RunEngine } from "@agentkit/agents"
 import type { Agent, AgentResult } from "@agentkit/agents"
+import { CanonicalJson, CheckpointStore, RunContext, Usage } from "@agentkit/core"
+import type { Invoker } from "@agentkit/core"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import * as Workflow from "@effect/workflow/Workflow"
@@ -158,9 +158,13 @@ export interface DurableAgent<R> {
   /** The execution id of a run. */
   readonly executionId: (runId: string) => Effect.Effect<string>
   /** Where a run is: `undefined` (unknown here), `Suspended`, or `Complete` with its exit. */
-  readonly poll: (runId: string) => Effect.Effect<Workflow.Result<Result, DurableRunFailed> | undefined, never, WorkflowEngine>
+  readonly poll: (
+    runId: string
+  ) => Effect.Effect<Workflow.Result<Result, DurableRunFailed> | undefined, never, WorkflowEngine>
   /** The deferred a run suspended on `pending` waits for. */
-  readonly decided: (pending: ReadonlyArray<Approval.PendingEntry>) => DurableDeferred.DurableDeferred<typeof Schema.Void>
+  readonly decided: (
+    pending: ReadonlyArray<Approval.PendingEntry>
+  ) => DurableDeferred.DurableDeferred<typeof Schema.Void>
 }
 
 /** A suspension's key: its entries' ids, kinds and creation times (an entry found in doubt after an approval keeps its id). */
@@ -186,14 +190,15 @@ const reasonOf = (error: unknown): string => {
  * `failed` past `maxRecoveries`).
  */
 const suspendOnDefect =
-  (runId: string) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | WorkflowInstance> =>
+  (runId: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | WorkflowInstance> =>
     Effect.catchAllDefect(self, (defect) =>
       Effect.zipRight(
-        Effect.logWarning(`durable run '${runId}': its body stopped on a defect; the execution is suspended until a sweep resumes it`, defect),
+        Effect.logWarning(
+          `durable run '${runId}': its body stopped on a defect; the execution is suspended until a sweep resumes it`,
+          defect
+        ),
         Effect.flatMap(WorkflowInstance, Workflow.suspend)
-      )
-    )
+      ))
 
 const decodeDecision = Schema.decodeUnknownOption(Schema.parseJson(Approval.Decision))
 
@@ -208,7 +213,10 @@ const recorded = (store: CheckpointStore.Service, runId: string) =>
     return decisions
   })
 
-type Segment = { readonly _tag: "Done"; readonly result: AgentResult.AgentResult } | { readonly _tag: "Suspended"; readonly pending: ReadonlyArray<Approval.PendingEntry> }
+type Segment = { readonly _tag: "Done"; readonly result: AgentResult.AgentResult } | {
+  readonly _tag: "Suspended"
+  readonly pending: ReadonlyArray<Approval.PendingEntry>
+}
 
 /**
  * Makes a durable agent of a (ReAct) agent. A version that is not a positive integer throws.
@@ -243,17 +251,29 @@ export const make = <R>(agent: Agent.Agent<R>, options: Options): DurableAgent<R
     DurableDeferred.make(`decided-${suspensionKey(pending)}`)
 
   const body = (payload: Payload) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = yield* CheckpointStore
       const engine = yield* WorkflowEngine
       const instance = yield* WorkflowInstance
       const context = yield* Effect.orDie(
-        RunContext.make({ ...options.context, runId: payload.runId, ...(payload.autonomy === undefined ? {} : { autonomy: payload.autonomy }) })
+        RunContext.make({
+          ...options.context,
+          runId: payload.runId,
+          ...(payload.autonomy === undefined ? {} : { autonomy: payload.autonomy })
+        })
       )
       const hook = { wrap: wrap({ engine, instance }) }
-      const segment = (drive: Effect.Effect<AgentResult.AgentResult, unknown, unknown>): Effect.Effect<Segment, DurableRunFailed> =>
-        (drive as Effect.Effect<AgentResult.AgentResult, { readonly _tag?: string; readonly pending?: ReadonlyArray<Approval.PendingEntry> }>).pipe(
-          Effect.map((result): Segment => (result.suspended === undefined ? { _tag: "Done", result } : { _tag: "Suspended", pending: result.suspended.pending })),
+      const segment = (
+        drive: Effect.Effect<AgentResult.AgentResult, unknown, unknown>
+      ): Effect.Effect<Segment, DurableRunFailed> =>
+        (drive as Effect.Effect<
+          AgentResult.AgentResult,
+          { readonly _tag?: string; readonly pending?: ReadonlyArray<Approval.PendingEntry> }
+        >).pipe(
+          Effect.map((result): Segment => (result.suspended === undefined
+            ? { _tag: "Done", result }
+            : { _tag: "Suspended", pending: result.suspended.pending })
+          ),
           // a run the store already holds suspended (the body re-driven after a crash or a wake)
           Effect.catchIf(
             (error) => error._tag === "RunSuspended",
@@ -269,15 +289,26 @@ export const make = <R>(agent: Agent.Agent<R>, options: Options): DurableAgent<R
       while (step._tag === "Suspended") {
         const pending = step.pending
         const key = suspensionKey(pending)
-        const wake: Effect.Effect<"decided" | "timeout", never, WorkflowEngine | WorkflowInstance> = Effect.as(DurableDeferred.await(decided(pending)), "decided")
+        const wake: Effect.Effect<"decided" | "timeout", never, WorkflowEngine | WorkflowInstance> = Effect.as(
+          DurableDeferred.await(decided(pending)),
+          "decided"
+        )
         const timeout: Effect.Effect<"decided" | "timeout", never, WorkflowEngine | WorkflowInstance> = Effect.as(
           DurableClock.sleep({ name: `approval-timeout-${key}`, duration: approvalTimeout }),
           "timeout"
         )
-        yield* DurableDeferred.raceAll({ name: `approval-${key}`, success: Schema.Literal("decided", "timeout"), error: Schema.Never, effects: [wake, timeout] })
+        yield* DurableDeferred.raceAll({
+          name: `approval-${key}`,
+          success: Schema.Literal("decided", "timeout"),
+          error: Schema.Never,
+          effects: [wake, timeout]
+        })
         // the decisions recorded in the store, whichever came first: an entry without one is rejected
-        const decisions = yield* Effect.mapError(recorded(store, payload.runId), (error) => new DurableRunFailed({ runId: payload.runId, reason: reasonOf(error) }))
-        step = yield* segment(agent.resume(payload.runId, decisions) as Effect.Effect<AgentResult.AgentResult, unknown, unknown>)
+        const decisions = yield* Effect.mapError(recorded(store, payload.runId), (error) =>
+          new DurableRunFailed({ runId: payload.runId, reason: reasonOf(error) }))
+        step = yield* segment(
+          agent.resume(payload.runId, decisions) as Effect.Effect<AgentResult.AgentResult, unknown, unknown>
+        )
       }
       const { output, partial, stopReason, usage } = step.result
       return { output, partial, stopReason, usage }

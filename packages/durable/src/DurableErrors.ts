@@ -22,10 +22,12 @@ import * as Schema from "effect/Schema"
  * @since 0.2.0
  * @category errors
  */
-export class UnknownWorkflowVersion extends Schema.TaggedError<UnknownWorkflowVersion>("@agentkit/durable/UnknownWorkflowVersion")(
-  "UnknownWorkflowVersion",
-  { agent: Schema.String, version: Schema.Number, known: Schema.Array(Schema.Number) }
-) {
+export class UnknownWorkflowVersion
+  extends Schema.TaggedError<UnknownWorkflowVersion>("@agentkit/durable/UnknownWorkflowVersion")(
+    "UnknownWorkflowVersion",
+    { agent: Schema.String, version: Schema.Number, known: Schema.Array(Schema.Number) }
+  )
+{
   override get message(): string {
     const known = this.known.length === 0 ? "none" : this.known.join(", ")
     return `agent '${this.agent}' has no workflow version ${this.version} on this runner; registered: ${known}`
@@ -47,10 +49,12 @@ export class UnknownWorkflowVersion extends Schema.TaggedError<UnknownWorkflowVe
  * @since 0.2.0
  * @category errors
  */
-export class DurableRunFailed extends Schema.TaggedError<DurableRunFailed>("@agentkit/durable/DurableRunFailed")("DurableRunFailed", {
-  runId: Schema.String,
-  reason: Schema.String
-}) {
+export class DurableRunFailed
+  extends Schema.TaggedError<DurableRunFailed>("@agentkit/durable/DurableRunFailed")("DurableRunFailed", {
+    runId: Schema.String,
+    reason: Schema.String
+  })
+{
   override get message(): string {
     return `durable run '${this.runId}' failed: ${this.reason}`
   }

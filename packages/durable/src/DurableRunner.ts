@@ -24,16 +24,16 @@ import type * as Runners from "@effect/cluster/Runners"
 import type * as Sharding from "@effect/cluster/Sharding"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SingleRunner from "@effect/cluster/SingleRunner"
+import * as Snowflake from "@effect/cluster/Snowflake"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { SocketServerError } from "@effect/platform/SocketServer"
-import * as Snowflake from "@effect/cluster/Snowflake"
 import { SqlClient as SqlClientTag } from "@effect/sql/SqlClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
-import type { ConfigError } from "effect/ConfigError"
 import * as Clock from "effect/Clock"
+import type { ConfigError } from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -78,7 +78,9 @@ export type Engine = WorkflowEngine | Sharding.Sharding | Runners.Runners | Mess
 export const layerSingle = (
   options: { readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined } = {}
 ): Layer.Layer<Engine, ConfigError, SqlClient> =>
-  ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: options.shardingConfig })))
+  ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: options.shardingConfig }))
+  )
 
 /**
  * The options of `layerCluster`.
@@ -124,7 +126,9 @@ export interface ClusterOptions {
  * @since 0.2.0
  * @category layers
  */
-export const layerCluster = (options: ClusterOptions): Layer.Layer<Engine, ConfigError | SocketServerError, SqlClient> =>
+export const layerCluster = (
+  options: ClusterOptions
+): Layer.Layer<Engine, ConfigError | SocketServerError, SqlClient> =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(
       NodeClusterSocket.layer({
@@ -158,14 +162,20 @@ export const layerCluster = (options: ClusterOptions): Layer.Layer<Engine, Confi
  * @category layers
  */
 export const layerClient = (
-  options: { readonly shardsPerGroup?: number | undefined; readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined } = {}
+  options: {
+    readonly shardsPerGroup?: number | undefined
+    readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
+  } = {}
 ): Layer.Layer<Engine, ConfigError, SqlClient> =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(
       NodeClusterSocket.layer({
         clientOnly: true,
         storage: "sql",
-        shardingConfig: { ...options.shardingConfig, ...(options.shardsPerGroup === undefined ? {} : { shardsPerGroup: options.shardsPerGroup }) }
+        shardingConfig: {
+          ...options.shardingConfig,
+          ...(options.shardsPerGroup === undefined ? {} : { shardsPerGroup: options.shardsPerGroup })
+        }
       })
     )
   )
@@ -186,7 +196,9 @@ export const layerClient = (
  * @since 0.2.0
  * @category metrics
  */
-export const unconsumedGauge = Metric.gauge("agentkit_durable_unconsumed_messages", { description: "cluster messages due, unprocessed, older than the threshold" })
+export const unconsumedGauge = Metric.gauge("agentkit_durable_unconsumed_messages", {
+  description: "cluster messages due, unprocessed, older than the threshold"
+})
 
 /**
  * Counts the cluster messages that are due (no `deliver_at` in the future), not processed, and
@@ -206,12 +218,14 @@ export const unconsumedGauge = Metric.gauge("agentkit_durable_unconsumed_message
 export const unconsumedMessages = (
   options: { readonly olderThan?: Duration.DurationInput | undefined; readonly prefix?: string | undefined } = {}
 ): Effect.Effect<number, SqlError, SqlClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClientTag
     const now = yield* Clock.currentTimeMillis
     const before = now - Duration.toMillis(Duration.decode(options.olderThan ?? "5 minutes"))
     const table = sql(`${options.prefix ?? "cluster"}_messages`)
-    const rows = yield* sql<{ readonly id: string | bigint | number; readonly deliver_at: string | bigint | number | null }>`
+    const rows = yield* sql<
+      { readonly id: string | bigint | number; readonly deliver_at: string | bigint | number | null }
+    >`
       SELECT id, deliver_at FROM ${table} WHERE NOT processed ORDER BY id LIMIT 10000`
     let count = 0
     for (const row of rows) {
@@ -245,8 +259,7 @@ export const sweeper = (every: Duration.DurationInput = "5 seconds"): Layer.Laye
         Effect.catchAllCause((cause) => Effect.logWarning("durable sweep failed", cause)),
         Effect.repeat(Schedule.spaced(every)),
         Effect.forkScoped
-      )
-    )
+      ))
   )
 
 /**

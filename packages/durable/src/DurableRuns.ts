@@ -15,10 +15,10 @@
  * @since 0.2.0
  * @experimental
  */
-import { CheckpointStore } from "@agentkit/core"
-import type { CorruptEntry, StoreError } from "@agentkit/core"
 import { Operator, RunState } from "@agentkit/agents"
 import type { Approval } from "@agentkit/agents"
+import { CheckpointStore } from "@agentkit/core"
+import type { CorruptEntry, StoreError } from "@agentkit/core"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
@@ -97,7 +97,11 @@ export type DecideError = Operator.DecideError
  */
 export interface Service {
   /** Starts a run of `agent` on workflow `version`; an unregistered version fails and nothing runs. */
-  readonly start: (agent: string, version: number, payload: DurableAgent.Payload) => Effect.Effect<string, UnknownWorkflowVersion>
+  readonly start: (
+    agent: string,
+    version: number,
+    payload: DurableAgent.Payload
+  ) => Effect.Effect<string, UnknownWorkflowVersion>
   /**
    * Records a decision on a suspended run's pending entry through the `Operator` (with `access`,
    * only on a run of one of its tenants); a runner's `sweep` applies it once every entry is decided.
@@ -134,9 +138,11 @@ export class DurableRuns extends Context.Tag("@agentkit/durable/DurableRuns")<Du
 
 /** A decision as the `Operator` takes it: the caller's `by` wins; a value that is not a record is checked as a verdict. */
 const withBy = (value: unknown, by: string): Approval.Decision & { readonly by: string } =>
-  (typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value, by } : { verdict: value, by }) as Approval.Decision & {
-    readonly by: string
-  }
+  (typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value, by } : { verdict: value, by }) as
+    & Approval.Decision
+    & {
+      readonly by: string
+    }
 
 /** The durable agents' workflows, registered with the engine. */
 const registered = (agents: ReadonlyArray<DurableAgent.DurableAgent<never>>) => {
@@ -168,9 +174,15 @@ const registered = (agents: ReadonlyArray<DurableAgent.DurableAgent<never>>) => 
  * @category metrics
  */
 export const metrics = {
-  decidedNotApplied: Metric.gauge("agentkit_durable_decided_not_applied", { description: "suspended runs whose entries are all decided, not yet applied" }),
-  stuck: Metric.gauge("agentkit_durable_stuck_runs", { description: "suspended runs decided longer than stuckAfter ago" }),
-  expiredLeases: Metric.gauge("agentkit_durable_expired_leases", { description: "running runs whose lease expired, not taken over" })
+  decidedNotApplied: Metric.gauge("agentkit_durable_decided_not_applied", {
+    description: "suspended runs whose entries are all decided, not yet applied"
+  }),
+  stuck: Metric.gauge("agentkit_durable_stuck_runs", {
+    description: "suspended runs decided longer than stuckAfter ago"
+  }),
+  expiredLeases: Metric.gauge("agentkit_durable_expired_leases", {
+    description: "running runs whose lease expired, not taken over"
+  })
 } as const
 
 /**
@@ -215,7 +227,7 @@ export const layer = <R>(
 ): Layer.Layer<DurableRuns, never, CheckpointStore | WorkflowEngine | Operator.Operator> =>
   Layer.effect(
     DurableRuns,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = yield* CheckpointStore
       const operator = yield* Operator.Operator
       const engine = yield* Effect.context<WorkflowEngine>()
@@ -226,16 +238,23 @@ export const layer = <R>(
         const versions = byName.get(agent) ?? []
         const durable = versions.find((v) => v.version === version)
         if (durable === undefined) {
-          return Effect.fail(new UnknownWorkflowVersion({ agent, version, known: versions.map((v) => v.version).sort((a, b) => a - b) }))
+          return Effect.fail(
+            new UnknownWorkflowVersion({ agent, version, known: versions.map((v) => v.version).sort((a, b) => a - b) })
+          )
         }
         return Effect.provide(durable.start(payload), engine)
       }
 
-      const decide: Service["decide"] = (rootRunId, pendingId, value, by, access) => operator.decide(rootRunId, pendingId, withBy(value, by), access)
+      const decide: Service["decide"] = (rootRunId, pendingId, value, by, access) =>
+        operator.decide(rootRunId, pendingId, withBy(value, by), access)
 
       /** Wakes one run whose entries are all decided, on the version that knows it. */
-      const wake = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string, pending: ReadonlyArray<Approval.PendingEntry>) =>
-        Effect.gen(function* () {
+      const wake = (
+        durables: ReadonlyArray<DurableAgent.DurableAgent<never>>,
+        runId: string,
+        pending: ReadonlyArray<Approval.PendingEntry>
+      ) =>
+        Effect.gen(function*() {
           for (const durable of durables) {
             const result = yield* durable.poll(runId)
             if (result === undefined) continue
@@ -253,7 +272,7 @@ export const layer = <R>(
 
       /** Resumes a running run whose lease expired if its execution is suspended (no live execution drives it); whether it did. */
       const resumeStopped = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           for (const durable of durables) {
             const result = yield* durable.poll(runId)
             if (result === undefined) continue
@@ -264,7 +283,7 @@ export const layer = <R>(
           return false
         }).pipe(Effect.provide(engine))
 
-      const sweep: Service["sweep"] = Effect.gen(function* () {
+      const sweep: Service["sweep"] = Effect.gen(function*() {
         const woken: Array<string> = []
         const waiting: Array<string> = []
         const unknownVersion: Array<string> = []
@@ -275,7 +294,13 @@ export const layer = <R>(
         for (const [name, durables] of byName) {
           let cursor: string | undefined
           do {
-            const page = yield* store.list({ status: "suspended", agent: name, rootOnly: true, limit: 200, ...(cursor === undefined ? {} : { cursor }) })
+            const page = yield* store.list({
+              status: "suspended",
+              agent: name,
+              rootOnly: true,
+              limit: 200,
+              ...(cursor === undefined ? {} : { cursor })
+            })
             for (const record of page.records) {
               const state = yield* Effect.option(RunState.decode(record.runId, record.state))
               if (Option.isNone(state)) continue
@@ -298,7 +323,14 @@ export const layer = <R>(
           } while (cursor !== undefined)
           let expired: string | undefined
           do {
-            const page = yield* store.list({ status: "running", agent: name, rootOnly: true, leaseExpiredAt: now, limit: 200, ...(expired === undefined ? {} : { cursor: expired }) })
+            const page = yield* store.list({
+              status: "running",
+              agent: name,
+              rootOnly: true,
+              leaseExpiredAt: now,
+              limit: 200,
+              ...(expired === undefined ? {} : { cursor: expired })
+            })
             for (const record of page.records) {
               expiredLeases.push(record.runId)
               if (yield* resumeStopped(durables, record.runId)) resumed.push(record.runId)

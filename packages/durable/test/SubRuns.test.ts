@@ -61,7 +61,9 @@ const model = (selector?: (request: Chat.ChatRequest) => ReturnType<typeof Turn>
     calls[agent] = (calls[agent] ?? 0) + 1
     const result = lastTool(request)
     if (agent === "desk") {
-      return result === undefined ? Turn({ toolCalls: [{ id: "c1", name: "delegate", arguments: { task: "Handle order A-771" } }] }) : Turn({ content: `Desk: ${result}` })
+      return result === undefined
+        ? Turn({ toolCalls: [{ id: "c1", name: "delegate", arguments: { task: "Handle order A-771" } }] })
+        : Turn({ content: `Desk: ${result}` })
     }
     if (result !== undefined) return Turn({ content: `${agent}: ${result}` })
     return agent === "payments"
@@ -74,18 +76,32 @@ const model = (selector?: (request: Chat.ChatRequest) => ReturnType<typeof Turn>
 const specialist = (name: string, tool: ToolRegistry.AnyTool) =>
   Agent.make({ name, model: Seed.MODEL, prompt: name, cognition: ReActCognition.make({ tools: [tool] }) })
 
-const delegateTo = <A, E, R>(runnable: { readonly run: (task: string) => Effect.Effect<A, E, R>; readonly caps?: ReadonlyArray<Capability> | undefined }): ToolRegistry.AnyTool =>
-  asTool(runnable, { name: "delegate", description: DESCRIPTION })
+const delegateTo = <A, E, R>(
+  runnable: {
+    readonly run: (task: string) => Effect.Effect<A, E, R>
+    readonly caps?: ReadonlyArray<Capability> | undefined
+  }
+): ToolRegistry.AnyTool => asTool(runnable, { name: "delegate", description: DESCRIPTION })
 
 const desk = <T extends ToolRegistry.AnyTool>(delegate: T, context?: DurableAgent.Options["context"]) =>
-  DurableAgent.make(Agent.make({ name: "desk", model: Seed.MODEL, prompt: "desk", cognition: ReActCognition.make({ tools: [delegate] }) }), {
-    version: 1,
-    approvalTimeout: "1 hour",
-    context
-  })
+  DurableAgent.make(
+    Agent.make({
+      name: "desk",
+      model: Seed.MODEL,
+      prompt: "desk",
+      cognition: ReActCognition.make({ tools: [delegate] })
+    }),
+    {
+      version: 1,
+      approvalTimeout: "1 hour",
+      context
+    }
+  )
 
 const answer = (polled: Exit.Exit<Workflow.Result<DurableAgent.Result, DurableErrors.DurableRunFailed> | undefined>) =>
-  Exit.isSuccess(polled) && polled.value?._tag === "Complete" && Exit.isSuccess(polled.value.exit) ? polled.value.exit.value.output : undefined
+  Exit.isSuccess(polled) && polled.value?._tag === "Complete" && Exit.isSuccess(polled.value.exit)
+    ? polled.value.exit.value.output
+    : undefined
 
 /** The activities the engine ran (their spans), in order. */
 const activities = (tracer: ReturnType<typeof Tracing.recording>) =>
@@ -100,7 +116,7 @@ describe("sub-runs inside a durable run", () => {
     const crashing = crashingStore((s) => s.runId === "r-1/delegate#c1" && s.phase === "tools" && s.completed === 0)
     const { layer } = harness([durable], { llm, store: crashing.store })
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* durable.start({ runId: "r-1", input: "Where is A-771?" })
       const first = yield* settle(durable, "r-1")
       expect(crashing.crashed()).toBe(true)
@@ -113,7 +129,9 @@ describe("sub-runs inside a durable run", () => {
       expect(calls).toEqual({ desk: 2, billing: 2 })
       expect(runs.lookups).toBe(1)
       const names = activities(tracer)
-      expect(new Set(names)).toEqual(new Set(["turn-0", "delegate#c1/turn-0", "delegate#c1/tool-k-billing", "delegate#c1/turn-1", "turn-1"]))
+      expect(new Set(names)).toEqual(
+        new Set(["turn-0", "delegate#c1/turn-0", "delegate#c1/tool-k-billing", "delegate#c1/turn-1", "turn-1"])
+      )
       // the delegating call itself is not an activity: its sub-run's steps are
       expect(names).not.toContain("tool-c1")
     }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
@@ -124,16 +142,23 @@ describe("sub-runs inside a durable run", () => {
     const { lookup, runs } = tools()
     const team = {
       run: (task: string) =>
-        Effect.map(runAgents([[specialist("alpha", lookup), task], [specialist("beta", lookup), task]]), (results) => results.map((r) => r.output).join(" | ")),
+        Effect.map(
+          runAgents([[specialist("alpha", lookup), task], [specialist("beta", lookup), task]]),
+          (results) => results.map((r) => r.output).join(" | ")
+        ),
       caps: []
     }
     // one child at a time, so the crash interrupts no sibling's activity in flight (the memory
     // engine journals an interrupted activity as interrupted; a dead runner's is run again)
-    const durable = desk(asTool(team, { name: "delegate", description: DESCRIPTION }), { budget: { maxConcurrency: 1 } })
-    const crashing = crashingStore((s) => s.runId === "r-2/delegate#c1/beta#1" && s.phase === "tools" && s.completed === 0)
+    const durable = desk(asTool(team, { name: "delegate", description: DESCRIPTION }), {
+      budget: { maxConcurrency: 1 }
+    })
+    const crashing = crashingStore((s) =>
+      s.runId === "r-2/delegate#c1/beta#1" && s.phase === "tools" && s.completed === 0
+    )
     const { layer } = harness([durable], { llm, store: crashing.store })
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* durable.start({ runId: "r-2", input: "Where is A-771?" })
       yield* settle(durable, "r-2")
       expect(crashing.crashed()).toBe(true)
@@ -157,27 +182,60 @@ describe("sub-runs inside a durable run", () => {
     }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
   })
 
-  for (const [label, runnable, expected] of [
-    [
-      "a round-robin coordinator: each child's turn under <child>#<turn>",
-      (lookup: ToolRegistry.AnyTool) =>
-        delegateTo(Agent.make({ name: "crew", model: Seed.MODEL, cognition: Coordinator.roundRobin({ children: [specialist("alpha", lookup), specialist("beta", lookup)], maxTurns: 2 }) })),
-      ["delegate#c1/alpha#0/turn-0", "delegate#c1/alpha#0/tool-k-alpha", "delegate#c1/alpha#0/turn-1", "delegate#c1/beta#1/turn-0", "delegate#c1/beta#1/tool-k-beta", "delegate#c1/beta#1/turn-1"]
-    ],
-    [
-      "a graph: each node's steps under its node id",
-      (lookup: ToolRegistry.AnyTool) =>
-        delegateTo(Graph.make({ name: "pipeline", nodes: { first: Graph.agent(specialist("alpha", lookup)), second: Graph.agent(specialist("beta", lookup), { after: ["first"] }) } })),
-      ["delegate#c1/first/turn-0", "delegate#c1/first/tool-k-alpha", "delegate#c1/first/turn-1", "delegate#c1/second/turn-0", "delegate#c1/second/tool-k-beta", "delegate#c1/second/turn-1"]
-    ]
-  ] as const) {
+  for (
+    const [label, runnable, expected] of [
+      [
+        "a round-robin coordinator: each child's turn under <child>#<turn>",
+        (lookup: ToolRegistry.AnyTool) =>
+          delegateTo(
+            Agent.make({
+              name: "crew",
+              model: Seed.MODEL,
+              cognition: Coordinator.roundRobin({
+                children: [specialist("alpha", lookup), specialist("beta", lookup)],
+                maxTurns: 2
+              })
+            })
+          ),
+        [
+          "delegate#c1/alpha#0/turn-0",
+          "delegate#c1/alpha#0/tool-k-alpha",
+          "delegate#c1/alpha#0/turn-1",
+          "delegate#c1/beta#1/turn-0",
+          "delegate#c1/beta#1/tool-k-beta",
+          "delegate#c1/beta#1/turn-1"
+        ]
+      ],
+      [
+        "a graph: each node's steps under its node id",
+        (lookup: ToolRegistry.AnyTool) =>
+          delegateTo(
+            Graph.make({
+              name: "pipeline",
+              nodes: {
+                first: Graph.agent(specialist("alpha", lookup)),
+                second: Graph.agent(specialist("beta", lookup), { after: ["first"] })
+              }
+            })
+          ),
+        [
+          "delegate#c1/first/turn-0",
+          "delegate#c1/first/tool-k-alpha",
+          "delegate#c1/first/turn-1",
+          "delegate#c1/second/turn-0",
+          "delegate#c1/second/tool-k-beta",
+          "delegate#c1/second/turn-1"
+        ]
+      ]
+    ] as const
+  ) {
     it.effect(`${label}, each step once`, () => {
       const { llm } = model()
       const { lookup, runs } = tools()
       const durable = desk(runnable(lookup))
       const { layer } = harness([durable], { llm })
       const tracer = Tracing.recording()
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         yield* durable.start({ runId: "r-4", input: "Where is A-771?" })
         const done = yield* settle(durable, "r-4")
         expect(answer(done)).toMatch(/^Desk: /)
@@ -196,17 +254,34 @@ describe("sub-runs inside a durable run", () => {
       return Turn({ content: picks.at(-1)! })
     })
     const { lookup, runs } = tools()
-    const durable = desk(delegateTo(Agent.make({ name: "crew", model: Seed.MODEL, cognition: Coordinator.selector({ children: [specialist("alpha", lookup), specialist("beta", lookup)], maxTurns: 3 }) })))
+    const durable = desk(
+      delegateTo(
+        Agent.make({
+          name: "crew",
+          model: Seed.MODEL,
+          cognition: Coordinator.selector({
+            children: [specialist("alpha", lookup), specialist("beta", lookup)],
+            maxTurns: 3
+          })
+        })
+      )
+    )
     const { layer } = harness([durable], { llm })
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* durable.start({ runId: "r-5", input: "Where is A-771?" })
       expect(answer(yield* settle(durable, "r-5"))).toBe("Desk: alpha: order A-771: shipped")
       expect(picks).toEqual(["alpha", "DONE"])
       expect(calls).toEqual({ desk: 2, alpha: 2 })
       expect(runs.lookups).toBe(1)
       expect(activities(tracer).filter((name) => name.startsWith("delegate#c1/")).sort()).toEqual(
-        ["delegate#c1/select-0", "delegate#c1/alpha#0/turn-0", "delegate#c1/alpha#0/tool-k-alpha", "delegate#c1/alpha#0/turn-1", "delegate#c1/select-1"].sort()
+        [
+          "delegate#c1/select-0",
+          "delegate#c1/alpha#0/turn-0",
+          "delegate#c1/alpha#0/tool-k-alpha",
+          "delegate#c1/alpha#0/turn-1",
+          "delegate#c1/select-1"
+        ].sort()
       )
     }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
   })
@@ -217,19 +292,22 @@ describe("sub-runs inside a durable run", () => {
     const durable = desk(asTool(specialist("payments", charge), { name: "delegate", description: DESCRIPTION }))
     const store = CheckpointStore.makeMemory()
     const { audit, layer } = harness([durable], { llm, store })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const service = yield* DurableRuns.DurableRuns
       yield* durable.start({ runId: "r-3", input: "Charge 12" })
       const suspended = yield* settle(durable, "r-3")
       expect(Exit.isSuccess(suspended) && suspended.value?._tag).toBe("Suspended")
       const root = yield* store.load("r-3")
       expect(root._tag === "Some" ? root.value.status : undefined).toBe("suspended")
-      const entry = (JSON.parse(root._tag === "Some" ? root.value.state : "{}") as { pending: ReadonlyArray<Approval.PendingEntry> }).pending[0]!
+      const entry = (JSON.parse(root._tag === "Some" ? root.value.state : "{}") as {
+        pending: ReadonlyArray<Approval.PendingEntry>
+      }).pending[0]!
       expect([entry.kind, entry.path, entry.call.name]).toEqual(["Approval", "r-3/delegate#c1", "charge_card"])
       expect(runs.charges).toBe(0)
       expect((yield* service.sweep).waiting).toEqual(["r-3"])
       yield* service.decide("r-3", entry.id, Approval.approve(entry.digest), "ops")
-      expect((yield* audit.list({ runId: "r-3/delegate#c1" })).records.map((r) => [r.decision, r.action, r.by])).toEqual([["operator", "approve", "ops"]])
+      expect((yield* audit.list({ runId: "r-3/delegate#c1" })).records.map((r) => [r.decision, r.action, r.by]))
+        .toEqual([["operator", "approve", "ops"]])
       expect((yield* service.sweep).woken).toEqual(["r-3"])
       const done = yield* settle(durable, "r-3")
       expect(answer(done)).toBe("Desk: payments: charged 12")

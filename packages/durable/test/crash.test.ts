@@ -16,13 +16,13 @@
  * executions, in-doubt decisions, takeover time (kill to the survivor's first step on a run the
  * killed runner had touched).
  */
-import { CanonicalJson, CheckpointStore } from "@agentkit/core"
 import { Approval } from "@agentkit/agents"
 import type { RunState } from "@agentkit/agents"
+import { CanonicalJson, CheckpointStore } from "@agentkit/core"
 import { DurableRunner } from "@agentkit/durable"
 import { SqlStores } from "@agentkit/sql"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, ManagedRuntime, Redacted } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -51,12 +51,12 @@ interface Line {
 const readLog = (file: string): ReadonlyArray<Line> =>
   existsSync(file)
     ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter((line) => line !== "")
-        .map((line) => {
-          const [event, runner, runId, at] = line.split(" ")
-          return { event: event!, runner: runner!, runId: runId!, at: Number(at) }
-        })
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => {
+        const [event, runner, runId, at] = line.split(" ")
+        return { event: event!, runner: runner!, runId: runId!, at: Number(at) }
+      })
     : []
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -64,13 +64,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Starts a runner; resolves once it printed `ready`. */
 const startRunner = (vars: Record<string, string>): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [runnerScript], { env: { ...process.env, ...vars }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [runnerScript], {
+      env: { ...process.env, ...vars },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let err = ""
     child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()))
     child.stdout!.on("data", (chunk: Buffer) => {
       if (chunk.toString().includes("ready")) resolve(child)
     })
-    child.on("exit", (code) => reject(new Error(`runner ${vars["DURABLE_RUNNER"]} exited (${code}) before it was ready: ${err.slice(0, 2000)}`)))
+    child.on("exit", (code) =>
+      reject(new Error(`runner ${vars["DURABLE_RUNNER"]} exited (${code}) before it was ready: ${err.slice(0, 2000)}`)))
   })
 
 const stop = (child: ChildProcess | undefined) => {
@@ -78,7 +82,13 @@ const stop = (child: ChildProcess | undefined) => {
 }
 
 /** Waits until a charge of `runner` is in flight (started, not done), then sends it `signal` (SIGKILL: waits for the exit). */
-const killMidCharge = async (child: ChildProcess, runner: string, effects: string, timeoutMs = 30_000, signal: NodeJS.Signals = "SIGKILL") => {
+const killMidCharge = async (
+  child: ChildProcess,
+  runner: string,
+  effects: string,
+  timeoutMs = 30_000,
+  signal: NodeJS.Signals = "SIGKILL"
+) => {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     const lines = readLog(effects).filter((l) => l.runner === runner)
@@ -109,7 +119,13 @@ const killWhicheverMidCharge = async (runners: Record<string, ChildProcess>, eff
       child.kill("SIGKILL")
       const at = Date.now()
       await exited
-      return { killed: inFlight.runner, at, inFlight: lines.filter((l) => l.runner === inFlight.runner && l.event === "charge-start" && !done.has(l.runId)).length }
+      return {
+        killed: inFlight.runner,
+        at,
+        inFlight: lines.filter((l) =>
+          l.runner === inFlight.runner && l.event === "charge-start" && !done.has(l.runId)
+        ).length
+      }
     }
     await sleep(10)
   }
@@ -123,7 +139,7 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
     runtime.runPromise(Effect.flatMap(Effect.map(Effect.context<CheckpointStore>(), Context.get(CheckpointStore)), f))
   const records = () =>
     use((store) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const all: Array<CheckpointStore.RunRecord> = []
         let cursor: string | undefined
         do {
@@ -143,8 +159,14 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
       for (const entry of state.pending) {
         if (entry.kind !== "InDoubt" || decided.has(entry.id)) continue
         const done = lines.some((l) => l.event === "charge-done" && l.runId === record.runId)
-        const decision = done ? Approval.markDone(entry.digest, `charged ${record.runId}`) : Approval.retry(entry.digest)
-        await use((store) => Effect.either(store.decide(record.runId, entry.id, { decision: CanonicalJson.stringify(decision), by: "operator" })))
+        const decision = done
+          ? Approval.markDone(entry.digest, `charged ${record.runId}`)
+          : Approval.retry(entry.digest)
+        await use((store) =>
+          Effect.either(
+            store.decide(record.runId, entry.id, { decision: CanonicalJson.stringify(decision), by: "operator" })
+          )
+        )
         decided.add(entry.id)
       }
     }
@@ -211,7 +233,12 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
     const effects = join(dir, "effects.log")
     writeFileSync(effects, "")
     const db = join(dir, "runs.db")
-    const base = { DURABLE_DB: `sqlite:${db}`, DURABLE_EFFECTS: effects, DURABLE_LOCK_MS: "4000", DURABLE_LEASE_MS: "3000" }
+    const base = {
+      DURABLE_DB: `sqlite:${db}`,
+      DURABLE_EFFECTS: effects,
+      DURABLE_LOCK_MS: "4000",
+      DURABLE_LEASE_MS: "3000"
+    }
     const runs = 20
     let first: ChildProcess | undefined
     let second: ChildProcess | undefined
@@ -224,7 +251,9 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
       const taken = takeover(effects, "A", kill.at)
       console.log(
         `durable crash (sqlite): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-          `charged ${figures.charged}, in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, takeover ${taken ?? "none"} ms (restart included), statuses ${JSON.stringify(figures.statuses)}`
+          `charged ${figures.charged}, in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, takeover ${
+            taken ?? "none"
+          } ms (restart included), statuses ${JSON.stringify(figures.statuses)}`
       )
       expect(figures.completions).toBe(runs)
       expect(figures.doubleExecutions).toBe(0)
@@ -246,7 +275,13 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
     writeFileSync(effects, "")
     const db = join(dir, "runs.db")
     // a run lease far longer than the test: a takeover can only be prompt if the drain released it
-    const base = { DURABLE_DB: `sqlite:${db}`, DURABLE_EFFECTS: effects, DURABLE_LOCK_MS: "4000", DURABLE_LEASE_MS: "600000", DURABLE_DRAIN_MS: "3000" }
+    const base = {
+      DURABLE_DB: `sqlite:${db}`,
+      DURABLE_EFFECTS: effects,
+      DURABLE_LOCK_MS: "4000",
+      DURABLE_LEASE_MS: "600000",
+      DURABLE_DRAIN_MS: "3000"
+    }
     const runs = 10
     let first: ChildProcess | undefined
     let second: ChildProcess | undefined
@@ -254,12 +289,16 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
     try {
       first = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_SUBMIT: String(runs) })
       const term = await killMidCharge(first, "A", effects, 30_000, "SIGTERM")
-      const released = (await operator.records()).filter((r) => r.status === "running" && r.lease !== undefined && r.lease.expiresAt > Date.now())
+      const released = (await operator.records()).filter((r) =>
+        r.status === "running" && r.lease !== undefined && r.lease.expiresAt > Date.now()
+      )
       second = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_SUBMIT: "0" })
       const figures = await finish(operator, effects, runs, 60_000)
       console.log(
         `durable drain (sqlite): runs ${runs}, SIGTERM 1 (exit code ${term.code}, stopped after ${term.exitedAfter} ms), live leases left ${released.length}, ` +
-          `completions ${figures.completions}, double executions ${figures.doubleExecutions}, in-doubt decided ${figures.inDoubtDecided}, takeover ${takeover(effects, "A", term.at) ?? "none"} ms (restart included)`
+          `completions ${figures.completions}, double executions ${figures.doubleExecutions}, in-doubt decided ${figures.inDoubtDecided}, takeover ${
+            takeover(effects, "A", term.at) ?? "none"
+          } ms (restart included)`
       )
       expect(term.code).toBe(0)
       expect(released).toEqual([])
@@ -274,47 +313,74 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
     }
   })
 
-  it.skipIf(postgresUrl === undefined)("Postgres: two runners, 50 runs, one SIGKILLed mid-run; the other finishes every run once, 0 double charges", async () => {
-    if (postgresUrl === undefined) return console.log("skipped: the Postgres crash test needs DATABASE_URL (eval \"$(scripts/pg-test-start.sh)\")")
-    buildRunner()
-    const name = `durable_${process.pid}_${Date.now().toString(36)}`
-    const admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(postgresUrl) }))
-    await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
-    const url = new URL(postgresUrl)
-    url.pathname = `/${name}`
-    const dir = mkdtempSync(join(tmpdir(), "agentkit-durable-"))
-    const effects = join(dir, "effects.log")
-    writeFileSync(effects, "")
-    const base = { DURABLE_DB: `pg:${url.href}`, DURABLE_EFFECTS: effects, DURABLE_LOCK_MS: "4000", DURABLE_LEASE_MS: "3000" }
-    const runs = 50
-    let a: ChildProcess | undefined
-    let b: ChildProcess | undefined
-    const operator = operatorOf(SqlStores.layerPg({ url: Redacted.make(url.href) }) as never)
-    try {
-      // B first, so that the submitted runs spread over both runners' shards
-      b = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_PORT: String(34600 + (process.pid % 200) * 2), DURABLE_SUBMIT: "0" })
-      a = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_PORT: String(34601 + (process.pid % 200) * 2), DURABLE_SUBMIT: String(runs) })
-      const kill = await killWhicheverMidCharge({ A: a, B: b }, effects)
-      const figures = await finish(operator, effects, runs, 90_000)
-      const taken = takeover(effects, kill.killed, kill.at)
-      const byRunner = readLog(effects).reduce<Record<string, number>>((acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc), {})
-      console.log(
-        `durable crash (postgres, 2 runners): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-          `charged ${figures.charged} (by runner ${JSON.stringify(byRunner)}), in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, killed ${kill.killed} with ${kill.inFlight} charge(s) in flight, ` +
-          `takeover ${taken ?? "none"} ms, statuses ${JSON.stringify(figures.statuses)}`
-      )
-      expect(figures.completions).toBe(runs)
-      expect(figures.doubleExecutions).toBe(0)
-      expect(figures.charged).toBe(runs)
-      expect(figures.unconsumed).toBe(0)
-      expect(taken).toBeDefined()
-    } finally {
-      stop(a)
-      stop(b)
-      await operator.dispose()
-      rmSync(dir, { recursive: true, force: true })
-      await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))).catch(() => undefined)
-      await admin.dispose()
+  it.skipIf(postgresUrl === undefined)(
+    "Postgres: two runners, 50 runs, one SIGKILLed mid-run; the other finishes every run once, 0 double charges",
+    async () => {
+      if (postgresUrl === undefined) {
+        return console.log("skipped: the Postgres crash test needs DATABASE_URL (eval \"$(scripts/pg-test-start.sh)\")")
+      }
+      buildRunner()
+      const name = `durable_${process.pid}_${Date.now().toString(36)}`
+      const admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(postgresUrl) }))
+      await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
+      const url = new URL(postgresUrl)
+      url.pathname = `/${name}`
+      const dir = mkdtempSync(join(tmpdir(), "agentkit-durable-"))
+      const effects = join(dir, "effects.log")
+      writeFileSync(effects, "")
+      const base = {
+        DURABLE_DB: `pg:${url.href}`,
+        DURABLE_EFFECTS: effects,
+        DURABLE_LOCK_MS: "4000",
+        DURABLE_LEASE_MS: "3000"
+      }
+      const runs = 50
+      let a: ChildProcess | undefined
+      let b: ChildProcess | undefined
+      const operator = operatorOf(SqlStores.layerPg({ url: Redacted.make(url.href) }) as never)
+      try {
+        // B first, so that the submitted runs spread over both runners' shards
+        b = await startRunner({
+          ...base,
+          DURABLE_RUNNER: "B",
+          DURABLE_PORT: String(34600 + (process.pid % 200) * 2),
+          DURABLE_SUBMIT: "0"
+        })
+        a = await startRunner({
+          ...base,
+          DURABLE_RUNNER: "A",
+          DURABLE_PORT: String(34601 + (process.pid % 200) * 2),
+          DURABLE_SUBMIT: String(runs)
+        })
+        const kill = await killWhicheverMidCharge({ A: a, B: b }, effects)
+        const figures = await finish(operator, effects, runs, 90_000)
+        const taken = takeover(effects, kill.killed, kill.at)
+        const byRunner = readLog(effects).reduce<Record<string, number>>(
+          (acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc),
+          {}
+        )
+        console.log(
+          `durable crash (postgres, 2 runners): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
+            `charged ${figures.charged} (by runner ${
+              JSON.stringify(byRunner)
+            }), in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, killed ${kill.killed} with ${kill.inFlight} charge(s) in flight, ` +
+            `takeover ${taken ?? "none"} ms, statuses ${JSON.stringify(figures.statuses)}`
+        )
+        expect(figures.completions).toBe(runs)
+        expect(figures.doubleExecutions).toBe(0)
+        expect(figures.charged).toBe(runs)
+        expect(figures.unconsumed).toBe(0)
+        expect(taken).toBeDefined()
+      } finally {
+        stop(a)
+        stop(b)
+        await operator.dispose()
+        rmSync(dir, { recursive: true, force: true })
+        await admin.runPromise(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+        ).catch(() => undefined)
+        await admin.dispose()
+      }
     }
-  })
+  )
 })

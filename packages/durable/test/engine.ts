@@ -14,7 +14,7 @@ import { harness } from "./support.js"
 
 /** Polls until the run stops (suspended or complete); the tools of a suite may wait on real I/O. */
 const stopped = (durable: DurableAgent.DurableAgent<never>, runId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (;;) {
       const polled = yield* durable.poll(runId)
       if (polled !== undefined) return polled
@@ -26,11 +26,13 @@ export const durableEngine: SuiteEngine = {
   name: "durable",
   conversationInput: false,
   drive: (run) => {
-    if (typeof run.input !== "string") return Promise.reject(new TypeError("the durable engine takes a task, not a conversation"))
+    if (typeof run.input !== "string") {
+      return Promise.reject(new TypeError("the durable engine takes a task, not a conversation"))
+    }
     const input = run.input
     const durable = DurableAgent.make(run.agent, { version: 1, context: { legs: run.legs } })
     const { layer } = harness([durable], { llm: run.llm, store: run.store, audit: run.audit })
-    const program = Effect.gen(function* () {
+    const program = Effect.gen(function*() {
       const runs = yield* DurableRuns.DurableRuns
       yield* durable.start({ runId: run.runId, input })
       let resumes = 0
@@ -42,19 +44,36 @@ export const durableEngine: SuiteEngine = {
           return { output, stopReason, pending: undefined, resumes } satisfies SuiteOutcome
         }
         const record = yield* Effect.orDie(run.store.load(run.runId))
-        if (record._tag === "None" || record.value.status !== "suspended") return yield* Effect.die(`run ${run.runId}: suspended without a suspended record`)
+        if (record._tag === "None" || record.value.status !== "suspended") {
+          return yield* Effect.die(`run ${run.runId}: suspended without a suspended record`)
+        }
         const pending = (yield* Effect.orDie(RunState.decode(run.runId, record.value.state))).pending
         const decisions = resumes < run.maxResumes ? run.decide(pending) : undefined
-        if (decisions === undefined) return { output: "", stopReason: "awaiting_approval", pending, resumes } satisfies SuiteOutcome
+        if (decisions === undefined) {
+          return { output: "", stopReason: "awaiting_approval", pending, resumes } satisfies SuiteOutcome
+        }
         for (const [pendingId, decision] of Object.entries(decisions)) {
-          const by = typeof decision === "object" && decision !== null && "by" in decision && typeof decision.by === "string" ? decision.by : "suite"
+          const by =
+            typeof decision === "object" && decision !== null && "by" in decision && typeof decision.by === "string"
+              ? decision.by
+              : "suite"
           const recorded = yield* Effect.either(runs.decide(run.runId, pendingId, decision, by))
-          if (recorded._tag === "Left") return { output: "", stopReason: "awaiting_approval", pending, resumes, refused: recorded.left._tag } satisfies SuiteOutcome
+          if (recorded._tag === "Left") {
+            return {
+              output: "",
+              stopReason: "awaiting_approval",
+              pending,
+              resumes,
+              refused: recorded.left._tag
+            } satisfies SuiteOutcome
+          }
         }
         resumes++
         // the sweep wakes the run: the memory engine re-drives its body before it returns
         const swept = yield* Effect.orDie(runs.sweep)
-        if (!swept.woken.includes(run.runId)) return yield* Effect.die(`run ${run.runId}: decided, not woken (${JSON.stringify(swept)})`)
+        if (!swept.woken.includes(run.runId)) {
+          return yield* Effect.die(`run ${run.runId}: decided, not woken (${JSON.stringify(swept)})`)
+        }
       }
     })
     return Effect.runPromise(Effect.scoped(Effect.provide(program, layer)))

@@ -24,9 +24,16 @@ export const harness = <R>(
   const store = options.store ?? CheckpointStore.makeMemory()
   const ledger = options.ledger ?? ExecutionLedger.makeMemory()
   const audit = options.audit ?? AuditStore.makeMemory()
-  const services = Layer.mergeAll(makeTestCtx({ llm: options.llm }), CheckpointStore.layer(store), ExecutionLedger.layer(ledger), AuditStore.layer(audit))
+  const services = Layer.mergeAll(
+    makeTestCtx({ llm: options.llm }),
+    CheckpointStore.layer(store),
+    ExecutionLedger.layer(ledger),
+    AuditStore.layer(audit)
+  )
   const layer = Layer.mergeAll(DurableRuns.layer(durables), ...durables.map((d) => d.layer)).pipe(
-    Layer.provideMerge(Layer.mergeAll(WorkflowEngine.layerMemory, Operator.Operator.layer, services).pipe(Layer.provideMerge(services)))
+    Layer.provideMerge(
+      Layer.mergeAll(WorkflowEngine.layerMemory, Operator.Operator.layer, services).pipe(Layer.provideMerge(services))
+    )
   )
   return { store, ledger, audit, layer }
 }
@@ -35,7 +42,10 @@ export const harness = <R>(
  * A memory store whose `save` is interrupted once, the first time `when` holds: the body's process
  * "crashes" (or, with `crash`, fails that way once, e.g. a defect).
  */
-export const crashingStore = (when: (state: { runId: string; phase: string; completed: number }) => boolean, crash: Effect.Effect<never> = Effect.interrupt) => {
+export const crashingStore = (
+  when: (state: { runId: string; phase: string; completed: number }) => boolean,
+  crash: Effect.Effect<never> = Effect.interrupt
+) => {
   const store = CheckpointStore.makeMemory()
   let crashed = false
   const service: CheckpointStore.Service = {
@@ -54,7 +64,7 @@ export const crashingStore = (when: (state: { runId: string; phase: string; comp
 
 /** Lets the engine run until the run stops (suspended, complete, or died); gives the poll's exit. */
 export const settle = <R>(durable: DurableAgent.DurableAgent<R>, runId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (let i = 0; i < 2000; i++) {
       const polled = yield* Effect.exit(durable.poll(runId))
       if (Exit.isFailure(polled) || polled.value !== undefined) return polled
@@ -62,4 +72,3 @@ export const settle = <R>(durable: DurableAgent.DurableAgent<R>, runId: string) 
     }
     return yield* Effect.die("the run did not stop")
   })
-

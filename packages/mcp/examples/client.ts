@@ -2,11 +2,11 @@
  * An agent using an MCP server's tools beside its own. It starts `server.ts` (beside this file) over
  * stdio and runs offline with a scripted model. Run: `node --import tsx packages/mcp/examples/client.ts`
  */
-import { fileURLToPath } from "node:url"
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { McpToolset, McpTransport } from "@agentkit/mcp"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { Effect } from "effect"
+import { fileURLToPath } from "node:url"
 
 class Orders extends McpToolset.Tag("orders")<Orders>() {}
 
@@ -21,7 +21,7 @@ export const OrdersLive = McpToolset.layer(Orders, {
   trust: { server: { trustAnnotations: true, trustDescriptions: true } }
 })
 
-export const program = Effect.gen(function* () {
+export const program = Effect.gen(function*() {
   const orders = yield* Orders
   const agent = Agent.make({
     name: "support",
@@ -39,8 +39,11 @@ export const program = Effect.gen(function* () {
 })
 
 if (process.argv[1]?.endsWith("client.ts") === true) {
-  Effect.runPromise(program.pipe(Effect.provide(OrdersLive))).then(({ answer, toolResult }) => console.log(`${toolResult}\n${answer}`), (error) => {
-    console.error(error)
-    process.exit(1)
-  })
+  Effect.runPromise(program.pipe(Effect.provide(OrdersLive))).then(
+    ({ answer, toolResult }) => console.log(`${toolResult}\n${answer}`),
+    (error) => {
+      console.error(error)
+      process.exit(1)
+    }
+  )
 }

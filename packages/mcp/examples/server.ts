@@ -28,6 +28,8 @@ export const cancelOrder = Tool.make("cancel_order", {
 // No model is called on the server side, so an empty scripted model stands in for one.
 const ServerLive = Layer.provideMerge(Invoker.layer(), FakeLLM.script([]).layer)
 
-const main = Effect.scoped(Effect.zipRight(McpServer.stdio({ name: "orders", tools: [lookupOrder, cancelOrder] }), Effect.never))
+const main = Effect.scoped(
+  Effect.zipRight(McpServer.stdio({ name: "orders", tools: [lookupOrder, cancelOrder] }), Effect.never)
+)
 
 if (process.argv[1]?.endsWith("server.ts") === true) Effect.runFork(main.pipe(Effect.provide(ServerLive)))

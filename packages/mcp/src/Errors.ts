@@ -26,11 +26,13 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category errors
  */
-export class McpConnectError extends Schema.TaggedError<McpConnectError>("@agentkit/mcp/McpConnectError")("McpConnectError", {
-  server: Schema.String,
-  message: Schema.String,
-  cause: Schema.optional(ForeignValue)
-}) {
+export class McpConnectError
+  extends Schema.TaggedError<McpConnectError>("@agentkit/mcp/McpConnectError")("McpConnectError", {
+    server: Schema.String,
+    message: Schema.String,
+    cause: Schema.optional(ForeignValue)
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }
@@ -50,15 +52,19 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@agent
  * @since 0.1.0
  * @category errors
  */
-export class McpNameCollision extends Schema.TaggedError<McpNameCollision>("@agentkit/mcp/McpNameCollision")("McpNameCollision", {
-  server: Schema.String,
-  name: Schema.String,
-  tools: Schema.Array(Schema.String)
-}) {
+export class McpNameCollision
+  extends Schema.TaggedError<McpNameCollision>("@agentkit/mcp/McpNameCollision")("McpNameCollision", {
+    server: Schema.String,
+    name: Schema.String,
+    tools: Schema.Array(Schema.String)
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `MCP server '${this.server}': tools ${this.tools.map((t) => `'${t}'`).join(", ")} all map to the name '${this.name}'; exclude all but one`
+    return `MCP server '${this.server}': tools ${
+      this.tools.map((t) => `'${t}'`).join(", ")
+    } all map to the name '${this.name}'; exclude all but one`
   }
 }
 
@@ -102,11 +108,13 @@ export class McpToolError extends Schema.TaggedError<McpToolError>("@agentkit/mc
  * @since 0.1.0
  * @category errors
  */
-export class McpToolChanged extends Schema.TaggedError<McpToolChanged>("@agentkit/mcp/McpToolChanged")("McpToolChanged", {
-  server: Schema.String,
-  tool: Schema.String,
-  change: Schema.Literal("changed", "removed")
-}) {
+export class McpToolChanged
+  extends Schema.TaggedError<McpToolChanged>("@agentkit/mcp/McpToolChanged")("McpToolChanged", {
+    server: Schema.String,
+    tool: Schema.String,
+    change: Schema.Literal("changed", "removed")
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -132,11 +140,13 @@ export class McpToolChanged extends Schema.TaggedError<McpToolChanged>("@agentki
  * @since 0.1.0
  * @category errors
  */
-export class McpInputRefused extends Schema.TaggedError<McpInputRefused>("@agentkit/mcp/McpInputRefused")("McpInputRefused", {
-  server: Schema.String,
-  tool: Schema.String,
-  reason: Schema.String
-}) {
+export class McpInputRefused
+  extends Schema.TaggedError<McpInputRefused>("@agentkit/mcp/McpInputRefused")("McpInputRefused", {
+    server: Schema.String,
+    tool: Schema.String,
+    reason: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
@@ -158,9 +168,11 @@ export class McpInputRefused extends Schema.TaggedError<McpInputRefused>("@agent
  * @since 0.1.0
  * @category errors
  */
-export class McpUnauthorized extends Schema.TaggedError<McpUnauthorized>("@agentkit/mcp/McpUnauthorized")("McpUnauthorized", {
-  message: Schema.String
-}) {
+export class McpUnauthorized
+  extends Schema.TaggedError<McpUnauthorized>("@agentkit/mcp/McpUnauthorized")("McpUnauthorized", {
+    message: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }

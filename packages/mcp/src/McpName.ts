@@ -29,7 +29,9 @@ export const checkServer = (server: unknown): string => {
   if (typeof server !== "string" || !SERVER.test(server)) {
     throw new ConfigurationError({
       field: "name",
-      message: `MCP server name ${JSON.stringify(server)} is invalid: it must match ^[A-Za-z0-9-]{1,32}$ (letters, digits and '-')`
+      message: `MCP server name ${
+        JSON.stringify(server)
+      } is invalid: it must match ^[A-Za-z0-9-]{1,32}$ (letters, digits and '-')`
     })
   }
   return server

@@ -19,9 +19,9 @@ import { ConfigurationError, errorMessage } from "@agentkit/core"
 import type { Autonomy, Budget, Invoker, Scope as AgentScope } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
@@ -150,7 +150,10 @@ const serving = <T extends ToolRegistry.AnyTool>(options: Options<T>): Serving =
   const key = options.stateKey ?? crypto.getRandomValues(new Uint8Array(32))
   const decodedTtl = Duration.decodeUnknown(options.approvalTtl ?? "10 minutes")
   if (Option.isNone(decodedTtl) || Duration.toMillis(decodedTtl.value) < 1000) {
-    throw new ConfigurationError({ field: "approvalTtl", message: `McpServer: \`approvalTtl\` must be a Duration of at least 1 second; got ${String(options.approvalTtl)}` })
+    throw new ConfigurationError({
+      field: "approvalTtl",
+      message: `McpServer: \`approvalTtl\` must be a Duration of at least 1 second; got ${String(options.approvalTtl)}`
+    })
   }
   const ttl = Duration.toSeconds(decodedTtl.value)
   let codec: Serving["codec"]
@@ -181,7 +184,11 @@ const serving = <T extends ToolRegistry.AnyTool>(options: Options<T>): Serving =
  */
 export const http = <T extends ToolRegistry.AnyTool>(
   options: HttpOptions<T>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpServerError.HttpServerError, HttpServerRequest.HttpServerRequest | Invoker | ToolRegistry.Requirements<T>> => {
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  HttpServerError.HttpServerError,
+  HttpServerRequest.HttpServerRequest | Invoker | ToolRegistry.Requirements<T>
+> => {
   const built = serving(options)
   const authenticate = options.authenticate
   const hosts = options.allowedHosts === undefined ? localhostAllowedHostnames() : [...options.allowedHosts]
@@ -191,18 +198,23 @@ export const http = <T extends ToolRegistry.AnyTool>(
     if (remote.length > 0) {
       throw new ConfigurationError({
         field: "allowedHosts",
-        message: `McpServer '${options.name}': serving ${remote.join(", ")} needs an authenticator; without one only loopback hosts are served`
+        message: `McpServer '${options.name}': serving ${
+          remote.join(", ")
+        } needs an authenticator; without one only loopback hosts are served`
       })
     }
   }
   const handler = createMcpHandler(
     (context) => {
-      const extra = context.authInfo?.extra as { readonly principal: Principal; readonly runtime: Runtime.Runtime<Invoker> }
+      const extra = context.authInfo?.extra as {
+        readonly principal: Principal
+        readonly runtime: Runtime.Runtime<Invoker>
+      }
       return makeServer(built, extra.principal, extra.runtime)
     },
     { legacy: "stateless" }
   )
-  return Effect.gen(function* () {
+  return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const remoteAddress = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
     let principal = LOCAL
@@ -252,8 +264,7 @@ export const stdio = <T extends ToolRegistry.AnyTool>(
     Effect.acquireRelease(
       Effect.sync(() => serveStdio(() => makeServer(built, options.principal ?? LOCAL, runtime))),
       (handle) => Effect.promise(() => handle.close().catch(() => undefined))
-    )
-  ).pipe(Effect.asVoid)
+    )).pipe(Effect.asVoid)
 }
 
 /**

@@ -16,11 +16,11 @@
  *
  * @since 0.1.0
  */
+import type { ConfigurationError } from "@agentkit/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { ConfigurationError } from "@agentkit/core"
 import type { McpConnectError, McpNameCollision } from "./Errors.js"
 import * as internal from "./internal/toolset.js"
 
@@ -152,8 +152,9 @@ export type Toolset = internal.Toolset
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> =
-  internal.make
+export const make: (
+  options: Options
+) => Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> = internal.make
 
 /**
  * The service tag of one server's toolset: `class Docs extends McpToolset.Tag("docs")<Docs>() {}`.
@@ -168,9 +169,14 @@ export const make: (options: Options) => Effect.Effect<Toolset, McpConnectError 
  * @since 0.1.0
  * @category services
  */
-export const Tag = <const Name extends string>(name: Name) =>
+export const Tag =
+  <const Name extends string>(name: Name) =>
   <Self>(): Context.TagClass<Self, `@agentkit/mcp/McpToolset/${Name}`, Toolset> =>
-    (Effect.Tag(`@agentkit/mcp/McpToolset/${name}`)<Self, Toolset>() as unknown) as Context.TagClass<Self, `@agentkit/mcp/McpToolset/${Name}`, Toolset>
+    (Effect.Tag(`@agentkit/mcp/McpToolset/${name}`)<Self, Toolset>() as unknown) as Context.TagClass<
+      Self,
+      `@agentkit/mcp/McpToolset/${Name}`,
+      Toolset
+    >
 
 /**
  * A scoped layer providing one server's toolset: built once, shared by every run, closed with
@@ -193,4 +199,5 @@ export const Tag = <const Name extends string>(name: Name) =>
 export const layer = <Self, Id extends string>(
   tag: Context.TagClass<Self, Id, Toolset>,
   options: Options
-): Layer.Layer<Self, McpConnectError | McpNameCollision | ConfigurationError> => Layer.scoped(tag, internal.make(options))
+): Layer.Layer<Self, McpConnectError | McpNameCollision | ConfigurationError> =>
+  Layer.scoped(tag, internal.make(options))

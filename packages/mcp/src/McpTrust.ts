@@ -137,7 +137,16 @@ export const defaultTimeout: Duration.Duration = Duration.seconds(60)
 
 const UNTRUSTED: ReadonlyArray<Capability> = ["untrusted_content", "egress"]
 
-const FIELDS = new Set(["sideEffecting", "idempotent", "requiresApproval", "caps", "trustAnnotations", "trustDescriptions", "urlArg", "timeout"])
+const FIELDS = new Set([
+  "sideEffecting",
+  "idempotent",
+  "requiresApproval",
+  "caps",
+  "trustAnnotations",
+  "trustDescriptions",
+  "urlArg",
+  "timeout"
+])
 
 /**
  * Checks a declaration's fields; throws `ConfigurationError` naming the field (`trust.server.caps`,
@@ -158,33 +167,52 @@ export const check = (trust: Trust | undefined, server: string): void => {
   const refuse = (field: string, message: string): never => {
     throw new ConfigurationError({ field, message: `MCP server '${server}': ${message}` })
   }
-  if (typeof trust !== "object" || trust === null || Array.isArray(trust)) refuse("trust", "trust must be an object with 'server' and 'tools'")
-  for (const key of Object.keys(trust)) if (key !== "server" && key !== "tools") refuse("trust", `unknown trust key '${key}'; accepted: server, tools`)
+  if (typeof trust !== "object" || trust === null || Array.isArray(trust)) {
+    refuse("trust", "trust must be an object with 'server' and 'tools'")
+  }
+  for (const key of Object.keys(trust)) {
+    if (key !== "server" && key !== "tools") refuse("trust", `unknown trust key '${key}'; accepted: server, tools`)
+  }
   const one = (field: string, where: string, declaration: unknown) => {
     if (declaration === undefined) return
-    if (typeof declaration !== "object" || declaration === null || Array.isArray(declaration)) refuse(field, `trust for ${where} must be an object`)
+    if (typeof declaration !== "object" || declaration === null || Array.isArray(declaration)) {
+      refuse(field, `trust for ${where} must be an object`)
+    }
     for (const [key, value] of Object.entries(declaration as object)) {
       const at = `${field}.${key}`
-      if (!FIELDS.has(key)) refuse(at, `unknown trust field '${key}' for ${where}; accepted: ${Array.from(FIELDS).join(", ")}`)
+      if (!FIELDS.has(key)) {
+        refuse(at, `unknown trust field '${key}' for ${where}; accepted: ${Array.from(FIELDS).join(", ")}`)
+      }
       if (value === undefined) continue
-      if (["sideEffecting", "idempotent", "requiresApproval", "trustAnnotations", "trustDescriptions"].includes(key) && typeof value !== "boolean") {
+      if (
+        ["sideEffecting", "idempotent", "requiresApproval", "trustAnnotations", "trustDescriptions"].includes(key) &&
+        typeof value !== "boolean"
+      ) {
         refuse(at, `trust field '${key}' for ${where} must be true or false`)
       }
       if (key === "caps" && (!Array.isArray(value) || value.some((cap) => !knownCapabilities.includes(cap)))) {
         refuse(at, `trust field 'caps' for ${where} must list 'private_data', 'untrusted_content', 'egress'`)
       }
-      if (key === "urlArg" && typeof value !== "string") refuse(at, `trust field 'urlArg' for ${where} must be an argument name`)
+      if (key === "urlArg" && typeof value !== "string") {
+        refuse(at, `trust field 'urlArg' for ${where} must be an argument name`)
+      }
       if (key === "timeout") {
         const decoded = Duration.decodeUnknown(value)
-        if (Option.isNone(decoded) || Duration.toMillis(decoded.value) <= 0) refuse(at, `trust field 'timeout' for ${where} must be a positive Duration`)
+        if (Option.isNone(decoded) || Duration.toMillis(decoded.value) <= 0) {
+          refuse(at, `trust field 'timeout' for ${where} must be a positive Duration`)
+        }
       }
     }
   }
   one("trust.server", "the server", trust.server)
   const tools: unknown = trust.tools
   if (tools === undefined) return
-  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) refuse("trust.tools", "trust.tools must map tool names to declarations")
-  for (const [tool, declaration] of Object.entries(tools as object)) one(`trust.tools.${tool}`, `tool '${tool}'`, declaration)
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
+    refuse("trust.tools", "trust.tools must map tool names to declarations")
+  }
+  for (const [tool, declaration] of Object.entries(tools as object)) {
+    one(`trust.tools.${tool}`, `tool '${tool}'`, declaration)
+  }
 }
 
 /**

@@ -6,7 +6,14 @@
  */
 
 /** @since 0.1.0 */
-export { McpConnectError, McpInputRefused, McpNameCollision, McpToolChanged, McpToolError, McpUnauthorized } from "./Errors.js"
+export {
+  McpConnectError,
+  McpInputRefused,
+  McpNameCollision,
+  McpToolChanged,
+  McpToolError,
+  McpUnauthorized
+} from "./Errors.js"
 /** @since 0.1.0 */
 export * as McpName from "./McpName.js"
 /** @since 0.1.0 */

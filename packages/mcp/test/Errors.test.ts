@@ -4,7 +4,18 @@
  * Options that cannot work are core's ConfigurationError, naming the field, before anything starts.
  */
 import { ConfigurationError, isAgentkitError, toolFailureText } from "@agentkit/core"
-import { McpConnectError, McpInputRefused, McpNameCollision, McpServer, McpToolChanged, McpToolError, McpToolset, McpTransport, McpTrust, McpUnauthorized } from "@agentkit/mcp"
+import {
+  McpConnectError,
+  McpInputRefused,
+  McpNameCollision,
+  McpServer,
+  McpToolChanged,
+  McpToolError,
+  McpToolset,
+  McpTransport,
+  McpTrust,
+  McpUnauthorized
+} from "@agentkit/mcp"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 
@@ -19,9 +30,15 @@ const roundTrip = <A extends { readonly message: string }, I>(schema: Schema.Sch
 describe("MCP errors", () => {
   it("each is an agentkit error and decodes back to itself, message and all", () => {
     const errors = [
-      roundTrip(McpConnectError, new McpConnectError({ server: "s", message: "spawn ENOENT", cause: new Error("ENOENT") })),
+      roundTrip(
+        McpConnectError,
+        new McpConnectError({ server: "s", message: "spawn ENOENT", cause: new Error("ENOENT") })
+      ),
       roundTrip(McpNameCollision, new McpNameCollision({ server: "s", name: "mcp__s__a_b", tools: ["a.b", "a_b"] })),
-      roundTrip(McpToolError, new McpToolError({ server: "s", tool: "t", message: "MCP error -32602: invalid params" })),
+      roundTrip(
+        McpToolError,
+        new McpToolError({ server: "s", tool: "t", message: "MCP error -32602: invalid params" })
+      ),
       roundTrip(McpToolChanged, new McpToolChanged({ server: "s", tool: "t", change: "removed" })),
       roundTrip(McpInputRefused, new McpInputRefused({ server: "s", tool: "t", reason: "no Approver" })),
       roundTrip(McpUnauthorized, new McpUnauthorized({ message: "unknown token" }))
@@ -32,10 +49,17 @@ describe("MCP errors", () => {
   })
 
   it("the model reads them through core's failure text", () => {
-    expect(toolFailureText("mcp__notes__read_note", new McpToolChanged({ server: "notes", tool: "read_note", change: "changed" }))).toBe(
+    expect(
+      toolFailureText(
+        "mcp__notes__read_note",
+        new McpToolChanged({ server: "notes", tool: "read_note", change: "changed" })
+      )
+    ).toBe(
       "ERROR: tool 'mcp__notes__read_note' failed: McpToolChanged: MCP tool 'read_note' of server 'notes' changed its definition since this run started; the call was not sent"
     )
-    expect(toolFailureText("mcp__s__a_b", new McpNameCollision({ server: "s", name: "mcp__s__a_b", tools: ["a.b", "a_b"] }))).toBe(
+    expect(
+      toolFailureText("mcp__s__a_b", new McpNameCollision({ server: "s", name: "mcp__s__a_b", tools: ["a.b", "a_b"] }))
+    ).toBe(
       "ERROR: tool 'mcp__s__a_b' failed: McpNameCollision: MCP server 's': tools 'a.b', 'a_b' all map to the name 'mcp__s__a_b'; exclude all but one"
     )
   })
@@ -48,11 +72,13 @@ const refusal = (options: McpToolset.Options) => Effect.flip(Effect.scoped(McpTo
 
 describe("options that cannot work", () => {
   it.effect("McpToolset.make fails with ConfigurationError naming the field, before anything is spawned", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const name = yield* refusal({ name: "a b", transport: never })
       expect(name).toBeInstanceOf(ConfigurationError)
       expect((name as ConfigurationError).field).toBe("name")
-      expect(name.message).toBe(`MCP server name "a b" is invalid: it must match ^[A-Za-z0-9-]{1,32}$ (letters, digits and '-')`)
+      expect(name.message).toBe(
+        `MCP server name "a b" is invalid: it must match ^[A-Za-z0-9-]{1,32}$ (letters, digits and '-')`
+      )
 
       const limit = yield* refusal({ name: "s", transport: never, maxResultBytes: -1 })
       expect([limit._tag, (limit as ConfigurationError).field, limit.message]).toEqual([
@@ -63,13 +89,16 @@ describe("options that cannot work", () => {
       const rounds = yield* refusal({ name: "s", transport: never, maxInputRounds: 1.5 })
       expect((rounds as ConfigurationError).field).toBe("maxInputRounds")
 
-      const trust = yield* refusal({ name: "s", transport: never, trust: { tools: { echo: { caps: ["network" as never] } } } })
+      const trust = yield* refusal({
+        name: "s",
+        transport: never,
+        trust: { tools: { echo: { caps: ["network" as never] } } }
+      })
       expect([(trust as ConfigurationError).field, trust.message]).toEqual([
         "trust.tools.echo.caps",
         "MCP server 's': trust field 'caps' for tool 'echo' must list 'private_data', 'untrusted_content', 'egress'"
       ])
-    })
-  )
+    }))
 
   it("a trust declaration of the wrong shape is refused, naming where", () => {
     const field = (trust: unknown) => {
@@ -82,10 +111,18 @@ describe("options that cannot work", () => {
       }
     }
     expect(field("yes")).toBe("trust: MCP server 's': trust must be an object with 'server' and 'tools'")
-    expect(field({ server: {}, tool: {} })).toBe("trust: MCP server 's': unknown trust key 'tool'; accepted: server, tools")
-    expect(field({ tools: ["echo"] })).toBe("trust.tools: MCP server 's': trust.tools must map tool names to declarations")
-    expect(field({ tools: { echo: true } })).toBe("trust.tools.echo: MCP server 's': trust for tool 'echo' must be an object")
-    expect(field({ server: { timeout: "soon" } })).toBe("trust.server.timeout: MCP server 's': trust field 'timeout' for the server must be a positive Duration")
+    expect(field({ server: {}, tool: {} })).toBe(
+      "trust: MCP server 's': unknown trust key 'tool'; accepted: server, tools"
+    )
+    expect(field({ tools: ["echo"] })).toBe(
+      "trust.tools: MCP server 's': trust.tools must map tool names to declarations"
+    )
+    expect(field({ tools: { echo: true } })).toBe(
+      "trust.tools.echo: MCP server 's': trust for tool 'echo' must be an object"
+    )
+    expect(field({ server: { timeout: "soon" } })).toBe(
+      "trust.server.timeout: MCP server 's': trust field 'timeout' for the server must be a positive Duration"
+    )
     expect(field({ server: { sideEffecting: false }, tools: { echo: { caps: [] } } })).toBe("accepted")
   })
 
@@ -99,11 +136,17 @@ describe("options that cannot work", () => {
         return (error as ConfigurationError).field
       }
     }
-    expect(field(() => McpServer.http({ name: "orders", tools: [], allowedHosts: ["mcp.example.com"] }))).toBe("allowedHosts")
+    expect(field(() => McpServer.http({ name: "orders", tools: [], allowedHosts: ["mcp.example.com"] }))).toBe(
+      "allowedHosts"
+    )
     expect(field(() => McpServer.http({ name: "", tools: [] }))).toBe("name")
     expect(field(() => McpServer.http({ name: "orders", tools: [], stateKey: "too short" }))).toBe("stateKey")
-    expect(field(() => McpServer.http({ name: "orders", tools: [], approvalTtl: "later" as never }))).toBe("approvalTtl")
+    expect(field(() => McpServer.http({ name: "orders", tools: [], approvalTtl: "later" as never }))).toBe(
+      "approvalTtl"
+    )
     expect(field(() => McpServer.http({ name: "orders", tools: [], approvalTtl: "10 millis" }))).toBe("approvalTtl")
-    expect(field(() => McpServer.http({ name: "orders", tools: [], stateKey: "k".repeat(32), approvalTtl: "5 minutes" }))).toBe("accepted")
+    expect(
+      field(() => McpServer.http({ name: "orders", tools: [], stateKey: "k".repeat(32), approvalTtl: "5 minutes" }))
+    ).toBe("accepted")
   })
 })

@@ -12,9 +12,19 @@ describe("McpTrust.flags", () => {
 
   it("trusted annotations give the flags they describe, absent hints taking the spec defaults", () => {
     const trusted = { trustAnnotations: true }
-    expect(pick(McpTrust.flags(trusted, { readOnlyHint: true, openWorldHint: false }))).toEqual([false, true, false, []])
+    expect(pick(McpTrust.flags(trusted, { readOnlyHint: true, openWorldHint: false }))).toEqual([
+      false,
+      true,
+      false,
+      []
+    ])
     expect(pick(McpTrust.flags(trusted, {}))).toEqual([true, false, true, ["egress", "untrusted_content"]])
-    expect(pick(McpTrust.flags(trusted, { destructiveHint: false, openWorldHint: false }))).toEqual([true, false, false, []])
+    expect(pick(McpTrust.flags(trusted, { destructiveHint: false, openWorldHint: false }))).toEqual([
+      true,
+      false,
+      false,
+      []
+    ])
   })
 
   it("the declaration loosens; the explicit hints then only tighten", () => {
@@ -22,22 +32,38 @@ describe("McpTrust.flags", () => {
     expect(pick(McpTrust.flags(readOnly, undefined))).toEqual([false, true, false, []])
     expect(pick(McpTrust.flags(readOnly, { readOnlyHint: false }))).toEqual([true, true, false, []])
     expect(pick(McpTrust.flags(readOnly, { destructiveHint: true }))).toEqual([true, true, true, []])
-    expect(pick(McpTrust.flags(readOnly, { readOnlyHint: false, idempotentHint: false }))).toEqual([true, false, false, []])
-    expect(pick(McpTrust.flags(readOnly, { openWorldHint: true }))).toEqual([false, true, false, ["egress", "untrusted_content"]])
+    expect(pick(McpTrust.flags(readOnly, { readOnlyHint: false, idempotentHint: false }))).toEqual([
+      true,
+      false,
+      false,
+      []
+    ])
+    expect(pick(McpTrust.flags(readOnly, { openWorldHint: true }))).toEqual([false, true, false, [
+      "egress",
+      "untrusted_content"
+    ]])
     // a hint never loosens a declaration
     const guarded = { sideEffecting: true, requiresApproval: true }
-    expect(pick(McpTrust.flags(guarded, { readOnlyHint: true, destructiveHint: false }))).toEqual([true, false, true, ["egress", "untrusted_content"]])
+    expect(pick(McpTrust.flags(guarded, { readOnlyHint: true, destructiveHint: false }))).toEqual([true, false, true, [
+      "egress",
+      "untrusted_content"
+    ]])
   })
 
   it("the tool's declaration wins over the server's, field by field", () => {
-    const trust: McpTrust.Trust = { server: { trustAnnotations: true, caps: ["private_data"] }, tools: { echo: { caps: [] } } }
+    const trust: McpTrust.Trust = {
+      server: { trustAnnotations: true, caps: ["private_data"] },
+      tools: { echo: { caps: [] } }
+    }
     expect(McpTrust.declarationFor(trust, "echo")).toEqual({ trustAnnotations: true, caps: [] })
     expect(McpTrust.declarationFor(trust, "other")).toEqual({ trustAnnotations: true, caps: ["private_data"] })
     expect(McpTrust.declarationFor(trust, "__proto__")).toEqual(trust.server)
   })
 
   it("bad declarations are refused when the toolset is made, naming the field", () => {
-    expect(() => McpTrust.check({ server: { sideEfecting: false } as never }, "s")).toThrow("unknown trust field 'sideEfecting' for the server")
+    expect(() => McpTrust.check({ server: { sideEfecting: false } as never }, "s")).toThrow(
+      "unknown trust field 'sideEfecting' for the server"
+    )
     expect(() => McpTrust.check({ tools: { x: { caps: ["network"] } } } as never, "s")).toThrow(
       "trust field 'caps' for tool 'x' must list 'private_data', 'untrusted_content', 'egress'"
     )

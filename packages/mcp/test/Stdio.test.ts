@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { OrdersLive, program } from "../examples/client.js"
 
 it.live("an agent calls an agentkit tool served over MCP on stdio", () =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { answer, toolResult } = yield* program.pipe(Effect.provide(OrdersLive))
     expect(toolResult).toBe("order A-771: shipped 2026-08-14, arriving Tuesday")
     expect(answer).toBe("Order A-771 shipped on 2026-08-14 and arrives Tuesday.")

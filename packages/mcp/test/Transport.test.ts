@@ -3,8 +3,6 @@
  * or in what the model sees, redirects refused, the server's name on the execute_tool span; and the
  * stdio connection reopened after the server dies.
  */
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Invoker, Tracing } from "@agentkit/core"
 import { McpServer, McpToolset, McpTransport, McpUnauthorized } from "@agentkit/mcp"
 import { FakeLLM, makeTestCtx } from "@agentkit/testing"
@@ -12,17 +10,24 @@ import { Tool } from "@agentkit/tools"
 import { HttpRouter } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { everythingEntry, teed } from "./fixtures.js"
 import { serve } from "./http.js"
 
-const TOKENS: Record<string, string> = { "tok-org-1-secret": "org1", "tok-org-2-secret": "org2", "tok-catalog-secret": "catalog" }
+const TOKENS: Record<string, string> = {
+  "tok-org-1-secret": "org1",
+  "tok-org-2-secret": "org2",
+  "tok-catalog-secret": "catalog"
+}
 
 const whoami = Tool.make("whoami", {
   description: "Say which tenant the server believes is calling, for an audit line.",
   parameters: { note: Schema.String },
   sideEffecting: false,
   idempotent: true,
-  handler: ({ note }, { context }) => `tenant ${context.scope.key}, subject ${context.correlationId.split(":")[1]}: ${note}`
+  handler: ({ note }, { context }) =>
+    `tenant ${context.scope.key}, subject ${context.correlationId.split(":")[1]}: ${note}`
 })
 
 const authenticate: McpServer.Authenticator = ({ headers }) => {
@@ -36,9 +41,13 @@ const authenticate: McpServer.Authenticator = ({ headers }) => {
 describe("the HTTP transport", () => {
   it.live("per-tenant tokens come from the run context; no token reaches a span or the model", () =>
     Effect.scoped(
-      Effect.gen(function* () {
-        const router = HttpRouter.empty.pipe(HttpRouter.all("/mcp", McpServer.http({ name: "audit", tools: [whoami], authenticate })))
-        const { port } = yield* serve(router).pipe(Effect.provide(Layer.provideMerge(Invoker.layer(), FakeLLM.script([]).layer)))
+      Effect.gen(function*() {
+        const router = HttpRouter.empty.pipe(
+          HttpRouter.all("/mcp", McpServer.http({ name: "audit", tools: [whoami], authenticate }))
+        )
+        const { port } = yield* serve(router).pipe(
+          Effect.provide(Layer.provideMerge(Invoker.layer(), FakeLLM.script([]).layer))
+        )
         const toolset = yield* McpToolset.make({
           name: "audit",
           transport: McpTransport.http(`http://127.0.0.1:${port}/mcp`, {
@@ -53,19 +62,24 @@ describe("the HTTP transport", () => {
         const tool = toolset.tools()[0]!
         const tracer = Tracing.recording()
         const callAs = (orgId: number) =>
-          Effect.flatMap(Invoker, (invoker) => invoker.tool({ id: `c${orgId}`, name: tool.name, arguments: { note: "hi" } }, tool)).pipe(
-            Effect.provide(makeTestCtx({ llm: FakeLLM.script([]), scope: { orgId } })),
-            Effect.provide(tracer.layer)
-          )
+          Effect.flatMap(Invoker, (invoker) =>
+            invoker.tool({ id: `c${orgId}`, name: tool.name, arguments: { note: "hi" } }, tool)).pipe(
+              Effect.provide(makeTestCtx({ llm: FakeLLM.script([]), scope: { orgId } })),
+              Effect.provide(tracer.layer)
+            )
         expect((yield* callAs(1)).text).toBe("tenant org1:domNone, subject org1: hi")
         expect((yield* callAs(2)).text).toBe("tenant org2:domNone, subject org2: hi")
-        const spans = tracer.spans.filter((span) => span.name === "execute_tool mcp__audit__whoami")
+        const spans = tracer.spans.filter((span) =>
+          span.name === "execute_tool mcp__audit__whoami"
+        )
         expect(spans).toHaveLength(2)
         expect(spans[0]!.attributes.get("mcp.server.name")).toBe("audit")
         expect(spans[0]!.attributes.get("mcp.tool.name")).toBe("whoami")
         expect(spans[0]!.attributes.get("mcp.method.name")).toBe("tools/call")
         expect(spans[0]!.attributes.get("mcp.protocol.version")).toBe("2026-07-28")
-        const everything = JSON.stringify(tracer.spans.map((span) => [span.name, Array.from(span.attributes.entries()), span.events]))
+        const everything = JSON.stringify(
+          tracer.spans.map((span) => [span.name, Array.from(span.attributes.entries()), span.events])
+        )
         expect(everything).not.toContain("secret")
 
         // a tenant whose token the server refuses: the call fails, and the error text never holds the token
@@ -76,7 +90,7 @@ describe("the HTTP transport", () => {
 
   it.live("a redirect is never followed", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const hits: Array<string> = []
         const server = createServer((req, res) => {
           hits.push(req.url ?? "")
@@ -107,7 +121,7 @@ describe("the HTTP transport", () => {
 describe("reconnecting", () => {
   it.live("after the server process dies, the next call opens a new session", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { kill, transport, wire } = teed([everythingEntry, "stdio"])
         const toolset = yield* McpToolset.make({
           name: "everything",
@@ -120,7 +134,8 @@ describe("reconnecting", () => {
           Effect.flatMap(Invoker, (invoker) => invoker.tool({ id: "c", name: echo.name, arguments: { message } }, echo))
         expect((yield* call("one")).text).toBe("Echo: one")
         // kill the server: the client's session ends with it
-        const initializes = () => wire().filter((m) => m.method === "initialize" || m.method === "server/discover").length
+        const initializes = () =>
+          wire().filter((m) => m.method === "initialize" || m.method === "server/discover").length
         const before = initializes()
         kill()
         // a call sent into the dying session fails (it is never re-sent: at most once); the next reconnects

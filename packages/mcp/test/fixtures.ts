@@ -1,3 +1,6 @@
+import { Approval } from "@agentkit/agents"
+import { McpTransport } from "@agentkit/mcp"
+import { Effect, Layer, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -5,9 +8,6 @@ import { createConnection, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Approval } from "@agentkit/agents"
-import { McpTransport } from "@agentkit/mcp"
-import { Effect, Layer, Schedule } from "effect"
 
 const require = createRequire(import.meta.url)
 
@@ -21,7 +21,11 @@ export const teed = (args: ReadonlyArray<string>) => {
   const log = join(mkdtempSync(join(tmpdir(), "mcp-wire-")), "wire.log")
   writeFileSync(log, "")
   return {
-    transport: McpTransport.stdio({ command: process.execPath, args: [tee, log, process.execPath, ...args], stderr: "ignore" }),
+    transport: McpTransport.stdio({
+      command: process.execPath,
+      args: [tee, log, process.execPath, ...args],
+      stderr: "ignore"
+    }),
     /** Kills the server process (the tee, by the pid it wrote; its child exits with it). */
     kill: () => process.kill(Number(readFileSync(`${log}.pid`, "utf8")), "SIGKILL"),
     wire: (): ReadonlyArray<Record<string, unknown>> =>
@@ -44,9 +48,12 @@ export const freePort = Effect.async<number>((resume) => {
 
 /** server-everything over Streamable HTTP on a random port (it binds every interface; we dial 127.0.0.1). */
 export const everythingHttp = Effect.acquireRelease(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const port = yield* freePort
-    const child = spawn(process.execPath, [everythingEntry, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: "ignore" })
+    const child = spawn(process.execPath, [everythingEntry, "streamableHttp"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: "ignore"
+    })
     yield* waitFor(port)
     return { port, child }
   }),
@@ -63,14 +70,20 @@ export const waitFor = (port: number) =>
     })
     socket.once("error", () => resume(Effect.succeed(false)))
   }).pipe(
-    Effect.repeat({ schedule: Schedule.intersect(Schedule.spaced("25 millis"), Schedule.recurs(400)), until: (up) => up }),
+    Effect.repeat({
+      schedule: Schedule.intersect(Schedule.spaced("25 millis"), Schedule.recurs(400)),
+      until: (up) => up
+    }),
     Effect.flatMap((up) => (up ? Effect.void : Effect.dieMessage(`nothing listens on 127.0.0.1:${port}`)))
   )
 
 /** Polls `check` until it holds (bounded: 400 tries, 25 ms apart); dies with `what` otherwise. */
 export const eventually = (what: string, check: () => boolean) =>
   Effect.sync(check).pipe(
-    Effect.repeat({ schedule: Schedule.intersect(Schedule.spaced("25 millis"), Schedule.recurs(400)), until: (ok) => ok }),
+    Effect.repeat({
+      schedule: Schedule.intersect(Schedule.spaced("25 millis"), Schedule.recurs(400)),
+      until: (ok) => ok
+    }),
     Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`never happened: ${what}`)))
   )
 

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { AuditStore, CanonicalJson, errorMessage, errorType } from "@agentkit/core"
-import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
+import type { ToolCallRequest, ToolHandler, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -148,13 +148,14 @@ const isToolInDoubt = (error: unknown): boolean =>
  */
 export const audit = (options: Options = {}): ToolMiddleware => {
   const fallback = options.store === undefined ? AuditStore.makeMemory() : undefined
-  const storeOf: Effect.Effect<AuditStore.Service> =
-    options.store !== undefined
-      ? Effect.succeed(options.store)
-      : Effect.map(Effect.serviceOption(AuditStore), (found) => Option.getOrElse(found, () => fallback!))
+  const storeOf: Effect.Effect<AuditStore.Service> = options.store !== undefined
+    ? Effect.succeed(options.store)
+    : Effect.map(Effect.serviceOption(AuditStore), (found) => Option.getOrElse(found, () => fallback!))
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
-      Effect.flatMap(storeOf, (store) =>
+  <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
+    Effect.flatMap(
+      storeOf,
+      (store) =>
         Effect.onExit(next(invocation), (exit) =>
           Effect.flatMap(Clock.currentTimeMillis, (at) => {
             const { call, context, meta } = invocation
@@ -177,8 +178,8 @@ export const audit = (options: Options = {}): ToolMiddleware => {
                 error = Option.isSome(failure)
                   ? { type: errorType(failure.value), message: errorMessage(failure.value) }
                   : Cause.isInterruptedOnly(exit.cause)
-                    ? { type: "Interrupted", message: "the call was interrupted" }
-                    : { type: "Defect", message: defectLine(exit.cause) }
+                  ? { type: "Interrupted", message: "the call was interrupted" }
+                  : { type: "Defect", message: defectLine(exit.cause) }
               }
             }
             const record: AuditRecord = {
@@ -197,9 +198,9 @@ export const audit = (options: Options = {}): ToolMiddleware => {
             }
             // the call already ran: a broken audit store is reported, never turned into the call's failure
             return Effect.catchAll(store.append(record), (failed) =>
-              Effect.logError(`audit: could not append the record of ${record.tool}#${record.callId}: ${failed.message}`)
-            )
-          })
-        )
-      )
+              Effect.logError(
+                `audit: could not append the record of ${record.tool}#${record.callId}: ${failed.message}`
+              ))
+          }))
+    )
 }

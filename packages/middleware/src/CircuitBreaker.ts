@@ -113,7 +113,10 @@ export class CircuitBreaker {
    * open (or a probe is in flight); otherwise the outcome is recorded, a failure counting only
    * when `counts(error)` says it tells of an unhealthy downstream.
    */
-  protect<A, E, R>(effect: Effect.Effect<A, E, R>, counts: (error: E) => boolean): Effect.Effect<A, E | CircuitOpen, R> {
+  protect<A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    counts: (error: E) => boolean
+  ): Effect.Effect<A, E | CircuitOpen, R> {
     return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<A, E | CircuitOpen, R> => {
       let probe = false
       if (this.#state === "half_open") return Effect.fail(new CircuitOpen({ circuit: this.name }))
@@ -125,25 +128,23 @@ export class CircuitBreaker {
       return Effect.onExit(effect, (exit) =>
         Exit.isSuccess(exit)
           ? Effect.sync(() => {
-              this.#failures = 0
-              this.#state = "closed"
-            })
+            this.#failures = 0
+            this.#state = "closed"
+          })
           : Effect.flatMap(Clock.currentTimeMillis, (at) =>
-              Effect.sync(() => {
-                const failure = Cause.failureOption(exit.cause)
-                if (Option.isSome(failure) && counts(failure.value)) {
-                  this.#failures += 1
-                  if (this.#state === "half_open" || this.#failures >= this.failureThreshold) {
-                    this.#state = "open"
-                    this.#openedAt = at
-                  }
-                } else if (probe && this.#state === "half_open") {
-                  // the probe told nothing: free the slot (the cooldown has passed, so the next call probes)
+            Effect.sync(() => {
+              const failure = Cause.failureOption(exit.cause)
+              if (Option.isSome(failure) && counts(failure.value)) {
+                this.#failures += 1
+                if (this.#state === "half_open" || this.#failures >= this.failureThreshold) {
                   this.#state = "open"
+                  this.#openedAt = at
                 }
-              })
-            )
-      )
+              } else if (probe && this.#state === "half_open") {
+                // the probe told nothing: free the slot (the cooldown has passed, so the next call probes)
+                this.#state = "open"
+              }
+            })))
     })
   }
 }

@@ -170,7 +170,9 @@ export const policy = (options: Options = {}): Policy => {
     throw new ConfigurationError({ field: "egress.schemes", message: "egress.schemes must be a list of scheme names" })
   }
   const accepted = schemes.map((s) => s.toLowerCase())
-  const allow = options.allow === undefined ? undefined : options.allow.map((entry) => normalizeHost("egress.allow", entry))
+  const allow = options.allow === undefined
+    ? undefined
+    : options.allow.map((entry) => normalizeHost("egress.allow", entry))
   const blockPrivate = options.blockPrivate ?? true
   const privateRanges = ranges()
   let anyPrivateRange = false
@@ -183,7 +185,9 @@ export const policy = (options: Options = {}): Policy => {
     if (typeof entry === "string" && entry.includes("/")) {
       throw new ConfigurationError({
         field: "egress.allowPrivate",
-        message: `egress.allowPrivate ranges must be a.b.c.d/n or x::/n with a prefix in range; got ${JSON.stringify(entry)}`
+        message: `egress.allowPrivate ranges must be a.b.c.d/n or x::/n with a prefix in range; got ${
+          JSON.stringify(entry)
+        }`
       })
     }
     privateHosts.add(normalizeHost("egress.allowPrivate", entry))
@@ -221,7 +225,9 @@ export const policy = (options: Options = {}): Policy => {
     } catch {
       return deny(
         input,
-        writtenHost(text, "") === "" ? `egress URL has no host: ${quoted(input)}` : `egress URL is not a valid URL: ${quoted(input)}`
+        writtenHost(text, "") === ""
+          ? `egress URL has no host: ${quoted(input)}`
+          : `egress URL is not a valid URL: ${quoted(input)}`
       )
     }
     const parsedScheme = url.protocol.slice(0, -1)
@@ -282,7 +288,12 @@ const snapshotOf = (args: unknown): Record<string, unknown> | string | undefined
   const snapshot: Record<string, unknown> = {}
   for (const key of keys) {
     try {
-      Object.defineProperty(snapshot, key, { value: (args as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(snapshot, key, {
+        value: (args as Record<string, unknown>)[key],
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     } catch {
       return `egress: argument ${quoted(key)} cannot be read (blocked)`
     }
@@ -318,33 +329,36 @@ const isEgressDenied = (u: unknown): u is EgressDenied => u instanceof EgressDen
 export const egress = (options: Options | Policy = {}): ToolMiddleware => {
   const compiled = isPolicy(options) ? options : policy(options)
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
-      const toolName = invocation.tool.name
-      const toDenied = (error: E | ToolPipelineError): E | ToolPipelineError => {
-        const denied = findCause(error, isEgressDenied)
-        return denied !== undefined ? new ToolDenied({ toolName, reason: "egress", message: denied.message }) : error
-      }
-      const urlArg = invocation.tool.urlArg
-      if (urlArg === undefined) return Effect.mapError(next(invocation), toDenied)
-      // The arguments are read once, into a snapshot that goes on down the pipeline: the URL the
-      // tool receives is the one checked here, whatever getter or proxy the caller passed.
-      const read = snapshotOf(invocation.call.arguments)
-      if (typeof read === "string") return Effect.fail(new ToolDenied({ toolName, reason: "egress", message: read }))
-      const snapshot = read
-      const value = snapshot !== undefined && Object.hasOwn(snapshot, urlArg) ? snapshot[urlArg] : undefined
-      if (typeof value !== "string") {
-        return Effect.fail(
-          new ToolDenied({
-            toolName,
-            reason: "egress",
-            message: `egress URL argument ${PythonText.repr(urlArg)} is missing or not a string (blocked)`
-          })
-        )
-      }
-      const checked: ToolCallRequest<E, R> = { ...invocation, call: { ...invocation.call, arguments: snapshot! } }
-      return Effect.flatMap(
-        Effect.mapError(compiled.check(value), (denied) => new ToolDenied({ toolName, reason: "egress", message: denied.message })),
-        () => Effect.mapError(next(checked), toDenied)
+  <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+    const toolName = invocation.tool.name
+    const toDenied = (error: E | ToolPipelineError): E | ToolPipelineError => {
+      const denied = findCause(error, isEgressDenied)
+      return denied !== undefined ? new ToolDenied({ toolName, reason: "egress", message: denied.message }) : error
+    }
+    const urlArg = invocation.tool.urlArg
+    if (urlArg === undefined) return Effect.mapError(next(invocation), toDenied)
+    // The arguments are read once, into a snapshot that goes on down the pipeline: the URL the
+    // tool receives is the one checked here, whatever getter or proxy the caller passed.
+    const read = snapshotOf(invocation.call.arguments)
+    if (typeof read === "string") return Effect.fail(new ToolDenied({ toolName, reason: "egress", message: read }))
+    const snapshot = read
+    const value = snapshot !== undefined && Object.hasOwn(snapshot, urlArg) ? snapshot[urlArg] : undefined
+    if (typeof value !== "string") {
+      return Effect.fail(
+        new ToolDenied({
+          toolName,
+          reason: "egress",
+          message: `egress URL argument ${PythonText.repr(urlArg)} is missing or not a string (blocked)`
+        })
       )
     }
+    const checked: ToolCallRequest<E, R> = { ...invocation, call: { ...invocation.call, arguments: snapshot! } }
+    return Effect.flatMap(
+      Effect.mapError(
+        compiled.check(value),
+        (denied) => new ToolDenied({ toolName, reason: "egress", message: denied.message })
+      ),
+      () => Effect.mapError(next(checked), toDenied)
+    )
+  }
 }

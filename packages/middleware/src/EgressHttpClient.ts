@@ -41,20 +41,29 @@ import * as Egress from "./Egress.js"
  */
 export const wrap = (options: Egress.Options | Egress.Policy) => {
   const policy = Egress.isPolicy(options) ? options : Egress.policy(options)
-  return <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E | HttpClientError.RequestError, R> =>
+  return <E, R>(
+    client: HttpClient.HttpClient.With<E, R>
+  ): HttpClient.HttpClient.With<E | HttpClientError.RequestError, R> =>
     HttpClient.transform(client, (effect, request) => {
       const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
       return Effect.matchEffect(policy.check(Either.isRight(url) ? url.right.href : request.url), {
         onFailure: (denied) =>
           Effect.fail(
-            new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: denied, description: denied.message })
+            new HttpClientError.RequestError({
+              request,
+              reason: "InvalidUrl",
+              cause: denied,
+              description: denied.message
+            })
           ),
         onSuccess: () =>
-          Effect.flatMap(Effect.serviceOption(FetchHttpClient.RequestInit), (init) =>
-            Effect.provideService(effect, FetchHttpClient.RequestInit, {
-              ...Option.getOrElse(init, () => ({})),
-              redirect: "manual"
-            })
+          Effect.flatMap(
+            Effect.serviceOption(FetchHttpClient.RequestInit),
+            (init) =>
+              Effect.provideService(effect, FetchHttpClient.RequestInit, {
+                ...Option.getOrElse(init, () => ({})),
+                redirect: "manual"
+              })
           )
       })
     })

@@ -44,10 +44,12 @@ export class CircuitOpen extends Schema.TaggedError<CircuitOpen>("@agentkit/midd
  * @since 0.1.0
  * @category errors
  */
-export class EgressDenied extends Schema.TaggedError<EgressDenied>("@agentkit/middleware/EgressDenied")("EgressDenied", {
-  url: Schema.String,
-  message: Schema.String
-}) {
+export class EgressDenied
+  extends Schema.TaggedError<EgressDenied>("@agentkit/middleware/EgressDenied")("EgressDenied", {
+    url: Schema.String,
+    message: Schema.String
+  })
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
 }

@@ -40,28 +40,27 @@ export const fallback = (models: ReadonlyArray<string>): ChatMiddleware => {
     })
   }
   const list = [...models]
-  return (next: ChatHandler): ChatHandler =>
-    (call) => {
-      const requested = call.request.model
-      const order = list[0] === requested ? list : [requested, ...list.filter((model) => model !== requested)]
-      let emitted = false
-      const watched = Middleware.tapEmit(call, () => {
-        emitted = true
+  return (next: ChatHandler): ChatHandler => (call) => {
+    const requested = call.request.model
+    const order = list[0] === requested ? list : [requested, ...list.filter((model) => model !== requested)]
+    let emitted = false
+    const watched = Middleware.tapEmit(call, () => {
+      emitted = true
+    })
+    const attempt = (index: number): Effect.Effect<Chat.ChatResponse, ChatError> => {
+      const model = order[index]!
+      const inner = model === call.request.model ? watched : { ...watched, request: { ...call.request, model } }
+      return Effect.matchEffect(Effect.suspend(() => next(inner)), {
+        onSuccess: (response) => {
+          call.meta.servedBy = model
+          return Effect.succeed(response)
+        },
+        onFailure: (error) =>
+          index + 1 < order.length && !emitted && isRetryable(error)
+            ? attempt(index + 1)
+            : Effect.fail(error)
       })
-      const attempt = (index: number): Effect.Effect<Chat.ChatResponse, ChatError> => {
-        const model = order[index]!
-        const inner = model === call.request.model ? watched : { ...watched, request: { ...call.request, model } }
-        return Effect.matchEffect(Effect.suspend(() => next(inner)), {
-          onSuccess: (response) => {
-            call.meta.servedBy = model
-            return Effect.succeed(response)
-          },
-          onFailure: (error) =>
-            index + 1 < order.length && !emitted && isRetryable(error)
-              ? attempt(index + 1)
-              : Effect.fail(error)
-        })
-      }
-      return attempt(0)
     }
+    return attempt(0)
+  }
 }

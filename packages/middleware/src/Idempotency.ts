@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { CanonicalJson, errorMessage, IdempotencyStore as CoreIdempotencyStore, ToolDenied } from "@agentkit/core"
-import type { ToolHandler, ToolCallRequest, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
+import type { ToolCallRequest, ToolHandler, ToolMiddleware, ToolOutcome, ToolPipelineError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { flightsOf } from "./internal/singleFlight.js"
@@ -63,7 +63,8 @@ export type MemoryStore = CoreIdempotencyStore.MemoryStore
  * @since 0.1.0
  * @category constructors
  */
-export const memoryStore = (options: CoreIdempotencyStore.MemoryOptions = {}): MemoryStore => CoreIdempotencyStore.makeMemory(options)
+export const memoryStore = (options: CoreIdempotencyStore.MemoryOptions = {}): MemoryStore =>
+  CoreIdempotencyStore.makeMemory(options)
 
 /**
  * The idempotency key of a call: `idem:` + the SHA-256 of the run id, the tenant
@@ -82,14 +83,16 @@ export const memoryStore = (options: CoreIdempotencyStore.MemoryOptions = {}): M
  * @category hashing
  */
 export const key = (invocation: ToolCallRequest<unknown, unknown>): string =>
-  `idem:${CanonicalJson.sha256(
-    JSON.stringify([
-      invocation.context.runId,
-      invocation.context.scope.storeKey,
-      invocation.tool.name,
-      CanonicalJson.hashOnce(invocation.call.arguments)
-    ])
-  )}`
+  `idem:${
+    CanonicalJson.sha256(
+      JSON.stringify([
+        invocation.context.runId,
+        invocation.context.scope.storeKey,
+        invocation.tool.name,
+        CanonicalJson.hashOnce(invocation.call.arguments)
+      ])
+    )
+  }`
 
 /**
  * The options of `idempotent`.
@@ -139,36 +142,37 @@ export interface Options {
  */
 export const idempotent = (options: Options = {}): ToolMiddleware => {
   const fallback = options.store === undefined ? memoryStore() : undefined
-  const storeOf: Effect.Effect<IdempotencyStore> =
-    options.store !== undefined
-      ? Effect.succeed(options.store)
-      : Effect.map(Effect.serviceOption(CoreIdempotencyStore), (found) => Option.getOrElse(found, () => fallback!))
+  const storeOf: Effect.Effect<IdempotencyStore> = options.store !== undefined
+    ? Effect.succeed(options.store)
+    : Effect.map(Effect.serviceOption(CoreIdempotencyStore), (found) => Option.getOrElse(found, () => fallback!))
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
-      if (!invocation.tool.sideEffecting) return next(invocation)
-      return Effect.flatMap(storeOf, (store) => {
-        const flights = flightsOf<ToolOutcome>(store)
-        const meta = invocation.meta
-        let k: string
-        try {
-          k = key(invocation as ToolCallRequest<unknown, unknown>)
-        } catch (error) {
-          // arguments that cannot be read cannot be deduplicated: refused, never run twice
-          return Effect.fail(new ToolDenied({ toolName: invocation.tool.name, reason: "other", message: errorMessage(error) }))
+  <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+    if (!invocation.tool.sideEffecting) return next(invocation)
+    return Effect.flatMap(storeOf, (store) => {
+      const flights = flightsOf<ToolOutcome>(store)
+      const meta = invocation.meta
+      let k: string
+      try {
+        k = key(invocation as ToolCallRequest<unknown, unknown>)
+      } catch (error) {
+        // arguments that cannot be read cannot be deduplicated: refused, never run twice
+        return Effect.fail(
+          new ToolDenied({ toolName: invocation.tool.name, reason: "other", message: errorMessage(error) })
+        )
+      }
+      const runId = invocation.context.runId
+      let stored = false
+      const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
+        if (Option.isSome(found)) {
+          stored = true
+          return Effect.succeed(found.value)
         }
-        const runId = invocation.context.runId
-        let stored = false
-        const lead: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = Effect.flatMap(store.get(k), (found) => {
-          if (Option.isSome(found)) {
-            stored = true
-            return Effect.succeed(found.value)
-          }
-          return Effect.tap(next(invocation), (outcome) => store.set(k, outcome, runId))
-        })
-        return Effect.map(flights.run(k, lead), (outcome) => {
-          if (outcome.shared || stored) meta.deduplicated = true
-          return outcome.value
-        })
+        return Effect.tap(next(invocation), (outcome) => store.set(k, outcome, runId))
       })
-    }
+      return Effect.map(flights.run(k, lead), (outcome) => {
+        if (outcome.shared || stored) meta.deduplicated = true
+        return outcome.value
+      })
+    })
+  }
 }

@@ -130,10 +130,9 @@ export interface Options {
  */
 export const memoize = (options: Options = {}): ChatMiddleware => {
   const fallback = options.store === undefined ? memoryStore() : undefined
-  const storeOf: Effect.Effect<CacheStore> =
-    options.store !== undefined
-      ? Effect.succeed(options.store)
-      : Effect.map(Effect.serviceOption(MemoStore), (found) => Option.getOrElse(found, () => fallback!))
+  const storeOf: Effect.Effect<CacheStore> = options.store !== undefined
+    ? Effect.succeed(options.store)
+    : Effect.map(Effect.serviceOption(MemoStore), (found) => Option.getOrElse(found, () => fallback!))
   const keyOf = options.key ?? defaultKey
   let ttl: Duration.Duration | undefined
   if (options.ttl !== undefined) {
@@ -146,8 +145,8 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
     }
     ttl = decoded.value
   }
-  return (next: ChatHandler): ChatHandler =>
-    (call) => Effect.flatMap(storeOf, (store) => {
+  return (next: ChatHandler): ChatHandler => (call) =>
+    Effect.flatMap(storeOf, (store) => {
       const flights = flightsOf<Chat.ChatResponse>(store)
       let key: string
       try {
@@ -159,25 +158,29 @@ export const memoize = (options: Options = {}): ChatMiddleware => {
         call.meta.cacheHit = true
         if (response.content !== "") call.emit({ text: response.content })
         return call.context.tracing
-          ? Effect.as(Tracing.addEvent(Tracing.EventName.cacheHit, { [Tracing.EventAttribute.cacheKey]: key }), response)
+          ? Effect.as(
+            Tracing.addEvent(Tracing.EventName.cacheHit, { [Tracing.EventAttribute.cacheKey]: key }),
+            response
+          )
           : Effect.succeed(response)
       }
       let found = false
       // a cache that fails is a miss (logged): it never fails the model call
       const cachedOf = Effect.catchAll(store.get(key), (error) =>
-        Effect.as(Effect.logWarning(`memoize: cache read failed, calling the model: ${error.message}`), Option.none<Chat.ChatResponse>())
-      )
+        Effect.as(
+          Effect.logWarning(`memoize: cache read failed, calling the model: ${error.message}`),
+          Option.none<Chat.ChatResponse>()
+        ))
       const lead: Effect.Effect<Chat.ChatResponse, ChatError> = Effect.flatMap(cachedOf, (cached) => {
         if (Option.isSome(cached)) {
           found = true
           return Effect.succeed(cached.value)
         }
         return Effect.tap(next(call), (response) =>
-          Effect.catchAll(store.set(key, response, ttl), (error) => Effect.logWarning(`memoize: cache write failed: ${error.message}`))
-        )
+          Effect.catchAll(store.set(key, response, ttl), (error) =>
+            Effect.logWarning(`memoize: cache write failed: ${error.message}`)))
       })
       return Effect.flatMap(flights.run(key, lead), (outcome) =>
-        outcome.shared || found ? hit(outcome.value) : Effect.succeed(outcome.value)
-      )
+        outcome.shared || found ? hit(outcome.value) : Effect.succeed(outcome.value))
     })
 }

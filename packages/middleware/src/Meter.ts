@@ -12,12 +12,13 @@ import type {
   ChatMiddleware,
   Quota,
   RunContext,
-  ToolHandler,
   ToolCallRequest,
+  ToolHandler,
   ToolMiddleware,
   ToolOutcome,
-  ToolPipelineError
-, Usage } from "@agentkit/core"
+  ToolPipelineError,
+  Usage
+} from "@agentkit/core"
 import * as Effect from "effect/Effect"
 
 /**
@@ -135,8 +136,14 @@ export const estimateTokens = (request: Chat.ChatRequest): number => {
 const guardAll = (meters: ReadonlyArray<Meter>, call: Metered): Effect.Effect<void, BudgetExceeded> =>
   meters.length === 1 ? meters[0]!.guard(call) : Effect.forEach(meters, (m) => m.guard(call), { discard: true })
 
-const chargeAll = (meters: ReadonlyArray<Meter>, call: Metered, usage: Usage.Usage): Effect.Effect<void, BudgetExceeded> =>
-  meters.length === 1 ? meters[0]!.charge(call, usage) : Effect.forEach(meters, (m) => m.charge(call, usage), { discard: true })
+const chargeAll = (
+  meters: ReadonlyArray<Meter>,
+  call: Metered,
+  usage: Usage.Usage
+): Effect.Effect<void, BudgetExceeded> =>
+  meters.length === 1
+    ? meters[0]!.charge(call, usage)
+    : Effect.forEach(meters, (m) => m.charge(call, usage), { discard: true })
 
 const checkpoint = (context: RunContext.Service): Effect.Effect<void> => {
   const budget = context.budget
@@ -196,19 +203,20 @@ export const meter = (options: Options = {}): ChatMiddleware & ToolMiddleware =>
     return meters.length === 0 ? run : Effect.zipRight(guardAll(meters, metered), run)
   }
 
-  const tool: ToolMiddleware = (next: ToolHandler): ToolHandler =>
+  const tool: ToolMiddleware =
+    (next: ToolHandler): ToolHandler =>
     <E, R>(invocation: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
       meters.length === 0
         ? next(invocation)
         : Effect.zipRight(
-            guardAll(meters, {
-              operation: "execute_tool",
-              name: invocation.tool.name,
-              context: invocation.context,
-              estimatedTokens: 0
-            }),
-            next(invocation)
-          )
+          guardAll(meters, {
+            operation: "execute_tool",
+            name: invocation.tool.name,
+            context: invocation.context,
+            estimatedTokens: 0
+          }),
+          next(invocation)
+        )
 
   return Middleware.both(chat, tool)
 }

@@ -20,12 +20,42 @@ import * as Option from "effect/Option"
 
 const tokenUsageKey = MetricKey.histogram(
   Tracing.MetricName.tokenUsage,
-  MetricBoundaries.fromIterable([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]),
+  MetricBoundaries.fromIterable([
+    1,
+    4,
+    16,
+    64,
+    256,
+    1024,
+    4096,
+    16384,
+    65536,
+    262144,
+    1048576,
+    4194304,
+    16777216,
+    67108864
+  ]),
   "Number of input and output tokens used per GenAI operation"
 )
 const operationDurationKey = MetricKey.histogram(
   Tracing.MetricName.operationDuration,
-  MetricBoundaries.fromIterable([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]),
+  MetricBoundaries.fromIterable([
+    0.01,
+    0.02,
+    0.04,
+    0.08,
+    0.16,
+    0.32,
+    0.64,
+    1.28,
+    2.56,
+    5.12,
+    10.24,
+    20.48,
+    40.96,
+    81.92
+  ]),
   "GenAI operation duration in seconds"
 )
 const errorCountKey = MetricKey.counter(Tracing.MetricName.errorCount, {
@@ -161,8 +191,8 @@ export const recordChatCall = (
         const type = Option.isSome(failure)
           ? errorType(failure.value)
           : Cause.isInterruptedOnly(exit.cause)
-            ? "Interrupted"
-            : "Defect"
+          ? "Interrupted"
+          : "Defect"
         const metrics = bounded(failureMetrics, `${model}\u0000${org}\u0000${type}`, () => {
           const labels = [...common(), [Tracing.Attribute.errorType, type] as const]
           return { duration: withLabels(operationDurationKey, labels), errors: withLabels(errorCountKey, labels) }
@@ -186,5 +216,4 @@ export const recordChatCall = (
       const { inputTokens, outputTokens } = exit.value.usage
       if (inputTokens > 0) metrics.input.unsafeUpdate(inputTokens, extra)
       if (outputTokens > 0) metrics.output.unsafeUpdate(outputTokens, extra)
-    })
-  )
+    }))

@@ -15,7 +15,17 @@
  *
  * @since 0.1.0
  */
-import { ChatModelError, ConfigurationError, errorMessage, errorType, isAgentkitError, Middleware, ToolDenied, ToolExecutionError, Tracing } from "@agentkit/core"
+import {
+  ChatModelError,
+  ConfigurationError,
+  errorMessage,
+  errorType,
+  isAgentkitError,
+  Middleware,
+  ToolDenied,
+  ToolExecutionError,
+  Tracing
+} from "@agentkit/core"
 import type {
   Chat,
   ChatError,
@@ -82,7 +92,6 @@ export interface Options {
    */
   readonly schedule?: Schedule.Schedule<unknown, unknown> | undefined
 }
-
 
 /** Whether an error declares its own `retryable` verdict (a provider error, a timeout, or any error of yours). */
 const declared = (error: object): error is { readonly retryable: boolean } =>
@@ -176,7 +185,9 @@ const settingsOf = (options: Options): Settings => {
   }
   const breaker = options.breaker
   // check breaker options now: a wiring mistake fails when the pipeline is built
-  if (breaker !== undefined && !(breaker instanceof CircuitBreaker.CircuitBreaker)) new CircuitBreaker.CircuitBreaker(breaker)
+  if (breaker !== undefined && !(breaker instanceof CircuitBreaker.CircuitBreaker)) {
+    new CircuitBreaker.CircuitBreaker(breaker)
+  }
   const baseMillis = millis("baseDelay", options.baseDelay, 500)
   const maxMillis = millis("maxDelay", options.maxDelay, 30_000)
   const backoff = custom ?? fullJitter(baseMillis, maxMillis)
@@ -189,7 +200,7 @@ const settingsOf = (options: Options): Settings => {
   }
 }
 
-const breakers = (settings: Settings): ((key: string) => CircuitBreaker.CircuitBreaker | undefined) => {
+const breakers = (settings: Settings): (key: string) => CircuitBreaker.CircuitBreaker | undefined => {
   const configured = settings.breaker
   if (configured === undefined) return () => undefined
   if (configured instanceof CircuitBreaker.CircuitBreaker) return () => configured
@@ -197,7 +208,10 @@ const breakers = (settings: Settings): ((key: string) => CircuitBreaker.CircuitB
   return (key) => {
     let breaker = byKey.get(key)
     if (breaker === undefined) {
-      breaker = new CircuitBreaker.CircuitBreaker({ ...configured, name: configured.name === undefined ? key : `${configured.name}:${key}` })
+      breaker = new CircuitBreaker.CircuitBreaker({
+        ...configured,
+        name: configured.name === undefined ? key : `${configured.name}:${key}`
+      })
       byKey.set(key, breaker)
     }
     return breaker
@@ -219,11 +233,11 @@ const policyFor = <E>(settings: Settings, tracing: boolean): Schedule.Schedule<u
       const wait = Math.max(retryAfterMillis(error), Duration.toMillis(delay))
       const event = tracing
         ? Tracing.addEvent(Tracing.EventName.retryAttempt, {
-            [Tracing.EventAttribute.attempt]: retries + 2,
-            [Tracing.EventAttribute.lastErrorType]: errorType(error),
-            [Tracing.EventAttribute.lastErrorMessage]: cut(errorMessage(error), 500),
-            [Tracing.EventAttribute.backoffMs]: wait
-          })
+          [Tracing.EventAttribute.attempt]: retries + 2,
+          [Tracing.EventAttribute.lastErrorType]: errorType(error),
+          [Tracing.EventAttribute.lastErrorMessage]: cut(errorMessage(error), 500),
+          [Tracing.EventAttribute.backoffMs]: wait
+        })
         : Effect.void
       return Effect.as(event, Duration.millis(wait))
     })
@@ -254,67 +268,72 @@ const retrying = <A, E, R>(
   })
 
 const refusedEvent = (tracing: boolean, breaker: CircuitBreaker.CircuitBreaker): Effect.Effect<void> =>
-  tracing ? Tracing.addEvent(Tracing.EventName.circuitOpen, { [Tracing.EventAttribute.circuit]: breaker.name }) : Effect.void
+  tracing
+    ? Tracing.addEvent(Tracing.EventName.circuitOpen, { [Tracing.EventAttribute.circuit]: breaker.name })
+    : Effect.void
 
 const chatRetry = (settings: Settings): ChatMiddleware => {
   const breakerFor = breakers(settings)
-  return (next: ChatHandler): ChatHandler =>
-    (call) => {
-      let emitted = false
-      let refused = false
-      const inner = Middleware.tapEmit(call, () => {
-        emitted = true
-      })
-      const tracing = call.context.tracing
-      const breaker = breakerFor(call.request.model)
-      const once: Effect.Effect<Chat.ChatResponse, ChatError> =
-        breaker === undefined
-          ? Effect.suspend(() => next(inner))
-          : Effect.catchIf(
-              breaker.protect(Effect.suspend(() => next(inner)), isRetryable),
-              (error): error is CircuitOpen => error instanceof CircuitOpen,
-              (open) => {
-                refused = true
-                return Effect.zipRight(
-                  refusedEvent(tracing, breaker),
-                  Effect.fail(new ChatModelError({ reason: "overloaded", retryable: true, message: open.message, cause: open }))
-                )
-              }
+  return (next: ChatHandler): ChatHandler => (call) => {
+    let emitted = false
+    let refused = false
+    const inner = Middleware.tapEmit(call, () => {
+      emitted = true
+    })
+    const tracing = call.context.tracing
+    const breaker = breakerFor(call.request.model)
+    const once: Effect.Effect<Chat.ChatResponse, ChatError> = breaker === undefined
+      ? Effect.suspend(() => next(inner))
+      : Effect.catchIf(
+        breaker.protect(Effect.suspend(() => next(inner)), isRetryable),
+        (error): error is CircuitOpen => error instanceof CircuitOpen,
+        (open) => {
+          refused = true
+          return Effect.zipRight(
+            refusedEvent(tracing, breaker),
+            Effect.fail(
+              new ChatModelError({ reason: "overloaded", retryable: true, message: open.message, cause: open })
             )
-      // once text is shown, a failure propagates; a refusal is final here (an outer fallback moves on)
-      return retrying(once, () => policyFor<ChatError>(settings, tracing), (error) => !emitted && !refused && isRetryable(error))
-    }
+          )
+        }
+      )
+    // once text is shown, a failure propagates; a refusal is final here (an outer fallback moves on)
+    return retrying(
+      once,
+      () => policyFor<ChatError>(settings, tracing),
+      (error) => !emitted && !refused && isRetryable(error)
+    )
+  }
 }
 
 const toolRetry = (settings: Settings): ToolMiddleware => {
   const breakerFor = breakers(settings)
   return (next: ToolHandler): ToolHandler =>
-    <E, R>(request: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
-      const tool = request.tool
-      let started = false
-      // A non-idempotent tool is re-run only if it never started: watch it start.
-      const inner = tool.idempotent ? request : Middleware.tapExecute(request, () => (started = true))
-      const tracing = request.context.tracing
-      const breaker = breakerFor(tool.name)
-      const once: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =
-        breaker === undefined
-          ? Effect.suspend(() => next(inner))
-          : Effect.catchIf(
-              breaker.protect(Effect.suspend(() => next(inner)), isRetryable),
-              (error): error is CircuitOpen => error instanceof CircuitOpen,
-              (open) =>
-                Effect.zipRight(
-                  refusedEvent(tracing, breaker),
-                  Effect.fail(new ToolDenied({ toolName: tool.name, reason: "other", message: open.message }))
-                )
-            )
-      // a side-effecting, non-idempotent tool that started runs at most once
-      return retrying(
-        once,
-        () => policyFor<E | ToolPipelineError>(settings, tracing),
-        (error) => isRetryable(error) && !(started && !tool.idempotent)
+  <E, R>(request: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
+    const tool = request.tool
+    let started = false
+    // A non-idempotent tool is re-run only if it never started: watch it start.
+    const inner = tool.idempotent ? request : Middleware.tapExecute(request, () => (started = true))
+    const tracing = request.context.tracing
+    const breaker = breakerFor(tool.name)
+    const once: Effect.Effect<ToolOutcome, E | ToolPipelineError, R> = breaker === undefined
+      ? Effect.suspend(() => next(inner))
+      : Effect.catchIf(
+        breaker.protect(Effect.suspend(() => next(inner)), isRetryable),
+        (error): error is CircuitOpen => error instanceof CircuitOpen,
+        (open) =>
+          Effect.zipRight(
+            refusedEvent(tracing, breaker),
+            Effect.fail(new ToolDenied({ toolName: tool.name, reason: "other", message: open.message }))
+          )
       )
-    }
+    // a side-effecting, non-idempotent tool that started runs at most once
+    return retrying(
+      once,
+      () => policyFor<E | ToolPipelineError>(settings, tracing),
+      (error) => isRetryable(error) && !(started && !tool.idempotent)
+    )
+  }
 }
 
 /**

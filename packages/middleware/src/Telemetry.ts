@@ -110,10 +110,9 @@ const annotateResponse = (
   captureContent: boolean
 ): Effect.Effect<void> => {
   const usage = response.usage
-  const saved =
-    usage.cacheReadTokens > 0 && usage.inputTokens > 0 && usage.costUsd > 0
-      ? usage.cacheReadTokens * (usage.costUsd / usage.inputTokens) * 0.9
-      : undefined
+  const saved = usage.cacheReadTokens > 0 && usage.inputTokens > 0 && usage.costUsd > 0
+    ? usage.cacheReadTokens * (usage.costUsd / usage.inputTokens) * 0.9
+    : undefined
   const calls = response.toolCalls.length
   const attributes = Tracing.annotate({
     [Tracing.Attribute.usageCostUsd]: usage.costUsd,
@@ -121,7 +120,9 @@ const annotateResponse = (
     [Tracing.Attribute.responseToolCalls]: calls > 0 ? toolCallNames(response.toolCalls) : undefined,
     [Tracing.Attribute.responseToolCallsCount]: calls > 0 ? calls : undefined,
     [Tracing.Attribute.cacheHit]: meta.cacheHit === true ? true : undefined,
-    [Tracing.Attribute.responseFirstTokenLatency]: firstTokenMillis === undefined ? undefined : firstTokenMillis - startMillis,
+    [Tracing.Attribute.responseFirstTokenLatency]: firstTokenMillis === undefined
+      ? undefined
+      : firstTokenMillis - startMillis,
     [Tracing.Attribute.responseDuration]: endMillis - startMillis
   })
   if (!captureContent) return attributes
@@ -194,16 +195,18 @@ export const telemetry = (options: Options = {}): Middleware.Both => {
       const run = context.tracing && !traced ? Effect.withTracerEnabled(next(inner), false) : next(inner)
       const measured = Effect.onExit(run, (exit) => {
         const end = clock.unsafeCurrentTimeMillis()
-        const annotated =
-          traced && Exit.isSuccess(exit)
-            ? annotateResponse(exit.value, call.meta, start, end, firstToken, captureContent)
-            : Effect.void
-        return metrics ? Effect.zipRight(annotated, Metrics.recordChatCall(call, exit, (end - start) / 1000)) : annotated
+        const annotated = traced && Exit.isSuccess(exit)
+          ? annotateResponse(exit.value, call.meta, start, end, firstToken, captureContent)
+          : Effect.void
+        return metrics
+          ? Effect.zipRight(annotated, Metrics.recordChatCall(call, exit, (end - start) / 1000))
+          : annotated
       })
       return traced ? Effect.zipRight(annotateRequest(call, captureContent), measured) : measured
     })
 
-  const tool: ToolMiddleware = (next: ToolHandler): ToolHandler =>
+  const tool: ToolMiddleware =
+    (next: ToolHandler): ToolHandler =>
     <E, R>(request: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
       const context = request.context
       if (!context.tracing) return next(request)
@@ -211,22 +214,27 @@ export const telemetry = (options: Options = {}): Middleware.Both => {
       const name = request.tool.name
       const before = captureContent
         ? Tracing.annotate({
-            [Tracing.Attribute.toolCallArguments]: capped(argumentsText(request.call.arguments), TOOL_BYTES)
-          })
+          [Tracing.Attribute.toolCallArguments]: capped(argumentsText(request.call.arguments), TOOL_BYTES)
+        })
         : Effect.void
       return Effect.zipRight(
         before,
-        Effect.flatMap(Clock.currentTimeMillis, (start) =>
-          Effect.tap(next(request), (outcome) =>
-            Effect.flatMap(Clock.currentTimeMillis, (end) =>
-              Tracing.addEvent(Tracing.EventName.toolResult, {
-                [Tracing.Attribute.toolName]: name,
-                [Tracing.Attribute.toolResultSizeBytes]: Utf8.byteLength(outcome.text),
-                [Tracing.Attribute.toolDuration]: end - start,
-                ...(captureContent ? { [Tracing.Attribute.toolResultContent]: capped(outcome.text, TOOL_BYTES) } : {})
-              })
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (start) =>
+            Effect.tap(
+              next(request),
+              (outcome) =>
+                Effect.flatMap(Clock.currentTimeMillis, (end) =>
+                  Tracing.addEvent(Tracing.EventName.toolResult, {
+                    [Tracing.Attribute.toolName]: name,
+                    [Tracing.Attribute.toolResultSizeBytes]: Utf8.byteLength(outcome.text),
+                    [Tracing.Attribute.toolDuration]: end - start,
+                    ...(captureContent
+                      ? { [Tracing.Attribute.toolResultContent]: capped(outcome.text, TOOL_BYTES) }
+                      : {})
+                  }))
             )
-          )
         )
       )
     }

@@ -1,41 +1,42 @@
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { ConfigurationError, Invoker, ToolDenied } from "@agentkit/core"
 import { Egress, EgressDenied, EgressHttpClient, Retry } from "@agentkit/middleware"
 import { Tool } from "@agentkit/tools"
 import { FetchHttpClient, HttpClient, HttpClientError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { call, setup } from "./fixtures.js"
 
 /** A loopback HTTP server that records every request path; closed when the scope ends. */
 const loopback = Effect.acquireRelease(
-  Effect.async<{ readonly port: number; readonly hits: Array<string>; readonly close: () => Promise<void> }>((resume) => {
-    const hits: Array<string> = []
-    const server = createServer((req, res) => {
-      hits.push(req.url ?? "")
-      if (req.url === "/redirect") {
-        const port = (server.address() as AddressInfo).port
-        res.writeHead(302, { location: `http://localhost:${port}/secret` })
-        res.end()
-        return
-      }
-      res.end("pong")
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(
-        Effect.succeed({
-          port: (server.address() as AddressInfo).port,
-          hits,
-          close: () =>
-            new Promise<void>((done) => {
-              server.closeAllConnections()
-              server.close(() => done())
-            })
-        })
-      )
-    )
-  }),
+  Effect.async<{ readonly port: number; readonly hits: Array<string>; readonly close: () => Promise<void> }>(
+    (resume) => {
+      const hits: Array<string> = []
+      const server = createServer((req, res) => {
+        hits.push(req.url ?? "")
+        if (req.url === "/redirect") {
+          const port = (server.address() as AddressInfo).port
+          res.writeHead(302, { location: `http://localhost:${port}/secret` })
+          res.end()
+          return
+        }
+        res.end("pong")
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(
+          Effect.succeed({
+            port: (server.address() as AddressInfo).port,
+            hits,
+            close: () =>
+              new Promise<void>((done) => {
+                server.closeAllConnections()
+                server.close(() => done())
+              })
+          })
+        ))
+    }
+  ),
   (server) => Effect.promise(() => server.close())
 )
 
@@ -73,7 +74,7 @@ describe("Egress middleware", () => {
   it.effect("allow example.com: evil.com is refused before the tool runs; api.example.com passes", () => {
     const fetchUrl = fetchTool()
     const layer = setup({ toolMiddleware: [Egress.egress({ allow: ["example.com"] })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const error = yield* Effect.flip(invoker.tool(call("fetch_url", { url: "https://evil.com/x" }), fetchUrl.tool))
       expect(error).toStrictEqual(deny("fetch_url")("egress to 'evil.com' not allowed (not in egress allowlist)"))
@@ -94,7 +95,7 @@ describe("Egress middleware", () => {
   })
 
   it.live("every private and loopback literal form is refused before the handler or any socket runs", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = yield* loopback
       const port = server.port
       const fetchUrl = fetchTool()
@@ -127,7 +128,7 @@ describe("Egress middleware", () => {
         ["http://255.255.255.255/", "255.255.255.255"]
       ]
       const layer = setup({ toolMiddleware: [Egress.egress()] })
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const invoker = yield* Invoker
         for (const [url, host] of cases) {
           const error = yield* Effect.flip(invoker.tool(call("fetch_url", { url }), fetchUrl.tool))
@@ -136,21 +137,20 @@ describe("Egress middleware", () => {
       }).pipe(Effect.provide(layer))
       expect(fetchUrl.runs).toBe(0)
       expect(server.hits).toEqual([])
-    }).pipe(Effect.scoped)
-  )
+    }).pipe(Effect.scoped))
 
   it.live("allowPrivate admits a service you run yourself (the request arrives)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = yield* loopback
       const fetchUrl = fetchTool()
       const layer = setup({ toolMiddleware: [Egress.egress({ allowPrivate: ["127.0.0.1"] })] })
       const outcome = yield* Effect.flatMap(Invoker, (i) =>
-        i.tool(call("fetch_url", { url: `http://127.0.0.1:${server.port}/ping` }), fetchUrl.tool)
-      ).pipe(Effect.provide(layer))
+        i.tool(call("fetch_url", { url: `http://127.0.0.1:${server.port}/ping` }), fetchUrl.tool)).pipe(
+          Effect.provide(layer)
+        )
       expect(outcome.text).toBe("pong")
       expect(server.hits).toEqual(["/ping"])
-    }).pipe(Effect.scoped)
-  )
+    }).pipe(Effect.scoped))
 
   it.effect("schemes, missing hosts and missing arguments are refused with the spec's texts (fail closed)", () => {
     const fetchUrl = fetchTool()
@@ -168,9 +168,12 @@ describe("Egress middleware", () => {
       ["https://[::1/", "egress URL is not a valid URL: 'https://[::1/'"],
       [`https://${"a".repeat(1000)}.com/`, `egress to '${"a".repeat(200)}…' not allowed (not in egress allowlist)`],
       [`ftp://${"a".repeat(1_000_000)}`, "egress scheme 'ftp' not allowed (expected ('http', 'https'))"],
-      [`https://exa mple${"a".repeat(1_000_000)}`, `egress URL is not a valid URL: 'https://exa mple${"a".repeat(185)}…'`]
+      [
+        `https://exa mple${"a".repeat(1_000_000)}`,
+        `egress URL is not a valid URL: 'https://exa mple${"a".repeat(185)}…'`
+      ]
     ]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       for (const [url, message] of cases) {
         const error = yield* Effect.flip(invoker.tool(call("fetch_url", { url }), fetchUrl.tool))
@@ -186,7 +189,7 @@ describe("Egress middleware", () => {
   })
 
   it.effect("schemes option: one scheme reads as a Python one-tuple", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const policy = Egress.policy({ schemes: ["https"] })
       expect((yield* Effect.flip(policy.check("http://example.com/"))).message).toBe(
         "egress scheme 'http' not allowed (expected ('https',))"
@@ -195,7 +198,7 @@ describe("Egress middleware", () => {
     }))
 
   it.effect("an empty allowlist denies everything; no allowlist is the SSRF guard only", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect((yield* Effect.flip(Egress.policy({ allow: [] }).check("https://example.com/"))).message).toBe(
         "egress to 'example.com' not allowed (not in egress allowlist)"
       )
@@ -203,7 +206,7 @@ describe("Egress middleware", () => {
     }))
 
   it.effect("a custom check runs after the built-in ones and before the allowlist", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const checked: Array<string> = []
       const policy = Egress.policy({
         allow: ["example.com"],
@@ -212,7 +215,9 @@ describe("Egress middleware", () => {
           return url.hostname === "internal.example.com" ? Effect.fail("resolves to a private address") : Effect.void
         }
       })
-      expect((yield* Effect.flip(policy.check("https://internal.example.com/"))).message).toBe("resolves to a private address")
+      expect((yield* Effect.flip(policy.check("https://internal.example.com/"))).message).toBe(
+        "resolves to a private address"
+      )
       expect((yield* Effect.flip(policy.check("https://evil.com/"))).message).toBe(
         "egress to 'evil.com' not allowed (not in egress allowlist)"
       )
@@ -223,7 +228,7 @@ describe("Egress middleware", () => {
   it.effect("denials are never retried, even for an idempotent tool", () => {
     const fetchUrl = fetchTool()
     const layer = setup({ toolMiddleware: [Egress.egress({ allow: [] }), Retry.retry({ maxAttempts: 5 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.flip((yield* Invoker).tool(call("fetch_url", { url: "https://example.com" }), fetchUrl.tool))
       expect(fetchUrl.runs).toBe(0)
     }).pipe(Effect.provide(layer))
@@ -236,7 +241,7 @@ describe("Egress middleware", () => {
   })
 
   it.effect("allowPrivate takes CIDR ranges and host names", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const policy = Egress.policy({ allowPrivate: ["10.0.0.0/8", "fd00::/8", "metadata.localhost"] })
       yield* policy.check("http://10.20.30.40/")
       yield* policy.check("http://[fd00::5]/")
@@ -254,7 +259,7 @@ describe("Egress middleware", () => {
 
 describe("Egress: address ranges (node:net BlockList), embedded IPv4 judged by what it embeds", () => {
   it.effect("IPv4-mapped, NAT64 and 6to4 addresses are blocked or allowed as the IPv4 they carry", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const policy = Egress.policy()
       const blocked = [
         "http://[::ffff:192.168.1.1]/",
@@ -278,7 +283,14 @@ describe("Egress: address ranges (node:net BlockList), embedded IPv4 judged by w
         const denial = yield* Effect.flip(policy.check(url))
         expect(denial.message, url).toMatch(/blocked \(SSRF\)$/)
       }
-      for (const url of ["http://[::ffff:8.8.8.8]/", "http://[64:ff9b::808:808]/", "http://[2002:808:808::1]/", "http://1.1.1.1/"]) {
+      for (
+        const url of [
+          "http://[::ffff:8.8.8.8]/",
+          "http://[64:ff9b::808:808]/",
+          "http://[2002:808:808::1]/",
+          "http://1.1.1.1/"
+        ]
+      ) {
         yield* policy.check(url)
       }
     }))
@@ -290,10 +302,11 @@ describe("Egress: address ranges (node:net BlockList), embedded IPv4 judged by w
 })
 
 describe("EgressHttpClient", () => {
-  const clientLayer = (options: Egress.Options) => EgressHttpClient.layer(options).pipe(Layer.provide(FetchHttpClient.layer))
+  const clientLayer = (options: Egress.Options) =>
+    EgressHttpClient.layer(options).pipe(Layer.provide(FetchHttpClient.layer))
 
   it.live("every blocked form fails before a socket opens; the loopback server receives 0 requests", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = yield* loopback
       const port = server.port
       const urls = [
@@ -306,7 +319,7 @@ describe("EgressHttpClient", () => {
         `http://[::ffff:127.0.0.1]:${port}/`,
         `http://localhost:${port}/`
       ]
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         for (const url of urls) {
           const error = yield* Effect.flip(client.get(url))
@@ -317,38 +330,37 @@ describe("EgressHttpClient", () => {
         }
       }).pipe(Effect.provide(clientLayer({})))
       expect(server.hits).toEqual([])
-    }).pipe(Effect.scoped)
-  )
+    }).pipe(Effect.scoped))
 
   it.live("an allowlisted loopback (allowPrivate) passes; query parameters are part of the checked URL", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = yield* loopback
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         const response = yield* client.get(`http://127.0.0.1:${server.port}/ping`, { urlParams: { q: "1" } })
         expect(yield* response.text).toBe("pong")
       }).pipe(Effect.provide(clientLayer({ allow: ["127.0.0.1"], allowPrivate: ["127.0.0.1"] })))
       expect(server.hits).toEqual(["/ping?q=1"])
-    }).pipe(Effect.scoped)
-  )
+    }).pipe(Effect.scoped))
 
   it.live("redirects are never followed by the transport; followRedirects checks every hop", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = yield* loopback
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         const response = yield* client.get(`http://127.0.0.1:${server.port}/redirect`)
         expect(response.status).toBe(302)
         // the hop to http://localhost:<port>/secret is refused before it is sent
-        const error = yield* Effect.flip(HttpClient.followRedirects(client).get(`http://127.0.0.1:${server.port}/redirect`))
+        const error = yield* Effect.flip(
+          HttpClient.followRedirects(client).get(`http://127.0.0.1:${server.port}/redirect`)
+        )
         expect((error as HttpClientError.RequestError).description).toBe(ssrf("localhost"))
       }).pipe(Effect.provide(clientLayer({ allowPrivate: ["127.0.0.1"] })))
       expect(server.hits).toEqual(["/redirect", "/redirect"])
-    }).pipe(Effect.scoped)
-  )
+    }).pipe(Effect.scoped))
 
   it.live("a tool fetching through it (no urlArg) is refused as a ToolDenied the model can read", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = yield* loopback
       const page = Tool.make("fetch_page", {
         description: "Fetch a page through the shared HTTP client and return its body text.",
@@ -356,20 +368,24 @@ describe("EgressHttpClient", () => {
         sideEffecting: false,
         idempotent: true,
         handler: ({ address }) =>
-          Effect.flatMap(HttpClient.HttpClient, (client) => Effect.flatMap(client.get(address), (response) => response.text))
+          Effect.flatMap(
+            HttpClient.HttpClient,
+            (client) => Effect.flatMap(client.get(address), (response) => response.text)
+          )
       })
       const layer = Layer.mergeAll(
         setup({ toolMiddleware: [Egress.egress(), Retry.retry()] }),
         clientLayer({ allowPrivate: ["127.0.0.1"] })
       )
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const invoker = yield* Invoker
-        const error = yield* Effect.flip(invoker.tool(call("fetch_page", { address: `http://localhost:${server.port}/` }), page))
+        const error = yield* Effect.flip(
+          invoker.tool(call("fetch_page", { address: `http://localhost:${server.port}/` }), page)
+        )
         expect(error).toStrictEqual(deny("fetch_page")(ssrf("localhost")))
         const ok = yield* invoker.tool(call("fetch_page", { address: `http://127.0.0.1:${server.port}/ok` }), page)
         expect(ok.text).toBe("pong")
       }).pipe(Effect.provide(layer))
       expect(server.hits).toEqual(["/ok"])
-    }).pipe(Effect.scoped)
-  )
+    }).pipe(Effect.scoped))
 })

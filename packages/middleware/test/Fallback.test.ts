@@ -1,8 +1,8 @@
 import { ConfigurationError, Invoker } from "@agentkit/core"
 import { Fallback, Retry } from "@agentkit/middleware"
+import { FakeLLM, Fixture } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
-import { FakeLLM, Fixture } from "@agentkit/testing"
 import { setup } from "./fixtures.js"
 
 const { replying: model } = FakeLLM
@@ -10,9 +10,12 @@ const { badRequestError: badRequest, request, response, timeoutError: timeout } 
 
 describe("Fallback", () => {
   it.effect("'a' times out: 'b' answers and is recorded as the model that served", () => {
-    const llm = model((_n, req) => (req.model === "a" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
+    const llm = model((
+      _n,
+      req
+    ) => (req.model === "a" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Fallback.fallback(["a", "b"])] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const answer = yield* (yield* Invoker).chat(request("a"))
       expect(answer.content).toBe("ok")
       expect(answer.model).toBe("b")
@@ -22,7 +25,10 @@ describe("Fallback", () => {
 
   it.effect("meta.servedBy names the model that answered", () => {
     const seen: Array<string | undefined> = []
-    const llm = model((_n, req) => (req.model === "m" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
+    const llm = model((
+      _n,
+      req
+    ) => (req.model === "m" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
     const layer = setup({
       chatModel: llm.layer,
       chatMiddleware: [
@@ -30,7 +36,7 @@ describe("Fallback", () => {
         Fallback.fallback(["backup"])
       ]
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* (yield* Invoker).chat(request("m"))
       expect(seen).toEqual(["backup"])
       // the request's own model is tried first
@@ -41,7 +47,7 @@ describe("Fallback", () => {
   it.effect("a non-retryable error propagates without falling over", () => {
     const llm = model(() => Effect.fail(badRequest()))
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Fallback.fallback(["b"])] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Invoker).chat(request("a")))
       expect(error.message).toBe("400 bad request")
       expect(llm.calls).toBe(1)
@@ -54,7 +60,7 @@ describe("Fallback", () => {
       return Effect.fail(timeout())
     })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Fallback.fallback(["b"])] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.flip((yield* Invoker).chat(request("a")))
       expect(llm.calls).toBe(1)
     }).pipe(Effect.provide(layer))
@@ -63,7 +69,7 @@ describe("Fallback", () => {
   it.effect("every model fails: the last error propagates", () => {
     const llm = model((_n, req) => Effect.fail(timeout(`down: ${req.model}`)))
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Fallback.fallback(["b", "c"])] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Invoker).chat(request("a")))
       expect(error.message).toBe("down: c")
       expect(llm.requests.map((r) => r.model)).toEqual(["a", "b", "c"])
@@ -71,12 +77,15 @@ describe("Fallback", () => {
   })
 
   it.effect("fallback over retry with a breaker: model A with retries, then model B", () => {
-    const llm = model((_n, req) => (req.model === "a" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
+    const llm = model((
+      _n,
+      req
+    ) => (req.model === "a" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
     const layer = setup({
       chatModel: llm.layer,
       chatMiddleware: [Fallback.fallback(["b"]), Retry.retry({ maxAttempts: 2, breaker: { failureThreshold: 2 } })]
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const first = yield* Effect.fork(invoker.chat(request("a")))
       yield* TestClock.adjust("1 second")

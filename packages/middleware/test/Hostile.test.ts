@@ -17,8 +17,17 @@ const deep = (depth: number): unknown => {
   for (let i = 0; i < depth; i++) value = [value]
   return value
 }
-const throwingProxy = () => new Proxy({}, { ownKeys: () => { throw new Error("trap") } })
-const hostileCall = (args: unknown, id = "c1"): ToolCall.ToolCall => ({ id, name: "charge", arguments: args as Record<string, unknown> })
+const throwingProxy = () =>
+  new Proxy({}, {
+    ownKeys: () => {
+      throw new Error("trap")
+    }
+  })
+const hostileCall = (args: unknown, id = "c1"): ToolCall.ToolCall => ({
+  id,
+  name: "charge",
+  arguments: args as Record<string, unknown>
+})
 
 const hostileArguments: ReadonlyArray<readonly [string, unknown]> = [
   ["null", null],
@@ -29,7 +38,7 @@ const hostileArguments: ReadonlyArray<readonly [string, unknown]> = [
   ["a 2,000-deep array argument", { amount: 1, note: deep(2_000) }],
   ["a proxy that throws", throwingProxy()],
   ["a nested proxy that throws", { amount: 1, note: throwingProxy() }],
-  ["a __proto__ key", JSON.parse('{"amount":1,"__proto__":{"admin":true}}') as unknown],
+  ["a __proto__ key", JSON.parse("{\"amount\":1,\"__proto__\":{\"admin\":true}}") as unknown],
   ["a bigint", { amount: 10n }]
 ]
 
@@ -51,7 +60,7 @@ describe("hostile arguments through every tool middleware", () => {
   for (const [name, make] of middleware) {
     it.effect(`${name}: a typed error for every hostile argument, the tool never runs`, () => {
       const charge = countingTool("charge", { sideEffecting: true })
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const invoker = yield* Invoker
         for (const [, args] of hostileArguments) {
           const error = failure(yield* Effect.exit(invoker.tool(hostileCall(args), charge.tool)))
@@ -59,9 +68,14 @@ describe("hostile arguments through every tool middleware", () => {
         }
         expect(charge.count).toBe(0)
         // a 5 MB string is data like any other: the call runs
-        expect((yield* invoker.tool(hostileCall({ amount: 1, note: "x".repeat(5_000_000) }), charge.tool)).text).toBe("ok")
+        expect((yield* invoker.tool(hostileCall({ amount: 1, note: "x".repeat(5_000_000) }), charge.tool)).text).toBe(
+          "ok"
+        )
         expect(charge.count).toBe(1)
-      }).pipe(Effect.provide(setup({ toolMiddleware: [make()], tracing: true })), Effect.provide(Tracing.recording().layer))
+      }).pipe(
+        Effect.provide(setup({ toolMiddleware: [make()], tracing: true })),
+        Effect.provide(Tracing.recording().layer)
+      )
     })
   }
 })
@@ -70,7 +84,7 @@ describe("audit is written for every call that ran, whatever its arguments", () 
   it.effect("one record per call, the tenant's storeKey beside its display key, 'unhashable' arguments recorded", () => {
     const store = Audit.memoryStore()
     const charge = countingTool("charge", { sideEffecting: true })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       for (const [, args] of hostileArguments) yield* Effect.exit(invoker.tool(hostileCall(args), charge.tool))
       // a getter that reads once, then throws: the tool runs, the audit's hash cannot read it
@@ -89,10 +103,13 @@ describe("audit is written for every call that ran, whatever its arguments", () 
       const ran = store.records.at(-1)!
       expect(ran).toMatchObject({ decision: "executed", callId: "c2", argHash: "unhashable" })
       for (const record of store.records) {
-        expect(record.tenant).toBe('["acme","eu",null,null]')
+        expect(record.tenant).toBe("[\"acme\",\"eu\",null,null]")
       }
-      expect(store.records.find((r) => r.callId === "c1" && r.argHash === CanonicalJson.hash({ amount: deep(10_000) }))).toBeDefined()
-    }).pipe(Effect.provide(setup({ toolMiddleware: [Audit.audit({ store })], scope: { orgId: "acme", domainId: "eu" } })))
+      expect(store.records.find((r) => r.callId === "c1" && r.argHash === CanonicalJson.hash({ amount: deep(10_000) })))
+        .toBeDefined()
+    }).pipe(
+      Effect.provide(setup({ toolMiddleware: [Audit.audit({ store })], scope: { orgId: "acme", domainId: "eu" } }))
+    )
   })
 
   it.effect("tenants whose display keys collide are told apart in the record", () => {
@@ -102,7 +119,7 @@ describe("audit is written for every call that ran, whatever its arguments", () 
       Effect.flatMap(Invoker, (invoker) => invoker.tool(hostileCall({ amount: 1 }), charge.tool)).pipe(
         Effect.provide(setup({ toolMiddleware: [Audit.audit({ store })], scope }))
       )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* runIn({ orgId: "acme:dom7" })
       yield* runIn({ orgId: "acme", domainId: "7:domNone" })
       const [a, b] = store.records
@@ -116,9 +133,11 @@ describe("audit is written for every call that ran, whatever its arguments", () 
 describe("what each middleware does with arguments it cannot read", () => {
   it.effect("idempotency refuses the call (it cannot be deduplicated), naming where", () => {
     const charge = countingTool("charge", { sideEffecting: true })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
-      const error = failure(yield* Effect.exit(invoker.tool(hostileCall({ amount: 1, note: throwingProxy() }), charge.tool)))
+      const error = failure(
+        yield* Effect.exit(invoker.tool(hostileCall({ amount: 1, note: throwingProxy() }), charge.tool))
+      )
       expect(error).toBeInstanceOf(ToolDenied)
       expect((error as ToolDenied).message).toBe("cannot write the value at note as canonical JSON: Error: trap")
       expect(charge.count).toBe(0)
@@ -130,7 +149,7 @@ describe("what each middleware does with arguments it cannot read", () => {
   it.effect("telemetry records a note instead of the arguments", () => {
     const tracer = Tracing.recording()
     const charge = countingTool("charge", { sideEffecting: false })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.exit(invoker.tool(hostileCall({ note: throwingProxy() }), charge.tool))
       const span = tracer.one("execute_tool charge")
@@ -150,19 +169,43 @@ describe("what each middleware does with arguments it cannot read", () => {
       return "fetched"
     })
     let reads = 0
-    const swapping = Object.defineProperty({}, "url", { enumerable: true, get: () => (++reads === 1 ? "https://api.example.com/" : "https://evil.com/") })
-    const unreadable = Object.defineProperty({ url: "https://api.example.com/" }, "token", { enumerable: true, get: () => { throw new Error("no") } })
-    return Effect.gen(function* () {
+    const swapping = Object.defineProperty({}, "url", {
+      enumerable: true,
+      get: () => (++reads === 1 ? "https://api.example.com/" : "https://evil.com/")
+    })
+    const unreadable = Object.defineProperty({ url: "https://api.example.com/" }, "token", {
+      enumerable: true,
+      get: () => {
+        throw new Error("no")
+      }
+    })
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
-      expect((yield* invoker.tool({ id: "c1", name: "fetch_url", arguments: swapping }, fetchUrl.tool)).text).toBe("fetched")
+      expect((yield* invoker.tool({ id: "c1", name: "fetch_url", arguments: swapping }, fetchUrl.tool)).text).toBe(
+        "fetched"
+      )
       expect(seen).toEqual(["https://api.example.com/"])
       expect(reads).toBe(1)
-      const error = failure(yield* Effect.exit(invoker.tool({ id: "c2", name: "fetch_url", arguments: unreadable }, fetchUrl.tool)))
-      expect(error).toStrictEqual(new ToolDenied({ toolName: "fetch_url", reason: "egress", message: "egress: argument 'token' cannot be read (blocked)" }))
-      const root = failure(yield* Effect.exit(invoker.tool({ id: "c3", name: "fetch_url", arguments: throwingProxy() as never }, fetchUrl.tool)))
+      const error = failure(
+        yield* Effect.exit(invoker.tool({ id: "c2", name: "fetch_url", arguments: unreadable }, fetchUrl.tool))
+      )
+      expect(error).toStrictEqual(
+        new ToolDenied({
+          toolName: "fetch_url",
+          reason: "egress",
+          message: "egress: argument 'token' cannot be read (blocked)"
+        })
+      )
+      const root = failure(
+        yield* Effect.exit(
+          invoker.tool({ id: "c3", name: "fetch_url", arguments: throwingProxy() as never }, fetchUrl.tool)
+        )
+      )
       expect((root as ToolDenied).message).toBe("egress: the arguments cannot be read (blocked)")
       for (const args of [null, 5, ["https://api.example.com/"]]) {
-        const denied = failure(yield* Effect.exit(invoker.tool({ id: "c4", name: "fetch_url", arguments: args as never }, fetchUrl.tool)))
+        const denied = failure(
+          yield* Effect.exit(invoker.tool({ id: "c4", name: "fetch_url", arguments: args as never }, fetchUrl.tool))
+        )
         expect((denied as ToolDenied).message).toBe("egress URL argument 'url' is missing or not a string (blocked)")
       }
       expect(fetchUrl.count).toBe(1)
@@ -173,10 +216,13 @@ describe("what each middleware does with arguments it cannot read", () => {
     const llm = FakeLLM.replying()
     const transcript = (args: unknown) => ({
       model: "m",
-      messages: [Message.user("hi"), Message.assistant("", [{ id: "t1", name: "charge", arguments: args as Record<string, unknown> }])],
+      messages: [
+        Message.user("hi"),
+        Message.assistant("", [{ id: "t1", name: "charge", arguments: args as Record<string, unknown> }])
+      ],
       tools: []
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(transcript({ a: deep(10_000) }))
       yield* invoker.chat(transcript({ a: deep(10_000) }))
@@ -184,7 +230,14 @@ describe("what each middleware does with arguments it cannot read", () => {
       yield* invoker.chat(transcript({ a: throwingProxy() }))
       yield* invoker.chat(transcript({ a: throwingProxy() }))
       expect(llm.calls).toBe(3) // never cached, never a crash
-    }).pipe(Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize(), Telemetry.telemetry({ captureContent: true })], tracing: true })))
+    }).pipe(
+      Effect.provide(
+        setup({
+          chatModel: llm.layer,
+          chatMiddleware: [Memoize.memoize(), Telemetry.telemetry({ captureContent: true })],
+          tracing: true
+        })
+      )
+    )
   })
 })
-

@@ -2,7 +2,7 @@ import { Agent, ReActCognition } from "@agentkit/agents"
 import { Invoker, RunContext, ToolDenied } from "@agentkit/core"
 import type { ToolMiddleware } from "@agentkit/core"
 import { Audit, Egress, Idempotency, Retry } from "@agentkit/middleware"
-import { FakeLLM, Turn, makeTestCtx } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { call, countingTool, setup } from "./fixtures.js"
@@ -16,8 +16,10 @@ describe("Idempotency", () => {
     const charge = countingTool("charge", { sideEffecting: true })
     const audit = Audit.memoryStore()
     const seen: Array<boolean | undefined> = []
-    const layer = setup({ toolMiddleware: [Audit.audit({ store: audit }), dedupeRecorder(seen), Idempotency.idempotent()] })
-    return Effect.gen(function* () {
+    const layer = setup({
+      toolMiddleware: [Audit.audit({ store: audit }), dedupeRecorder(seen), Idempotency.idempotent()]
+    })
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const first = yield* invoker.tool(call("charge", { amount: 5 }, "c1"), charge.tool)
       const second = yield* invoker.tool(call("charge", { amount: 5 }, "c2"), charge.tool)
@@ -37,7 +39,7 @@ describe("Idempotency", () => {
     })
     const store = Idempotency.memoryStore()
     const layer = setup({ toolMiddleware: [Idempotency.idempotent({ store })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.flip(invoker.tool(call("charge"), charge.tool))
       expect(store.size).toBe(0)
@@ -50,7 +52,7 @@ describe("Idempotency", () => {
   it.effect("the key ignores argument order but not argument values", () => {
     const charge = countingTool("charge", { sideEffecting: true })
     const layer = setup({ toolMiddleware: [Idempotency.idempotent()] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.tool(call("charge", { amount: 5, card: { last4: "4242", brand: "visa" } }), charge.tool)
       yield* invoker.tool(call("charge", { card: { brand: "visa", last4: "4242" }, amount: 5 }), charge.tool)
@@ -68,7 +70,7 @@ describe("Idempotency", () => {
       Effect.flatMap(Invoker, (invoker) => invoker.tool(call("charge", { amount: 1 }), charge.tool)).pipe(
         Effect.provide(setup({ toolMiddleware: [idempotent], runId, scope: { orgId } }))
       )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* run("run-1", 1)
       yield* run("run-1", 1)
       expect(charge.count).toBe(1)
@@ -83,7 +85,7 @@ describe("Idempotency", () => {
   it.effect("read-only tools are never deduplicated", () => {
     const lookup = countingTool("lookup", { sideEffecting: false, idempotent: true })
     const layer = setup({ toolMiddleware: [Idempotency.idempotent()] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.tool(call("lookup", { id: 1 }), lookup.tool)
       yield* invoker.tool(call("lookup", { id: 1 }), lookup.tool)
@@ -92,33 +94,36 @@ describe("Idempotency", () => {
   })
 
   it.effect("concurrent identical calls share one execution", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const charge = countingTool("charge", { sideEffecting: true }, () => Effect.as(Deferred.await(gate), "charged"))
       const seen: Array<boolean | undefined> = []
       const layer = setup({ toolMiddleware: [dedupeRecorder(seen), Idempotency.idempotent()] })
-      const results = yield* Effect.gen(function* () {
+      const results = yield* Effect.gen(function*() {
         const invoker = yield* Invoker
-        const fibers = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => Effect.fork(invoker.tool(call("charge", { amount: 9 }, `c${i}`), charge.tool)))
+        const fibers = yield* Effect.forEach([1, 2, 3, 4, 5], (i) =>
+          Effect.fork(invoker.tool(call("charge", { amount: 9 }, `c${i}`), charge.tool)))
         yield* Effect.yieldNow()
         yield* Deferred.succeed(gate, undefined)
         return yield* Fiber.joinAll(fibers)
       }).pipe(Effect.provide(layer))
-      expect(results.map((r) => r.text)).toEqual(["charged", "charged", "charged", "charged", "charged"])
+      expect(results.map((r) =>
+        r.text
+      )).toEqual(["charged", "charged", "charged", "charged", "charged"])
       expect(charge.count).toBe(1)
       expect(seen.filter((d) => d === true)).toHaveLength(4)
     }))
 
   it.effect("concurrent identical calls share a failure too; a later repeat runs again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const charge = countingTool("charge", { sideEffecting: true }, (n) =>
-        n === 1 ? Effect.zipRight(Deferred.await(gate), Effect.fail("declined")) : Effect.succeed("charged")
-      )
+        n === 1 ? Effect.zipRight(Deferred.await(gate), Effect.fail("declined")) : Effect.succeed("charged"))
       const layer = setup({ toolMiddleware: [Idempotency.idempotent()] })
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const invoker = yield* Invoker
-        const fibers = yield* Effect.forEach([1, 2], () => Effect.fork(Effect.flip(invoker.tool(call("charge"), charge.tool))))
+        const fibers = yield* Effect.forEach([1, 2], () =>
+          Effect.fork(Effect.flip(invoker.tool(call("charge"), charge.tool))))
         yield* Effect.yieldNow()
         yield* Deferred.succeed(gate, undefined)
         expect(yield* Fiber.joinAll(fibers)).toEqual(["declined", "declined"])
@@ -129,10 +134,14 @@ describe("Idempotency", () => {
     }))
 
   it.effect("a leader interrupted mid-call hands the work to the next caller", () =>
-    Effect.gen(function* () {
-      const charge = countingTool("charge", { sideEffecting: true }, (n) => (n === 1 ? Effect.never : Effect.succeed("charged")))
+    Effect.gen(function*() {
+      const charge = countingTool(
+        "charge",
+        { sideEffecting: true },
+        (n) => (n === 1 ? Effect.never : Effect.succeed("charged"))
+      )
       const layer = setup({ toolMiddleware: [Idempotency.idempotent()] })
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const invoker = yield* Invoker
         const leader = yield* Effect.fork(invoker.tool(call("charge"), charge.tool))
         yield* Effect.yieldNow()
@@ -154,8 +163,9 @@ describe("Idempotency", () => {
     ])
     let crash = true
     const faultAfterSideEffect: ToolMiddleware = (next) => (invocation) =>
-      Effect.flatMap(next(invocation), (outcome) =>
-        crash ? Effect.die(new Error("injected fault after the side effect")) : Effect.succeed(outcome)
+      Effect.flatMap(
+        next(invocation),
+        (outcome) => crash ? Effect.die(new Error("injected fault after the side effect")) : Effect.succeed(outcome)
       )
     const pipeline = [faultAfterSideEffect, Idempotency.idempotent({ store }), Retry.retry()]
     // the retried turn: same run, same call (arguments in another order)
@@ -163,9 +173,11 @@ describe("Idempotency", () => {
       Turn({ toolCalls: [{ id: "c1", name: "charge_card", arguments: { currency: "USD", amount: 10 } }] }),
       Turn({ content: "Charged $10." })
     ])
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const crashed = yield* Effect.exit(
-        agent.run("charge $10").pipe(Effect.provide(makeTestCtx({ llm: first, toolMiddleware: pipeline, correlationId: "run-7" })))
+        agent.run("charge $10").pipe(
+          Effect.provide(makeTestCtx({ llm: first, toolMiddleware: pipeline, correlationId: "run-7" }))
+        )
       )
       expect(crashed._tag).toBe("Failure")
       expect(charge.count).toBe(1)
@@ -175,12 +187,16 @@ describe("Idempotency", () => {
         .pipe(Effect.provide(makeTestCtx({ llm: second, toolMiddleware: pipeline, correlationId: "run-7" })))
       expect(result.output).toBe("Charged $10.")
       expect(charge.count).toBe(1)
-      expect(second.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: "charged $10", isError: false })
+      expect(second.requests[1]!.messages.at(-1)).toMatchObject({
+        role: "tool",
+        content: "charged $10",
+        isError: false
+      })
     })
   })
 
   it.effect("the key is idem: + a SHA-256, and depends on run, tenant, tool and arguments", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = countingTool("charge", { sideEffecting: true }).tool
       const run = yield* RunContext
       const a = Idempotency.key({ call: call("charge", { a: 1, b: 2 }), tool, meta: {}, context: run })
@@ -202,7 +218,7 @@ describe("Audit", () => {
       toolMiddleware: [Audit.audit({ store }), Egress.egress({ allow: ["example.com"] }), Idempotency.idempotent()],
       scope: { orgId: 1, domainId: 2 }
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.tool(call("charge", { amount: 5 }), charge.tool)
       yield* invoker.tool(call("charge", { amount: 5 }), charge.tool)
@@ -210,10 +226,20 @@ describe("Audit", () => {
       yield* Effect.flip(invoker.tool(call("charge", { amount: 0 }), charge.tool))
       const [executed, deduplicated, denied, failed] = store.records
       expect(store.records).toHaveLength(4)
-      expect(executed).toMatchObject({ runId: "run-1", tenant: "[1,2,null,null]", tool: "charge", callId: "c1", decision: "executed" })
+      expect(executed).toMatchObject({
+        runId: "run-1",
+        tenant: "[1,2,null,null]",
+        tool: "charge",
+        callId: "c1",
+        decision: "executed"
+      })
       expect(executed!.argHash).toMatch(/^[0-9a-f]{64}$/)
       expect(executed!.resultHash).toMatch(/^[0-9a-f]{64}$/)
-      expect(deduplicated).toMatchObject({ decision: "deduplicated", argHash: executed!.argHash, resultHash: executed!.resultHash })
+      expect(deduplicated).toMatchObject({
+        decision: "deduplicated",
+        argHash: executed!.argHash,
+        resultHash: executed!.resultHash
+      })
       expect(denied).toMatchObject({
         tool: "fetch_url",
         decision: "denied",
@@ -232,7 +258,7 @@ describe("Audit", () => {
     const slow = countingTool("slow", { sideEffecting: true }, () => Effect.never)
     const store = Audit.memoryStore()
     const layer = setup({ toolMiddleware: [Audit.audit({ store })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const fiber = yield* Effect.fork((yield* Invoker).tool(call("slow"), slow.tool))
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(fiber)
@@ -244,14 +270,19 @@ describe("Audit", () => {
     const tool = countingTool("transfer", { sideEffecting: true }).tool
     const store = Audit.memoryStore()
     const deny: ToolMiddleware = () => (invocation) =>
-      Effect.fail(new ToolDenied({ toolName: invocation.tool.name, reason: "approval", message: "rejected by a human" }))
-    return Effect.gen(function* () {
+      Effect.fail(
+        new ToolDenied({ toolName: invocation.tool.name, reason: "approval", message: "rejected by a human" })
+      )
+    return Effect.gen(function*() {
       yield* Effect.flip(
         Effect.flatMap(Invoker, (i) => i.tool(call("transfer"), tool)).pipe(
           Effect.provide(setup({ toolMiddleware: [Audit.audit({ store }), deny] }))
         )
       )
-      expect(store.records[0]).toMatchObject({ decision: "denied", denial: { reason: "approval", message: "rejected by a human" } })
+      expect(store.records[0]).toMatchObject({
+        decision: "denied",
+        denial: { reason: "approval", message: "rejected by a human" }
+      })
     }).pipe(Effect.provide(Layer.empty))
   })
 })

@@ -1,9 +1,9 @@
 import { ConfigurationError, Invoker, RunContext, Tracing, Usage } from "@agentkit/core"
 import type { ChatMiddleware } from "@agentkit/core"
 import { Memoize } from "@agentkit/middleware"
+import { FakeLLM, Fixture } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, TestClock } from "effect"
-import { FakeLLM, Fixture } from "@agentkit/testing"
 import { setup } from "./fixtures.js"
 
 const { replying: model } = FakeLLM
@@ -21,8 +21,12 @@ describe("Memoize", () => {
     })
     const seen: Array<boolean | undefined> = []
     const tracer = Tracing.recording()
-    const layer = setup({ chatModel: llm.layer, chatMiddleware: [hits(seen), Memoize.memoize()], budget: { maxCostUsd: 1 } })
-    return Effect.gen(function* () {
+    const layer = setup({
+      chatModel: llm.layer,
+      chatMiddleware: [hits(seen), Memoize.memoize()],
+      budget: { maxCostUsd: 1 }
+    })
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const first: Array<string> = []
       const second: Array<string> = []
@@ -48,7 +52,7 @@ describe("Memoize", () => {
   it.effect("the key covers model, messages and tools: a different request is a miss", () => {
     const llm = model()
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize()] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(request("m", "hi"))
       yield* invoker.chat(request("m", "hello"))
@@ -66,7 +70,7 @@ describe("Memoize", () => {
       Effect.flatMap(Invoker, (i) => i.chat(request())).pipe(
         Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [middleware], scope: { orgId } }))
       )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       for (const middleware of [Memoize.memoize({ store }), Memoize.memoize({ store, key: () => "same" })]) {
         const calls = llm.calls
         const one = yield* chat(1, middleware)
@@ -81,12 +85,12 @@ describe("Memoize", () => {
   })
 
   it.effect("concurrent identical misses share one model call", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const llm = model((_n, req) => Effect.as(Deferred.await(gate), response({ model: req.model })))
       const seen: Array<boolean | undefined> = []
       const layer = setup({ chatModel: llm.layer, chatMiddleware: [hits(seen), Memoize.memoize()] })
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const invoker = yield* Invoker
         const fibers = yield* Effect.forEach([1, 2, 3], () => Effect.fork(invoker.chat(request())))
         yield* Effect.yieldNow()
@@ -104,7 +108,7 @@ describe("Memoize", () => {
     const llm = model((n, req) => (n === 1 ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
     const store = Memoize.memoryStore()
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize({ store })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.flip(invoker.chat(request()))
       expect(store.size).toBe(0)
@@ -117,7 +121,7 @@ describe("Memoize", () => {
   it.effect("entries expire after their ttl", () => {
     const llm = model()
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize({ ttl: "10 minutes" })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(request())
       yield* TestClock.adjust("9 minutes")
@@ -133,7 +137,7 @@ describe("Memoize", () => {
     const llm = model()
     const store = Memoize.memoryStore({ maxEntries: 2 })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize({ store })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(request("m", "a"))
       yield* invoker.chat(request("m", "b"))

@@ -1,17 +1,21 @@
 import { Budget, BudgetExceeded, Invoker, Message, Quota, RunContext, Scope, Tracing, Usage } from "@agentkit/core"
 import type { ChatMiddleware, ChatModel } from "@agentkit/core"
 import { Memoize, Meter } from "@agentkit/middleware"
-import { describe, expect, it } from "@effect/vitest"
-import type { Layer} from "effect";
-import { Effect, TestClock } from "effect"
 import { FakeLLM, Fixture } from "@agentkit/testing"
+import { describe, expect, it } from "@effect/vitest"
+import type { Layer } from "effect"
+import { Effect, TestClock } from "effect"
 import { call, countingTool, setup } from "./fixtures.js"
 
 const { replying: model } = FakeLLM
 const { request, response } = Fixture
 
 const costing = (costUsd: number, extra: Partial<Usage.Usage> = {}) =>
-  model((_n, req) => Effect.succeed(response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 20, costUsd, ...extra }) })))
+  model((_n, req) =>
+    Effect.succeed(
+      response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 20, costUsd, ...extra }) })
+    )
+  )
 
 type Tenant = { readonly orgId?: number | string; readonly domainId?: number | string }
 
@@ -25,7 +29,7 @@ describe("Meter", () => {
     const quota = Quota.unsafeMake({ maxUsd: 0.05 })
     const llm = costing(0.03)
     const meter = Meter.meter({ quotas: [quota] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       for (const org of [1, 2]) {
         yield* chatAs(org, llm.layer, [meter])
         yield* chatAs(org, llm.layer, [meter])
@@ -43,7 +47,7 @@ describe("Meter", () => {
     const quota = Quota.unsafeMake({ maxRpm: 1 })
     const llm = costing(0.001)
     const meter = Meter.meter({ quotas: [quota] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* chatAs(1, llm.layer, [meter])
       expect((yield* Effect.flip(chatAs(1, llm.layer, [meter]))).message).toBe("org1:dom1: 1 req ≥ 1 rpm")
       yield* chatAs(2, llm.layer, [meter])
@@ -62,12 +66,14 @@ describe("Meter", () => {
       Effect.flatMap(Invoker, (invoker) => invoker.chat(request())).pipe(
         Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [meter], scope }))
       )
-    return Effect.gen(function* () {
-      for (const [a, b] of [
-        [{ orgId: "None" }, {}],
-        [{ orgId: "acme:dom7" }, { orgId: "acme", domainId: "7:domNone" }],
-        [{ orgId: 1 }, { orgId: "1" }]
-      ] satisfies ReadonlyArray<readonly [Tenant, Tenant]>) {
+    return Effect.gen(function*() {
+      for (
+        const [a, b] of [
+          [{ orgId: "None" }, {}],
+          [{ orgId: "acme:dom7" }, { orgId: "acme", domainId: "7:domNone" }],
+          [{ orgId: 1 }, { orgId: "1" }]
+        ] satisfies ReadonlyArray<readonly [Tenant, Tenant]>
+      ) {
         yield* chatIn(a)
         yield* chatIn(b)
         expect((yield* Effect.flip(chatIn(a))).message).toBe(`${Scope.make(a).key}: 1 req ≥ 1 rpm`)
@@ -79,15 +85,22 @@ describe("Meter", () => {
 
   it.effect("Quota(maxTpm 100): the estimate is floor(sum of content lengths / 4); usage is charged after", () => {
     const quota = Quota.unsafeMake({ maxTpm: 100 })
-    const llm = model((_n, req) => Effect.succeed(response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 50 }) })))
+    const llm = model((_n, req) =>
+      Effect.succeed(response({ model: req.model, usage: Usage.make({ inputTokens: 100, outputTokens: 50 }) }))
+    )
     const meter = Meter.meter({ quotas: [quota] })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [meter], scope: { orgId: 1, domainId: 1 } })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       expect(Meter.estimateTokens(request("m", "x".repeat(43)))).toBe(10)
       yield* invoker.chat(request("m", "x".repeat(43)))
       expect(quota.charges(Scope.make({ orgId: 1, domainId: 1 }))).toEqual([{ at: 0, tokens: 150, costUsd: 0 }])
-      const error = yield* Effect.flip(invoker.chat({ ...request("m", "x".repeat(40)), messages: [Message.system("abcd"), Message.user("x".repeat(40))] }))
+      const error = yield* Effect.flip(
+        invoker.chat({
+          ...request("m", "x".repeat(40)),
+          messages: [Message.system("abcd"), Message.user("x".repeat(40))]
+        })
+      )
       expect(error.message).toBe("org1:dom1: 150+11 tok > 100 tpm")
       expect(llm.calls).toBe(1)
     }).pipe(Effect.provide(layer))
@@ -102,7 +115,7 @@ describe("Meter", () => {
       budget: { maxCostUsd: 0.1 },
       scope: { orgId: 1, domainId: 1 }
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(request())
       yield* invoker.chat(request())
@@ -122,7 +135,7 @@ describe("Meter", () => {
   it.effect("with meter in the pipeline and Budget(maxCostUsd 0.015), $0.01 per call: the 2nd call fails", () => {
     const llm = costing(0.01)
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Meter.meter()], budget: { maxCostUsd: 0.015 } })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(request())
       const error = yield* Effect.flip(invoker.chat(request()))
@@ -134,7 +147,7 @@ describe("Meter", () => {
   it.effect("budget.checkpoint {spent 0.5, remaining 1.5, calls 1} only with a cost ceiling", () => {
     const llm = costing(0.5)
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.flatMap(Invoker, (i) => i.chat(request("with-ceiling"))).pipe(
         Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [Meter.meter()], budget: { maxCostUsd: 2 } }))
       )
@@ -150,7 +163,10 @@ describe("Meter", () => {
   it.effect("extra meters run after the quotas, in order; a failing charge stops later charges", () => {
     const log: Array<string> = []
     const recorder = (name: string, failCharge = false): Meter.Meter => ({
-      guard: (metered) => Effect.sync(() => void log.push(`guard ${name} ${metered.operation} ${metered.name} ${metered.estimatedTokens}`)),
+      guard: (metered) =>
+        Effect.sync(() =>
+          void log.push(`guard ${name} ${metered.operation} ${metered.name} ${metered.estimatedTokens}`)
+        ),
       charge: (_metered, usage) =>
         Effect.suspend(() => {
           log.push(`charge ${name} ${usage.costUsd}`)
@@ -162,10 +178,16 @@ describe("Meter", () => {
       chatModel: llm.layer,
       chatMiddleware: [Meter.meter({ meters: [recorder("a"), recorder("b", true), recorder("c")] })]
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Invoker).chat(request("m", "12345678")))
       expect(error.message).toBe("b over")
-      expect(log).toEqual(["guard a chat m 2", "guard b chat m 2", "guard c chat m 2", "charge a 0.25", "charge b 0.25"])
+      expect(log).toEqual([
+        "guard a chat m 2",
+        "guard b chat m 2",
+        "guard c chat m 2",
+        "charge a 0.25",
+        "charge b 0.25"
+      ])
     }).pipe(Effect.provide(layer))
   })
 
@@ -174,7 +196,7 @@ describe("Meter", () => {
     const lookup = countingTool("lookup", { sideEffecting: false, idempotent: true })
     const meter = Meter.meter({ quotas: [quota] })
     const layer = setup({ toolMiddleware: [meter], scope: { orgId: 3, domainId: 1 } })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.tool(call("lookup"), lookup.tool)
       yield* invoker.tool(call("lookup"), lookup.tool)
@@ -192,7 +214,7 @@ describe("Meter", () => {
       chatMiddleware: [Memoize.memoize(), Meter.meter({ quotas: [quota] })],
       scope: { orgId: 1, domainId: 1 }
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(request())
       yield* invoker.chat(request())
@@ -207,11 +229,19 @@ describe("Meter", () => {
   it.effect("the budget total is exact after 1,000 concurrent calls", () => {
     const quota = Quota.unsafeMake({ maxUsd: 100 })
     const llm = model((_n, req) =>
-      Effect.as(Effect.yieldNow(), response({ model: req.model, usage: Usage.make({ inputTokens: 3, outputTokens: 1, costUsd: 0.001 }) }))
+      Effect.as(
+        Effect.yieldNow(),
+        response({ model: req.model, usage: Usage.make({ inputTokens: 3, outputTokens: 1, costUsd: 0.001 }) })
+      )
     )
     const budget = Budget.unsafeMake({ maxCostUsd: 5, maxConcurrency: 1000 })
-    const layer = setup({ chatModel: llm.layer, chatMiddleware: [Meter.meter({ quotas: [quota] })], budget, scope: { orgId: 1 } })
-    return Effect.gen(function* () {
+    const layer = setup({
+      chatModel: llm.layer,
+      chatMiddleware: [Meter.meter({ quotas: [quota] })],
+      budget,
+      scope: { orgId: 1 }
+    })
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.all(
         Array.from({ length: 1000 }, () => invoker.chat(request())),

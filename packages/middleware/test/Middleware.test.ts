@@ -64,8 +64,10 @@ describe("Middleware.recommended", () => {
       cognition: ReActCognition.make({ tools: [lookup.tool, charge.tool, refund.tool, fetchUrl.tool] })
     })
     const pipelines = Middleware.recommended({ egress: { allow: ["example.com"] }, audit: { store: audit } })
-    return Effect.gen(function* () {
-      const exit = yield* runWithClock(agent.run("Help with A-771").pipe(Effect.provide(makeTestCtx({ llm, ...pipelines }))))
+    return Effect.gen(function*() {
+      const exit = yield* runWithClock(
+        agent.run("Help with A-771").pipe(Effect.provide(makeTestCtx({ llm, ...pipelines })))
+      )
       const result = yield* exit
       expect(result.output).toBe("Done.")
       expect(lookup.count).toBe(2) // retried: idempotent
@@ -74,7 +76,9 @@ describe("Middleware.recommended", () => {
       expect(fetchUrl.count).toBe(0) // refused before it ran
       const toolMessages = (turn: number) =>
         Object.fromEntries(
-          llm.requests[turn]!.messages.filter((m) => m.role === "tool").map((m) => [(m as { toolCallId: string }).toolCallId, m.content])
+          llm.requests[turn]!.messages.filter((m) => m.role === "tool").map((
+            m
+          ) => [(m as { toolCallId: string }).toolCallId, m.content])
         )
       expect(toolMessages(1)).toEqual({
         c1: "order A-771: shipped",
@@ -98,7 +102,10 @@ describe("Middleware.recommended", () => {
 
   it.effect("chat order: a cache hit skips the quota; fallback gives each model its retries", () => {
     const quota = Quota.unsafeMake({ maxRpm: 1 })
-    const llm = model((_n, req) => (req.model === "primary" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
+    const llm = model((
+      _n,
+      req
+    ) => (req.model === "primary" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
     const pipelines = Middleware.recommended({
       memoize: { store: Memoize.memoryStore() },
       quotas: [quota],
@@ -106,7 +113,7 @@ describe("Middleware.recommended", () => {
       retry: { maxAttempts: 2 }
     })
     const layer = setup({ chatModel: llm.layer, ...pipelines, scope: { orgId: 5 } })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const first = yield* Effect.flatten(runWithClock(invoker.chat(request("primary"))))
       expect(first.model).toBe("backup")
@@ -130,14 +137,22 @@ describe("Middleware.recommended", () => {
     })
     const fetchUrl = countingTool("fetch_url", { sideEffecting: false, idempotent: true, urlArg: "url" })
     const layer = setup(Middleware.recommended())
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
-      expect((yield* invoker.tool({ id: "c1", name: "echo", arguments: { text: "http://127.0.0.1/" } }, plain)).text).toBe(
-        "http://127.0.0.1/"
+      expect((yield* invoker.tool({ id: "c1", name: "echo", arguments: { text: "http://127.0.0.1/" } }, plain)).text)
+        .toBe(
+          "http://127.0.0.1/"
+        )
+      const denied = yield* Effect.flip(
+        invoker.tool({ id: "c2", name: "fetch_url", arguments: { url: "http://127.0.0.1/" } }, fetchUrl.tool)
       )
-      const denied = yield* Effect.flip(invoker.tool({ id: "c2", name: "fetch_url", arguments: { url: "http://127.0.0.1/" } }, fetchUrl.tool))
       expect(denied.message).toBe("egress to private/loopback/link-local host '127.0.0.1' blocked (SSRF)")
-      expect((yield* invoker.tool({ id: "c3", name: "fetch_url", arguments: { url: "https://example.org/" } }, fetchUrl.tool)).text).toBe("ok")
+      expect(
+        (yield* invoker.tool(
+          { id: "c3", name: "fetch_url", arguments: { url: "https://example.org/" } },
+          fetchUrl.tool
+        )).text
+      ).toBe("ok")
     }).pipe(Effect.provide(layer))
   })
 })

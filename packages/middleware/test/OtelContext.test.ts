@@ -47,7 +47,7 @@ const registered = Effect.acquireRelease(
 describe("OpenTelemetry code inside a run", () => {
   it.live("a tool using the OpenTelemetry API finds execute_tool active and recording; its spans are children of it", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { exporter, layer } = yield* registered
         const seen: Array<{ readonly recording: boolean; readonly spanId: string | undefined }> = []
         const lookup = Tool.make("lookup_order", {
@@ -65,12 +65,19 @@ describe("OpenTelemetry code inside a run", () => {
             return `order ${order_id}: shipped`
           }
         })
-        const agent = Agent.make({ name: "support", model: "otel-model", cognition: ReActCognition.make({ tools: [lookup] }) })
+        const agent = Agent.make({
+          name: "support",
+          model: "otel-model",
+          cognition: ReActCognition.make({ tools: [lookup] })
+        })
         const llm = FakeLLM.script([
           Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
           Turn({ content: "Shipped." })
         ])
-        const result = yield* agent.run("Where is A-771?").pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(layer))
+        const result = yield* agent.run("Where is A-771?").pipe(
+          Effect.provide(makeTestCtx({ llm })),
+          Effect.provide(layer)
+        )
         expect(result.output).toBe("Shipped.")
 
         const spans = exporter.getFinishedSpans()
@@ -81,6 +88,5 @@ describe("OpenTelemetry code inside a run", () => {
         expect(query.parentSpanContext?.spanId).toBe(tool.spanContext().spanId)
         expect(query.spanContext().traceId).toBe(tool.spanContext().traceId)
       })
-    )
-  )
+    ))
 })

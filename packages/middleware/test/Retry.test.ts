@@ -15,8 +15,8 @@ import {
 } from "@agentkit/core"
 import type { ChatMiddleware, ToolMiddleware } from "@agentkit/core"
 import { CircuitBreaker, CircuitOpen, EgressDenied, Retry } from "@agentkit/middleware"
-import { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { FakeLLM, Fixture, makeTestCtx, runWithClock, Turn } from "@agentkit/testing"
+import { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Schedule, TestClock } from "effect"
 import { call, countingTool, setup } from "./fixtures.js"
@@ -36,7 +36,7 @@ describe("Retry on the chat pipeline", () => {
     const llm = flakyModel(1)
     const tracer = Tracing.recording()
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const exit = yield* runWithClock(invoker.chat(request("m")))
       const answer = yield* exit
@@ -73,7 +73,7 @@ describe("Retry on the chat pipeline", () => {
       })
     )
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       expect((yield* yield* runWithClock(invoker.chat(request("m")))).content).toBe("ok")
       expect(seen).toEqual([0, 1, 2])
@@ -86,7 +86,7 @@ describe("Retry on the chat pipeline", () => {
     const llm = flakyModel(2, timeout("x".repeat(800)))
     const tracer = Tracing.recording()
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.flatten(runWithClock(invoker.chat(request("m"))))
       const events = tracer.one("chat m").events.filter((event) => event.name === "retry.attempt")
@@ -101,7 +101,7 @@ describe("Retry on the chat pipeline", () => {
       chatModel: llm.layer,
       chatMiddleware: [Retry.retry({ maxAttempts: 3, baseDelay: "1 second", maxDelay: "1 minute" })]
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const fiber = yield* Effect.fork(invoker.chat(request("m")))
       yield* Effect.yieldNow()
@@ -118,8 +118,13 @@ describe("Retry on the chat pipeline", () => {
   it.effect("your own Schedule replaces the backoff: fixed 1 s waits, stopping when the schedule does", () => {
     const llm = flakyModel(10)
     const tracer = Tracing.recording()
-    const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ schedule: Schedule.spaced("1 second").pipe(Schedule.compose(Schedule.recurs(3))) })] })
-    return Effect.gen(function* () {
+    const layer = setup({
+      chatModel: llm.layer,
+      chatMiddleware: [
+        Retry.retry({ schedule: Schedule.spaced("1 second").pipe(Schedule.compose(Schedule.recurs(3))) })
+      ]
+    })
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       const fiber = yield* Effect.fork(invoker.chat(request("m")))
       yield* Effect.yieldNow()
@@ -132,16 +137,26 @@ describe("Retry on the chat pipeline", () => {
       expect(llm.calls).toBe(4)
       // the schedule allowed 3 retries: the 4th failure propagates
       expect(yield* Effect.flip(Fiber.join(fiber))).toStrictEqual(timeout())
-      const waits = tracer.one("chat m").events.filter((e) => e.name === "retry.attempt").map((e) => e.attributes["backoff_ms"])
+      const waits = tracer.one("chat m").events.filter((e) => e.name === "retry.attempt").map((e) =>
+        e.attributes["backoff_ms"]
+      )
       expect(waits).toEqual([1000, 1000, 1000])
     }).pipe(Effect.provide(layer), Effect.provide(tracer.layer))
   })
 
   it.effect("with your own Schedule, maxAttempts still bounds the attempts and retryAfter is still the least wait", () => {
-    const limited = new ChatModelError({ reason: "rate_limit", retryable: true, message: "429", retryAfter: Duration.seconds(5) })
+    const limited = new ChatModelError({
+      reason: "rate_limit",
+      retryable: true,
+      message: "429",
+      retryAfter: Duration.seconds(5)
+    })
     const llm = flakyModel(10, limited)
-    const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ schedule: Schedule.spaced("1 second"), maxAttempts: 2 })] })
-    return Effect.gen(function* () {
+    const layer = setup({
+      chatModel: llm.layer,
+      chatMiddleware: [Retry.retry({ schedule: Schedule.spaced("1 second"), maxAttempts: 2 })]
+    })
+    return Effect.gen(function*() {
       const fiber = yield* Effect.fork((yield* Invoker).chat(request("m")))
       yield* TestClock.adjust("4 seconds")
       expect(llm.calls).toBe(1)
@@ -159,7 +174,7 @@ describe("Retry on the chat pipeline", () => {
   it.effect("the attempts run out: the last error propagates", () => {
     const llm = flakyModel(5)
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* runWithClock((yield* Invoker).chat(request("m")))
       expect(exit).toStrictEqual(Exit.fail(timeout()))
       expect(llm.calls).toBe(3)
@@ -169,7 +184,7 @@ describe("Retry on the chat pipeline", () => {
   it.effect("a non-retryable provider error is not retried", () => {
     const llm = flakyModel(5, badRequest())
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry()] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Invoker).chat(request("m")))
       expect(error.message).toBe("400 bad request")
       expect(llm.calls).toBe(1)
@@ -182,7 +197,7 @@ describe("Retry on the chat pipeline", () => {
       return Effect.fail(timeout())
     })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 5 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const shown: Array<string> = []
       const error = yield* Effect.flip((yield* Invoker).chat(request("m"), { emit: (d) => shown.push(d.text) }))
       expect(error._tag).toBe("ChatModelError")
@@ -197,7 +212,7 @@ describe("Retry on the chat pipeline", () => {
       new ChatModelError({ reason: "rate_limit", retryable: true, message: "429", retryAfter: Duration.seconds(10) })
     )
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ baseDelay: "1 millis" })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const fiber = yield* Effect.fork((yield* Invoker).chat(request("m")))
       yield* TestClock.adjust("9 seconds")
       expect(llm.calls).toBe(1)
@@ -213,7 +228,7 @@ describe("Retry on the chat pipeline", () => {
       new ChatModelError({ reason: "rate_limit", retryable: true, message: "429", retryAfter: Duration.minutes(5) })
     )
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxDelay: "30 seconds" })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Invoker).chat(request("m")))
       expect(error.message).toBe("429")
       expect(llm.calls).toBe(1)
@@ -222,16 +237,13 @@ describe("Retry on the chat pipeline", () => {
 
   it.effect("BudgetExceeded and Cancelled from inside the pipeline are never retried", () => {
     let calls = 0
-    const failing =
-      (error: BudgetExceeded | Cancelled): ChatMiddleware =>
-      () =>
-      () =>
-        Effect.suspend(() => {
-          calls++
-          return Effect.fail(error as BudgetExceeded)
-        })
+    const failing = (error: BudgetExceeded | Cancelled): ChatMiddleware => () => () =>
+      Effect.suspend(() => {
+        calls++
+        return Effect.fail(error as BudgetExceeded)
+      })
     const budget = new BudgetExceeded({ limit: "quota", message: "org1:dom1: 1 req ≥ 1 rpm" })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const a = yield* Effect.flip(
         Effect.flatMap(Invoker, (i) => i.chat(request())).pipe(
           Effect.provide(setup({ chatMiddleware: [Retry.retry(), failing(budget)] }))
@@ -253,7 +265,7 @@ describe("Retry on the chat pipeline", () => {
   it.effect("an interrupted call is not retried", () => {
     const llm = model(() => Effect.interrupt)
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry()] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* Effect.exit((yield* Invoker).chat(request("m")))
       expect(Exit.isInterrupted(exit)).toBe(true)
       expect(llm.calls).toBe(1)
@@ -263,8 +275,12 @@ describe("Retry on the chat pipeline", () => {
   it.effect("bad options throw ConfigurationError when the middleware is made", () =>
     Effect.sync(() => {
       expect(() => Retry.retry({ maxAttempts: 0 })).toThrow(ConfigurationError)
-      expect(() => Retry.retry({ baseDelay: "soon" as never })).toThrow("retry.baseDelay must be a non-negative duration")
-      expect(() => Retry.retry({ breaker: { failureThreshold: 0 } })).toThrow("breaker.failureThreshold must be a positive integer")
+      expect(() => Retry.retry({ baseDelay: "soon" as never })).toThrow(
+        "retry.baseDelay must be a non-negative duration"
+      )
+      expect(() => Retry.retry({ breaker: { failureThreshold: 0 } })).toThrow(
+        "breaker.failureThreshold must be a positive integer"
+      )
     }))
 })
 
@@ -273,7 +289,7 @@ describe("Retry with a circuit breaker", () => {
     const llm = flakyModel(100)
     const breaker = CircuitBreaker.make({ name: "llm", failureThreshold: 2, cooldown: "15 seconds" })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 3, breaker })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* runWithClock((yield* Invoker).chat(request("m")), "1 second")
       expect(llm.calls).toBe(2)
       expect(breaker.state).toBe("open")
@@ -303,7 +319,7 @@ describe("Retry with a circuit breaker", () => {
     })
     const breaker = CircuitBreaker.make({ failureThreshold: 1, cooldown: "10 seconds" })
     const layer = setup({ chatModel: llm.layer, chatMiddleware: [Retry.retry({ maxAttempts: 1, breaker })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.flip(invoker.chat(request("m")))
       expect(breaker.state).toBe("open")
@@ -323,7 +339,7 @@ describe("Retry with a circuit breaker", () => {
   })
 
   it.effect("a failed probe opens the circuit again for a new cooldown", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const breaker = CircuitBreaker.make({ failureThreshold: 1, cooldown: "10 seconds" })
       const fail = breaker.protect(Effect.fail("boom"), () => true)
       yield* Effect.flip(fail)
@@ -340,7 +356,7 @@ describe("Retry with a circuit breaker", () => {
     }))
 
   it.effect("uncounted failures and interrupted probes free the probe slot without closing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const breaker = CircuitBreaker.make({ failureThreshold: 1, cooldown: "1 second" })
       yield* Effect.flip(breaker.protect(Effect.fail("down"), () => true))
       yield* TestClock.adjust("1 second")
@@ -354,12 +370,15 @@ describe("Retry with a circuit breaker", () => {
     }))
 
   it.effect("breaker options make one breaker per model, named after it", () => {
-    const llm = model((_n, req) => (req.model === "bad" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
+    const llm = model((
+      _n,
+      req
+    ) => (req.model === "bad" ? Effect.fail(timeout()) : Effect.succeed(response({ model: req.model }))))
     const layer = setup({
       chatModel: llm.layer,
       chatMiddleware: [Retry.retry({ maxAttempts: 1, breaker: { failureThreshold: 1 } })]
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.flip(invoker.chat(request("bad")))
       expect((yield* Effect.flip(invoker.chat(request("bad")))).message).toBe("circuit open: bad")
@@ -373,7 +392,7 @@ describe("Retry with a circuit breaker", () => {
     })
     const tracer = Tracing.recording()
     const layer = setup({ toolMiddleware: [Retry.retry({ maxAttempts: 1, breaker: { failureThreshold: 1 } })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* Effect.flip(invoker.tool(call("lookup"), flaky.tool))
       const denied = yield* Effect.flip(invoker.tool(call("lookup"), flaky.tool))
@@ -392,7 +411,7 @@ describe("Retry on the tool pipeline", () => {
       return "found"
     })
     const layer = setup({ toolMiddleware: [Retry.retry({ maxAttempts: 3 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* runWithClock((yield* Invoker).tool(call("lookup"), flaky.tool))
       expect((yield* exit).text).toBe("found")
       expect(flaky.count).toBe(2)
@@ -404,7 +423,7 @@ describe("Retry on the tool pipeline", () => {
       throw new Error("gateway timeout")
     })
     const layer = setup({ toolMiddleware: [Retry.retry({ maxAttempts: 5 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Invoker).tool(call("charge"), charge.tool))
       expect(error).toBeInstanceOf(ToolExecutionError)
       expect(charge.count).toBe(1)
@@ -417,12 +436,14 @@ describe("Retry on the tool pipeline", () => {
     const flakyGate: ToolMiddleware = (next) => (invocation) =>
       Effect.suspend(() =>
         ++refusals <= 2
-          ? Effect.fail(new ChatModelError({ reason: "network", retryable: true, message: "lock service down" }) as never)
+          ? Effect.fail(
+            new ChatModelError({ reason: "network", retryable: true, message: "lock service down" }) as never
+          )
           : next(invocation)
       )
     const charge = countingTool("charge", { sideEffecting: true })
     const layer = setup({ toolMiddleware: [Retry.retry({ maxAttempts: 3 }), flakyGate] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* runWithClock((yield* Invoker).tool(call("charge"), charge.tool))
       expect((yield* exit).text).toBe("ok")
       expect(refusals).toBe(3)
@@ -432,14 +453,11 @@ describe("Retry on the tool pipeline", () => {
 
   it.effect("argument, shape and denial errors are never retried", () => {
     let runs = 0
-    const failWith =
-      (error: unknown): ToolMiddleware =>
-      () =>
-      () =>
-        Effect.suspend(() => {
-          runs++
-          return Effect.fail(error as never)
-        })
+    const failWith = (error: unknown): ToolMiddleware => () => () =>
+      Effect.suspend(() => {
+        runs++
+        return Effect.fail(error as never)
+      })
     const tool = countingTool("lookup", { sideEffecting: false, idempotent: true }).tool
     const errors = [
       new ToolArgumentError({ toolName: "lookup", unexpected: ["x"], missing: [], invalid: [], accepted: [] }),
@@ -449,11 +467,13 @@ describe("Retry on the tool pipeline", () => {
       new BudgetExceeded({ limit: "toolCalls", message: "tool calls 3 > 2" }),
       new Cancelled()
     ]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       for (const error of errors) {
         runs = 0
         const layer = setup({ toolMiddleware: [Retry.retry({ maxAttempts: 5 }), failWith(error)] })
-        const got = yield* Effect.flip(Effect.flatMap(Invoker, (i) => i.tool(call("lookup"), tool)).pipe(Effect.provide(layer)))
+        const got = yield* Effect.flip(
+          Effect.flatMap(Invoker, (i) => i.tool(call("lookup"), tool)).pipe(Effect.provide(layer))
+        )
         expect((got as { readonly _tag: string })._tag).toBe(error._tag)
         expect(runs).toBe(1)
       }
@@ -461,11 +481,13 @@ describe("Retry on the tool pipeline", () => {
   })
 
   it.effect("a timed-out idempotent tool is retried", () => {
-    const slow = countingTool("lookup", { sideEffecting: false, idempotent: true }, (n) =>
-      n === 1 ? Effect.fail(new ToolTimeoutError({ toolName: "lookup", timeout: "1s" })) : Effect.succeed("fast")
+    const slow = countingTool(
+      "lookup",
+      { sideEffecting: false, idempotent: true },
+      (n) => n === 1 ? Effect.fail(new ToolTimeoutError({ toolName: "lookup", timeout: "1s" })) : Effect.succeed("fast")
     )
     const layer = setup({ toolMiddleware: [Retry.retry()] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* runWithClock((yield* Invoker).tool(call("lookup"), slow.tool))
       expect((yield* exit).text).toBe("fast")
       expect(slow.count).toBe(2)
@@ -486,7 +508,7 @@ describe("Retry on the tool pipeline", () => {
       cognition: ReActCognition.make({ tools: [charge.tool] })
     })
     const retry = Retry.retry({ maxAttempts: 3 })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const result = yield* agent.run("charge 10")
       expect(result.output).toBe("The charge failed; please try again later.")
       expect(charge.count).toBe(1)
@@ -507,11 +529,15 @@ describe("Retry on the tool pipeline", () => {
     ])
     const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [lookup.tool] }) })
     const layer = makeTestCtx({ llm, toolMiddleware: [Retry.retry({ maxAttempts: 3 })] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const exit = yield* runWithClock(agent.run("where is A-771?").pipe(Effect.provide(layer)))
       expect((yield* exit).output).toBe("Shipped.")
       expect(lookup.count).toBe(3)
-      expect(llm.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: "order A-771: shipped", isError: false })
+      expect(llm.requests[1]!.messages.at(-1)).toMatchObject({
+        role: "tool",
+        content: "order A-771: shipped",
+        isError: false
+      })
     })
   })
 })
@@ -552,7 +578,10 @@ describe("Retry.isRetryable", () => {
 
   it.effect("an egress denial deep in a cause chain is never retried", () =>
     Effect.sync(() => {
-      const denial = new EgressDenied({ url: "https://evil.com/", message: "egress to 'evil.com' not allowed (not in egress allowlist)" })
+      const denial = new EgressDenied({
+        url: "https://evil.com/",
+        message: "egress to 'evil.com' not allowed (not in egress allowlist)"
+      })
       const request = requestError("Transport", denial)
       expect(Retry.isRetryable(new ToolExecutionError({ toolName: "t", cause: request }))).toBe(false)
     }))
@@ -562,7 +591,7 @@ describe("makeTestCtx keeps no middleware unless given some", () => {
   it.effect("a blip without retry fails the call", () => {
     const llm = FakeLLM.script([Turn({ content: "never reached" })])
     const failing = model(() => Effect.fail(timeout()))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip(
         Effect.flatMap(Invoker, (i) => i.chat(request())).pipe(Effect.provide(makeTestCtx({ llm: failing.layer })))
       )

@@ -17,13 +17,15 @@ describe("stores from the context", () => {
     const charge = countingTool("charge", { sideEffecting: true })
     const provided = AuditStore.makeMemory()
     const passed = AuditStore.makeMemory()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.flatMap(Invoker, (invoker) => invoker.tool(call("charge", { amount: 1 }), charge.tool)).pipe(
         Effect.provide(Layer.merge(setup({ toolMiddleware: [Audit.audit()] }), AuditStore.layer(provided)))
       )
       expect(provided.records.map((r) => [r.runId, r.tool, r.decision])).toEqual([["run-1", "charge", "executed"]])
       yield* Effect.flatMap(Invoker, (invoker) => invoker.tool(call("charge", { amount: 2 }, "c2"), charge.tool)).pipe(
-        Effect.provide(Layer.merge(setup({ toolMiddleware: [Audit.audit({ store: passed })] }), AuditStore.layer(provided)))
+        Effect.provide(
+          Layer.merge(setup({ toolMiddleware: [Audit.audit({ store: passed })] }), AuditStore.layer(provided))
+        )
       )
       expect([provided.records.length, passed.records.length]).toEqual([1, 1])
       const listed = yield* provided.list({ runId: "run-1" })
@@ -36,12 +38,22 @@ describe("stores from the context", () => {
     const audit = AuditStore.makeMemory()
     const agent = Agent.make({ name: "billing", model: "m", cognition: ReActCognition.make({ tools: [charge.tool] }) })
     const approver = Layer.succeed(Approval.Approver, {
-      decide: ({ pending }) => Effect.succeed({ [pending[0]!.id]: Approval.approve(pending[0]!.digest, { by: "dana" }) })
+      decide: ({ pending }) =>
+        Effect.succeed({ [pending[0]!.id]: Approval.approve(pending[0]!.digest, { by: "dana" }) })
     })
-    const llm = FakeLLM.script([Turn({ toolCalls: [call("charge", { amount: 5 }, "c1")] }), Turn({ content: "charged" })])
-    return Effect.gen(function* () {
+    const llm = FakeLLM.script([
+      Turn({ toolCalls: [call("charge", { amount: 5 }, "c1")] }),
+      Turn({ content: "charged" })
+    ])
+    return Effect.gen(function*() {
       yield* agent.run("charge $5").pipe(
-        Effect.provide(Layer.mergeAll(makeTestCtx({ llm, autonomy: "gated", toolMiddleware: [Audit.audit()] }), AuditStore.layer(audit), approver))
+        Effect.provide(
+          Layer.mergeAll(
+            makeTestCtx({ llm, autonomy: "gated", toolMiddleware: [Audit.audit()] }),
+            AuditStore.layer(audit),
+            approver
+          )
+        )
       )
       expect(charge.count).toBe(1)
       expect(audit.records.map((r) => [r.tool, r.decision, r.by])).toEqual([["charge", "executed", "dana"]])
@@ -52,11 +64,17 @@ describe("stores from the context", () => {
     const charge = countingTool("charge", { sideEffecting: true })
     const audit = AuditStore.makeMemory()
     const ledger = ExecutionLedger.makeMemory()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* ledger.claim("run-1/c1", "the claim of a process that died")
       const error = yield* Effect.flip(
         Effect.flatMap(Invoker, (invoker) => invoker.tool(call("charge", { amount: 1 }), charge.tool)).pipe(
-          Effect.provide(Layer.mergeAll(setup({ toolMiddleware: [Audit.audit()] }), AuditStore.layer(audit), ExecutionLedger.layer(ledger)))
+          Effect.provide(
+            Layer.mergeAll(
+              setup({ toolMiddleware: [Audit.audit()] }),
+              AuditStore.layer(audit),
+              ExecutionLedger.layer(ledger)
+            )
+          )
         )
       )
       expect(error._tag).toBe("ToolInDoubt")
@@ -74,9 +92,14 @@ describe("stores from the context", () => {
         Turn({ toolCalls: [call("charge", { amount: 5 }, "c1"), call("charge", { amount: 5 }, "c2")] }),
         Turn({ content: "charged once" })
       ])
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const result = yield* agent.run("charge $5").pipe(
-        Effect.provide(Layer.merge(makeTestCtx({ llm: script(), toolMiddleware: [Idempotency.idempotent()] }), IdempotencyStore.layer(store)))
+        Effect.provide(
+          Layer.merge(
+            makeTestCtx({ llm: script(), toolMiddleware: [Idempotency.idempotent()] }),
+            IdempotencyStore.layer(store)
+          )
+        )
       )
       expect(result.output).toBe("charged once")
       expect(charge.count).toBe(1) // the same call twice in one run: one execution
@@ -90,8 +113,11 @@ describe("stores from the context", () => {
   it.effect("memoize() without a store uses the MemoStore service", () => {
     const llm = FakeLLM.replying()
     const store = MemoStore.makeMemory({ maxEntries: 10 })
-    const layer = Layer.merge(setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize()] }), MemoStore.layer(store))
-    return Effect.gen(function* () {
+    const layer = Layer.merge(
+      setup({ chatModel: llm.layer, chatMiddleware: [Memoize.memoize()] }),
+      MemoStore.layer(store)
+    )
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.chat(Fixture.request())
       yield* invoker.chat(Fixture.request())

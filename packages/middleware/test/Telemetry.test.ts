@@ -16,19 +16,26 @@ const metricState = (name: string, tags: Record<string, string>) =>
     const found = pairs.filter(
       (pair) =>
         pair.metricKey.name === name &&
-        Object.entries(tags).every(([key, value]) => pair.metricKey.tags.some((tag) => tag.key === key && tag.value === value))
+        Object.entries(tags).every(([key, value]) =>
+          pair.metricKey.tags.some((tag) => tag.key === key && tag.value === value)
+        )
     )
     return found.map((pair) => pair.metricState as unknown as { readonly count: number; readonly sum: number })
   })
 
-const chatOnce = (req: Chat.ChatRequest, options: { readonly reply?: Chat.ChatResponse; readonly telemetry?: Telemetry.Options } = {}) => {
+const chatOnce = (
+  req: Chat.ChatRequest,
+  options: { readonly reply?: Chat.ChatResponse; readonly telemetry?: Telemetry.Options } = {}
+) => {
   const llm = model((_n, r, emit) => {
     const answer = options.reply ?? response({ model: r.model })
     if (answer.content !== "") emit({ text: answer.content })
     return Effect.succeed(answer)
   })
   return Effect.flatMap(Invoker, (i) => i.chat(req)).pipe(
-    Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [Telemetry.telemetry(options.telemetry)], scope: { orgId: 42 } }))
+    Effect.provide(
+      setup({ chatModel: llm.layer, chatMiddleware: [Telemetry.telemetry(options.telemetry)], scope: { orgId: 42 } })
+    )
   )
 }
 
@@ -36,7 +43,7 @@ describe("Telemetry on the chat span", () => {
   it.effect("usage, cost, cache savings, tool calls, request settings and the conversation id", () => {
     const tracer = Tracing.recording()
     const toolCalls = Array.from({ length: 25 }, (_, i) => ({ id: `c${i}`, name: `t${i}`, arguments: {} }))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* chatOnce(
         { ...request("tel-1"), maxTokens: 512, temperature: 0.2 },
         {
@@ -45,7 +52,13 @@ describe("Telemetry on the chat span", () => {
             requestId: "req_1",
             toolCalls,
             finishReason: "tool_use",
-            usage: Usage.make({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 80, cacheWriteTokens: 5, costUsd: 0.002 })
+            usage: Usage.make({
+              inputTokens: 100,
+              outputTokens: 20,
+              cacheReadTokens: 80,
+              cacheWriteTokens: 5,
+              costUsd: 0.002
+            })
           })
         }
       )
@@ -64,16 +77,20 @@ describe("Telemetry on the chat span", () => {
         "gen_ai.response.tool_calls_count": 25
       })
       expect(attributes["gen_ai.usage.cost_saved_by_cache_usd"]).toBeCloseTo(80 * (0.002 / 100) * 0.9, 12)
-      expect(attributes["gen_ai.response.tool_calls"]).toBe(`${toolCalls.slice(0, 16).map((c) => c.name).join(",")},+9 more`)
+      expect(attributes["gen_ai.response.tool_calls"]).toBe(
+        `${toolCalls.slice(0, 16).map((c) => c.name).join(",")},+9 more`
+      )
       expect(attributes["gen_ai.response.duration_ms"]).toBeGreaterThanOrEqual(0)
     }).pipe(Effect.provide(tracer.layer))
   })
 
   it.effect("no cache reads: no cost-saved attribute; 16 tool calls or fewer are listed plainly", () => {
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* chatOnce(request("tel-2"), {
-        reply: response({ toolCalls: [{ id: "a", name: "lookup", arguments: {} }, { id: "b", name: "cancel", arguments: {} }] })
+        reply: response({
+          toolCalls: [{ id: "a", name: "lookup", arguments: {} }, { id: "b", name: "cancel", arguments: {} }]
+        })
       })
       const attributes = Object.fromEntries(tracer.one("chat tel-2").attributes)
       expect(attributes["gen_ai.usage.cost_saved_by_cache_usd"]).toBeUndefined()
@@ -85,7 +102,7 @@ describe("Telemetry on the chat span", () => {
   it.effect("first-token latency is at least the delay before the first text; duration at least that", () => {
     const tracer = Tracing.recording()
     const slow = model((_n, req, emit) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* Effect.sleep("50 millis")
         emit({ text: "" }) // an empty delta is not a token
         yield* Effect.sleep("10 millis")
@@ -96,12 +113,12 @@ describe("Telemetry on the chat span", () => {
     )
     const silent = model((_n, req) => Effect.as(Effect.sleep("20 millis"), response({ model: req.model, content: "" })))
     const run = (chatModel: typeof slow, name: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const fiber = yield* Effect.fork(Effect.flatMap(Invoker, (i) => i.chat(request(name))))
         yield* TestClock.adjust("100 millis")
         yield* Fiber.join(fiber)
       }).pipe(Effect.provide(setup({ chatModel: chatModel.layer, chatMiddleware: [Telemetry.telemetry()] })))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* run(slow, "tel-slow")
       yield* run(silent, "tel-silent")
       const slowSpan = Object.fromEntries(tracer.one("chat tel-slow").attributes)
@@ -120,7 +137,7 @@ describe("Telemetry on the chat span", () => {
       messages: [Message.system("Be brief."), Message.user("hello there"), Message.user("x".repeat(9000))],
       tools: []
     }
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* chatOnce(req, {
         reply: response({ content: "answer", usage: Usage.make({ inputTokens: 10, outputTokens: 5 }) }),
         telemetry: { captureContent: true }
@@ -128,7 +145,12 @@ describe("Telemetry on the chat span", () => {
       yield* chatOnce({ ...req, model: "tel-no-content" })
       yield* chatOnce({ ...req, model: "tel-empty", messages: [] }, { telemetry: { captureContent: true } })
       const events = tracer.one("chat tel-content").events
-      expect(events.map((e) => e.name)).toEqual(["gen_ai.system.message", "gen_ai.user.message", "gen_ai.user.message", "gen_ai.choice"])
+      expect(events.map((e) => e.name)).toEqual([
+        "gen_ai.system.message",
+        "gen_ai.user.message",
+        "gen_ai.user.message",
+        "gen_ai.choice"
+      ])
       expect(events[0]!.attributes).toEqual({
         "gen_ai.message.role": "system",
         "gen_ai.message.content": "Be brief.",
@@ -152,7 +174,13 @@ describe("Telemetry on the chat span", () => {
 
   it.effect("a tracer that throws never breaks the run", () => {
     // spans that throw on every event and on every attribute set after the span started
-    const started = new Set(["gen_ai.operation.name", "gen_ai.request.model", "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.type"])
+    const started = new Set([
+      "gen_ai.operation.name",
+      "gen_ai.request.model",
+      "gen_ai.tool.name",
+      "gen_ai.tool.call.id",
+      "gen_ai.tool.type"
+    ])
     class BrokenSpan extends Tracing.RecordedSpan {
       override attribute(key: string, value: unknown): void {
         if (!started.has(key)) throw new Error("tracer broke")
@@ -167,7 +195,7 @@ describe("Telemetry on the chat span", () => {
         new BrokenSpan(name, "1", "1", parent, context, links, startTime, kind),
       context: (f) => f()
     })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const answer = yield* chatOnce(request("tel-broken"), { telemetry: { captureContent: true } })
       expect(answer.content).toBe("ok")
       const lookup = countingTool("lookup", { sideEffecting: false })
@@ -184,8 +212,11 @@ describe("Telemetry on the tool span", () => {
     const tracer = Tracing.recording()
     const big = countingTool("big_report", { sideEffecting: false }, () => "é".repeat(3000))
     const small = countingTool("small", { sideEffecting: false }, () => ({ status: "ok" }))
-    return Effect.gen(function* () {
-      yield* Effect.flatMap(Invoker, (i) => Effect.zipRight(i.tool(call("big_report", { q: 1 }), big.tool), i.tool(call("small"), small.tool))).pipe(
+    return Effect.gen(function*() {
+      yield* Effect.flatMap(
+        Invoker,
+        (i) => Effect.zipRight(i.tool(call("big_report", { q: 1 }), big.tool), i.tool(call("small"), small.tool))
+      ).pipe(
         Effect.provide(setup({ toolMiddleware: [Telemetry.telemetry({ captureContent: true })] }))
       )
       yield* Effect.flatMap(Invoker, (i) => i.tool(call("small", {}, "c2"), small.tool)).pipe(
@@ -199,9 +230,9 @@ describe("Telemetry on the tool span", () => {
       const content = result["gen_ai.tool.result_content"] as string
       expect(Buffer.byteLength(content)).toBeLessThanOrEqual(4096)
       expect(content.endsWith(" [truncated]")).toBe(true)
-      expect(bigSpan!.attributes.get("gen_ai.tool.call.arguments")).toBe('{"q":1}')
+      expect(bigSpan!.attributes.get("gen_ai.tool.call.arguments")).toBe("{\"q\":1}")
       const [withContent, withoutContent] = tracer.named("execute_tool small")
-      expect(withContent!.events[0]!.attributes["gen_ai.tool.result_content"]).toBe('{"status":"ok"}')
+      expect(withContent!.events[0]!.attributes["gen_ai.tool.result_content"]).toBe("{\"status\":\"ok\"}")
       expect(withoutContent!.events[0]!.attributes).toEqual({
         "gen_ai.tool.name": "small",
         "gen_ai.tool.result_size_bytes": 15,
@@ -231,16 +262,20 @@ describe("Telemetry sampling", () => {
 
   it.effect("a dropped run gets no span additions, inner spans are no-ops, metrics are still recorded", () => {
     const tracer = Tracing.recording()
-    const llm = model((_n, req) => Effect.as(Effect.void.pipe(Effect.withSpan("provider.http")), response({ model: req.model })))
+    const llm = model((_n, req) =>
+      Effect.as(Effect.void.pipe(Effect.withSpan("provider.http")), response({ model: req.model }))
+    )
     const telemetry = Telemetry.telemetry({ sampler: Tracing.ratioSampler(0) })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.flatMap(Invoker, (i) => i.chat(request("tel-dropped"))).pipe(
         Effect.provide(setup({ chatModel: llm.layer, chatMiddleware: [telemetry] }))
       )
       const span = tracer.one("chat tel-dropped")
       expect(span.attributes.has("gen_ai.usage.cost_usd")).toBe(false)
       expect(tracer.named("provider.http")).toEqual([])
-      const durations = yield* metricState("gen_ai.client.operation.duration", { "gen_ai.request.model": "tel-dropped" })
+      const durations = yield* metricState("gen_ai.client.operation.duration", {
+        "gen_ai.request.model": "tel-dropped"
+      })
       expect(durations.map((d) => d.count)).toEqual([1])
     }).pipe(Effect.provide(tracer.layer))
   })
@@ -254,7 +289,7 @@ describe("Telemetry sampling", () => {
         Tracing.sampleRun(sampler),
         Effect.provide(makeTestCtx({ llm: FakeLLM.script([Turn({ content: "hello" })]), correlationId }))
       )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* runAs("drop-me")
       expect(tracer.spans).toEqual([])
       yield* runAs("keep-me")
@@ -265,9 +300,13 @@ describe("Telemetry sampling", () => {
 
 describe("Telemetry metrics", () => {
   it.effect("token usage (input 100, output 20) and duration, tagged with the model, provider and org", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* chatOnce(request("tel-metrics"))
-      const tags = { "gen_ai.request.model": "tel-metrics", "gen_ai.provider.name": "fake", "agentkit.scope.org_id": "42" }
+      const tags = {
+        "gen_ai.request.model": "tel-metrics",
+        "gen_ai.provider.name": "fake",
+        "agentkit.scope.org_id": "42"
+      }
       const input = yield* metricState("gen_ai.client.token.usage", { ...tags, "gen_ai.token.type": "input" })
       const output = yield* metricState("gen_ai.client.token.usage", { ...tags, "gen_ai.token.type": "output" })
       expect(input.map((s) => [s.count, s.sum])).toEqual([[1, 100]])
@@ -280,14 +319,15 @@ describe("Telemetry metrics", () => {
     }))
 
   it.effect("zero usage: no token samples, one duration", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* chatOnce(request("tel-zero"), { reply: response({ usage: Usage.zero }) })
       expect(yield* metricState("gen_ai.client.token.usage", { "gen_ai.request.model": "tel-zero" })).toEqual([])
-      expect((yield* metricState("gen_ai.client.operation.duration", { "gen_ai.request.model": "tel-zero" })).length).toBe(1)
+      expect((yield* metricState("gen_ai.client.operation.duration", { "gen_ai.request.model": "tel-zero" })).length)
+        .toBe(1)
     }))
 
   it.effect("a failed call counts one error with its type, and the error propagates", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const llm = model(() => Effect.fail(timeout()))
       const error = yield* Effect.flip(
         Effect.flatMap(Invoker, (i) => i.chat(request("tel-error"))).pipe(
@@ -305,9 +345,11 @@ describe("Telemetry metrics", () => {
 
 describe("Export with @effect/opentelemetry", () => {
   it.live("the spans, their GenAI attributes and events, and the metrics arrive at the exporters", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { NodeSdk } = yield* Effect.promise(() => import("@effect/opentelemetry"))
-      const { InMemorySpanExporter, SimpleSpanProcessor } = yield* Effect.promise(() => import("@opentelemetry/sdk-trace-base"))
+      const { InMemorySpanExporter, SimpleSpanProcessor } = yield* Effect.promise(() =>
+        import("@opentelemetry/sdk-trace-base")
+      )
       const { MetricReader } = yield* Effect.promise(() => import("@opentelemetry/sdk-metrics"))
       class TestReader extends MetricReader {
         protected override onForceFlush() {
@@ -320,22 +362,37 @@ describe("Export with @effect/opentelemetry", () => {
       const exporter = new InMemorySpanExporter()
       const reader = new TestReader()
       const audit = Audit.memoryStore()
-      const lookup = countingTool("lookup_order", { sideEffecting: false, idempotent: true }, () => "order A-771: shipped")
-      const agent = Agent.make({ name: "support", model: "otel-model", cognition: ReActCognition.make({ tools: [lookup.tool] }) })
+      const lookup = countingTool(
+        "lookup_order",
+        { sideEffecting: false, idempotent: true },
+        () => "order A-771: shipped"
+      )
+      const agent = Agent.make({
+        name: "support",
+        model: "otel-model",
+        cognition: ReActCognition.make({ tools: [lookup.tool] })
+      })
       const llm = FakeLLM.script([
         Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
         Turn({ content: "Shipped." })
       ])
       const pipelines = Middleware.recommended({ audit: { store: audit } })
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const result = yield* agent.run("Where is A-771?").pipe(Effect.provide(makeTestCtx({ llm, ...pipelines })))
         expect(result.output).toBe("Shipped.")
         // read inside the scope: shutting the SDK down clears the exporter
         const spans = exporter.getFinishedSpans()
-        expect(spans.map((s) => s.name).sort()).toEqual(["chat otel-model", "chat otel-model", "execute_tool lookup_order", "invoke_agent support"])
+        expect(spans.map((s) => s.name).sort()).toEqual([
+          "chat otel-model",
+          "chat otel-model",
+          "execute_tool lookup_order",
+          "invoke_agent support"
+        ])
         const chat = spans.find((s) => s.name === "chat otel-model")!
         // an array attribute arrives as an array of strings, not as its JSON text
-        expect(spans.filter((s) => s.name === "chat otel-model").map((s) => s.attributes["gen_ai.response.finish_reasons"])).toEqual([
+        expect(
+          spans.filter((s) => s.name === "chat otel-model").map((s) => s.attributes["gen_ai.response.finish_reasons"])
+        ).toEqual([
           ["tool_use"],
           ["end_turn"]
         ])
@@ -365,6 +422,5 @@ describe("Export with @effect/opentelemetry", () => {
           }))
         )
       )
-    })
-  )
+    }))
 })

@@ -6,7 +6,7 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { Tracing } from "@agentkit/core"
 import { Telemetry } from "@agentkit/middleware"
-import { FakeLLM, makeTestCtx, Turn, Seed } from "@agentkit/testing"
+import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { asTool, Tool, type ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Option, Schema, Stream, Tracer } from "effect"
@@ -77,7 +77,7 @@ const traced = Tool.make("traced_lookup", {
   parameters: { order_id: Schema.String },
   sideEffecting: false,
   handler: ({ order_id }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* Effect.annotateCurrentSpan("order", order_id)
       const span = yield* Effect.currentSpan
       span.event("looked up", 0n)
@@ -89,18 +89,34 @@ const traced = Tool.make("traced_lookup", {
 describe("a tracer that throws never breaks a run", () => {
   for (const fault of ["span", "end", "attribute", "event", "addLinks", "fields", "everything"] as const) {
     it.effect(`a whole ReAct run (tools, a sub-agent, telemetry) completes when the tracer throws in ${fault}`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { calls, tracer } = faulty(fault)
         const inner = react([lookupOrder])
         const llm = FakeLLM.script([
-          Turn({ toolCalls: [lookupCall("c1"), { id: "c2", name: "traced_lookup", arguments: { order_id: "A-771" } }, { id: "c3", name: "research", arguments: { task: "details" } }] }),
+          Turn({
+            toolCalls: [lookupCall("c1"), { id: "c2", name: "traced_lookup", arguments: { order_id: "A-771" } }, {
+              id: "c3",
+              name: "research",
+              arguments: { task: "details" }
+            }]
+          }),
           Turn({ toolCalls: [lookupCall("s1")] }), // the sub-agent's first step
           Turn({ content: "sub-agent answer" }),
           Turn({ content: ANSWER })
         ])
-        const agent = react([lookupOrder, traced, asTool(inner, { name: "research", description: "Ask the research agent about an order." })])
+        const agent = react([
+          lookupOrder,
+          traced,
+          asTool(inner, { name: "research", description: "Ask the research agent about an order." })
+        ])
         const result = yield* agent.run(TASK).pipe(
-          Effect.provide(makeTestCtx({ llm, toolMiddleware: [Telemetry.telemetry({ captureContent: true })], chatMiddleware: [Telemetry.telemetry({ captureContent: true })] })),
+          Effect.provide(
+            makeTestCtx({
+              llm,
+              toolMiddleware: [Telemetry.telemetry({ captureContent: true })],
+              chatMiddleware: [Telemetry.telemetry({ captureContent: true })]
+            })
+          ),
           Effect.withTracer(tracer)
         )
         expect(result.output).toBe(ANSWER)
@@ -108,12 +124,11 @@ describe("a tracer that throws never breaks a run", () => {
         expect(results).toEqual([STATUS, "order A-771: shipped", "sub-agent answer"])
         expect(calls.span).toBeGreaterThan(5) // the tracer was really used
         llm.assertConsumed()
-      })
-    )
+      }))
   }
 
   it.effect("a stream ends with Final whatever the tracer does", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { tracer } = faulty("everything")
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })])
       const events = yield* react([lookupOrder]).stream(TASK).pipe(
@@ -122,11 +137,10 @@ describe("a tracer that throws never breaks a run", () => {
         Effect.withTracer(tracer)
       )
       expect(Chunk.last(events).pipe(Option.map((e) => e._tag))).toEqual(Option.some("Final"))
-    })
-  )
+    }))
 
   it.effect("the tracer still records the run when it works: its own spans as parents, one wrapper per tracer", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })])
       const seen: Array<Tracer.Tracer> = []
@@ -134,38 +148,59 @@ describe("a tracer that throws never breaks a run", () => {
         description: "Reads the tracer it runs under, for the test.",
         parameters: {},
         sideEffecting: false,
-        handler: () => Effect.map(Effect.tracer, (t) => { seen.push(t); return "ok" })
+        handler: () =>
+          Effect.map(Effect.tracer, (t) => {
+            seen.push(t)
+            return "ok"
+          })
       })
       const run = react([lookupOrder, spy]).run(TASK)
       yield* run.pipe(Effect.provide(makeTestCtx({ llm })), Effect.provide(tracer.layer))
       const root = tracer.one("invoke_agent support")
-      expect(tracer.childrenOf(root).map((s) => s.name)).toEqual(["chat claude-sonnet-4-6", "execute_tool lookup_order", "chat claude-sonnet-4-6"])
+      expect(tracer.childrenOf(root).map((s) => s.name)).toEqual([
+        "chat claude-sonnet-4-6",
+        "execute_tool lookup_order",
+        "chat claude-sonnet-4-6"
+      ])
       expect(Object.fromEntries(root.attributes)).toMatchObject({ "gen_ai.usage.input_tokens": 20 })
       // twice, under the same tracer: the same wrapper
-      const llm2 = FakeLLM.script([Turn({ toolCalls: [{ id: "a", name: "spy", arguments: {} }] }), Turn({ content: "done" }), Turn({ toolCalls: [{ id: "b", name: "spy", arguments: {} }] }), Turn({ content: "done" })])
+      const llm2 = FakeLLM.script([
+        Turn({ toolCalls: [{ id: "a", name: "spy", arguments: {} }] }),
+        Turn({ content: "done" }),
+        Turn({ toolCalls: [{ id: "b", name: "spy", arguments: {} }] }),
+        Turn({ content: "done" })
+      ])
       const twice = Effect.zipRight(react([spy]).run(TASK), react([spy]).run(TASK))
       yield* twice.pipe(Effect.provide(makeTestCtx({ llm: llm2 })), Effect.provide(tracer.layer))
       expect(seen).toHaveLength(2)
       expect(seen[0]).toBe(seen[1])
       expect(Symbol.for("@agentkit/core/Tracing/Contained") in seen[0]!).toBe(true)
-    })
-  )
+    }))
 
   it.effect("with tracing off, the tracer is never called and never wrapped", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { calls, tracer } = faulty("everything")
       const seen: Array<Tracer.Tracer> = []
       const spy = Tool.make("spy", {
         description: "Reads the tracer it runs under, for the test.",
         parameters: {},
         sideEffecting: false,
-        handler: () => Effect.map(Effect.tracer, (t) => { seen.push(t); return "ok" })
+        handler: () =>
+          Effect.map(Effect.tracer, (t) => {
+            seen.push(t)
+            return "ok"
+          })
       })
-      const llm = FakeLLM.script([Turn({ toolCalls: [{ id: "a", name: "spy", arguments: {} }] }), Turn({ content: "done" })])
-      const result = yield* react([spy]).run(TASK).pipe(Effect.provide(makeTestCtx({ llm, tracing: false })), Effect.withTracer(tracer))
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [{ id: "a", name: "spy", arguments: {} }] }),
+        Turn({ content: "done" })
+      ])
+      const result = yield* react([spy]).run(TASK).pipe(
+        Effect.provide(makeTestCtx({ llm, tracing: false })),
+        Effect.withTracer(tracer)
+      )
       expect(result.output).toBe("done")
       expect(calls.span).toBe(0)
       expect(seen).toEqual([tracer])
-    })
-  )
+    }))
 })

@@ -47,10 +47,9 @@ export const countingTool = (
   const state = { count: 0 }
   const tool = Tool.make(name, {
     description: `A test tool named ${name} that counts how many times it runs.`,
-    parameters:
-      flags.urlArg === undefined
-        ? Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-        : Schema.Struct({ [flags.urlArg]: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+    parameters: flags.urlArg === undefined
+      ? Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+      : Schema.Struct({ [flags.urlArg]: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown })),
     sideEffecting: flags.sideEffecting,
     idempotent: flags.idempotent,
     urlArg: flags.urlArg,

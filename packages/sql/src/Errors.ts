@@ -23,17 +23,19 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category errors
  */
-export class SchemaVersionUnsupported extends Schema.TaggedError<SchemaVersionUnsupported>("@agentkit/sql/SchemaVersionUnsupported")(
-  "SchemaVersionUnsupported",
-  {
-    /** The migrations table read. */
-    table: Schema.String,
-    /** The newest migration recorded in it (0: none). */
-    found: Schema.Number,
-    /** The version this release works with. */
-    supported: Schema.Number
-  }
-) {
+export class SchemaVersionUnsupported
+  extends Schema.TaggedError<SchemaVersionUnsupported>("@agentkit/sql/SchemaVersionUnsupported")(
+    "SchemaVersionUnsupported",
+    {
+      /** The migrations table read. */
+      table: Schema.String,
+      /** The newest migration recorded in it (0: none). */
+      found: Schema.Number,
+      /** The version this release works with. */
+      supported: Schema.Number
+    }
+  )
+{
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {

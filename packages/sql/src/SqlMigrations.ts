@@ -73,9 +73,14 @@ export interface Options {
  */
 export const run = (
   options: Options = {}
-): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreError | SchemaVersionUnsupported | ConfigurationError, SqlClient.SqlClient> =>
-  Effect.flatMap(makeEnv(options), (env) =>
-    migrations.run(env.sql, env.tables, env.dialect, env.runner, { migrate: true, upTo: options.upTo })
+): Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  StoreError | SchemaVersionUnsupported | ConfigurationError,
+  SqlClient.SqlClient
+> =>
+  Effect.flatMap(
+    makeEnv(options),
+    (env) => migrations.run(env.sql, env.tables, env.dialect, env.runner, { migrate: true, upTo: options.upTo })
   )
 
 /**
@@ -92,5 +97,10 @@ export const run = (
  * @since 0.1.0
  * @category getters
  */
-export const version = (options: Omit<Options, "upTo"> = {}): Effect.Effect<number, StoreError | ConfigurationError, SqlClient.SqlClient> =>
-  Effect.flatMap(makeEnv(options), (env) => env.runner.run("migrations.version", () => migrations.currentVersion(env.sql, env.tables, env.dialect)))
+export const version = (
+  options: Omit<Options, "upTo"> = {}
+): Effect.Effect<number, StoreError | ConfigurationError, SqlClient.SqlClient> =>
+  Effect.flatMap(
+    makeEnv(options),
+    (env) => env.runner.run("migrations.version", () => migrations.currentVersion(env.sql, env.tables, env.dialect))
+  )

@@ -54,7 +54,9 @@ import type * as SqlStores from "./SqlStores.js"
  * @since 0.1.0
  * @category models
  */
-export interface Options extends Pick<SqlStores.Options, "prefix" | "schema" | "migrate" | "retry" | "busyTimeout">, SpanStore.Limits {
+export interface Options
+  extends Pick<SqlStores.Options, "prefix" | "schema" | "migrate" | "retry" | "busyTimeout">, SpanStore.Limits
+{
   readonly ttl?: Duration.DurationInput | undefined
   readonly keylessTtl?: Duration.DurationInput | undefined
   readonly maxTraces?: number | undefined
@@ -122,11 +124,20 @@ export interface Service extends SpanStore.Service {
  */
 export class SqlSpanStore extends Context.Tag("@agentkit/sql/SqlSpanStore")<SqlSpanStore, Service>() {}
 
-const positive = (field: string, value: number | undefined, fallback: number): Effect.Effect<number, ConfigurationError> => {
+const positive = (
+  field: string,
+  value: number | undefined,
+  fallback: number
+): Effect.Effect<number, ConfigurationError> => {
   const n = value ?? fallback
   return Number.isSafeInteger(n) && n >= 1
     ? Effect.succeed(n)
-    : Effect.fail(new ConfigurationError({ field, message: `${field} must be a positive integer (e.g. ${fallback}); got ${String(value)}` }))
+    : Effect.fail(
+      new ConfigurationError({
+        field,
+        message: `${field} must be a positive integer (e.g. ${fallback}); got ${String(value)}`
+      })
+    )
 }
 
 /**
@@ -146,8 +157,12 @@ const positive = (field: string, value: number | undefined, fallback: number): E
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Service, StoreError | SchemaVersionUnsupported | ConfigurationError, SqlClient.SqlClient | Scope.Scope> =>
-  Effect.gen(function* () {
+): Effect.Effect<
+  Service,
+  StoreError | SchemaVersionUnsupported | ConfigurationError,
+  SqlClient.SqlClient | Scope.Scope
+> =>
+  Effect.gen(function*() {
     const env = yield* makeEnv(options)
     const ttlMs = yield* millis("sqlSpanStore.ttl", options.ttl, "7 days")
     const keylessTtlMs = yield* millis("sqlSpanStore.keylessTtl", options.keylessTtl, "1 hour")
@@ -160,7 +175,16 @@ export const make = (
     const maxAttributes = yield* positive("sqlSpanStore.maxAttributes", options.maxAttributes, 128)
     const maxEvents = yield* positive("sqlSpanStore.maxEvents", options.maxEvents, 128)
     yield* Migrations.run(env.sql, env.tables, env.dialect, env.runner, { migrate: options.migrate ?? true })
-    const store = internal.make(env, { ttlMs, keylessTtlMs, maxTraces, maxSpansPerTrace, maxBuffered, maxValueLength, maxAttributes, maxEvents })
+    const store = internal.make(env, {
+      ttlMs,
+      keylessTtlMs,
+      maxTraces,
+      maxSpansPerTrace,
+      maxBuffered,
+      maxValueLength,
+      maxAttributes,
+      maxEvents
+    })
     // the writer and retention: a failure is counted (flush) or tried again next time (prune), never fatal
     yield* Effect.forkScoped(Effect.repeat(Effect.ignore(store.flush), Schedule.spaced(flushMs)))
     yield* Effect.forkScoped(Effect.repeat(Effect.ignore(Effect.delay(store.prune, pruneMs)), Schedule.forever))
@@ -188,5 +212,14 @@ export const make = (
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<SpanStore.SpanStore | SqlSpanStore, StoreError | SchemaVersionUnsupported | ConfigurationError, SqlClient.SqlClient> =>
-  Layer.scopedContext(Effect.map(make(options), (store) => Context.make(SpanStore.SpanStore, store).pipe(Context.add(SqlSpanStore, store))))
+): Layer.Layer<
+  SpanStore.SpanStore | SqlSpanStore,
+  StoreError | SchemaVersionUnsupported | ConfigurationError,
+  SqlClient.SqlClient
+> =>
+  Layer.scopedContext(
+    Effect.map(
+      make(options),
+      (store) => Context.make(SpanStore.SpanStore, store).pipe(Context.add(SqlSpanStore, store))
+    )
+  )

@@ -64,7 +64,9 @@ export interface Options {
   readonly retry?: Schedule.Schedule<unknown, StoreError> | undefined
   readonly busyTimeout?: Duration.DurationInput | undefined
   readonly idempotencyRetention?: Duration.DurationInput | undefined
-  readonly memo?: { readonly maxEntries?: number | undefined; readonly ttl?: Duration.DurationInput | undefined } | undefined
+  readonly memo?:
+    | { readonly maxEntries?: number | undefined; readonly ttl?: Duration.DurationInput | undefined }
+    | undefined
 }
 
 /**
@@ -171,7 +173,10 @@ export interface MaintenanceService {
     readonly status?: "running" | "suspended" | undefined
     readonly agent?: string | undefined
     readonly tenant?: string | undefined
-  }) => Effect.Effect<ReadonlyArray<{ readonly lease: CheckpointStore.Lease; readonly record: CheckpointStore.RunRecord }>, StoreError | CorruptEntry>
+  }) => Effect.Effect<
+    ReadonlyArray<{ readonly lease: CheckpointStore.Lease; readonly record: CheckpointStore.RunRecord }>,
+    StoreError | CorruptEntry
+  >
 }
 
 /**
@@ -259,8 +264,11 @@ export const defaultRetry: Schedule.Schedule<unknown, StoreError> = defaultSched
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Context.Context<Stores>, StoreError | SchemaVersionUnsupported | ConfigurationError, SqlClient.SqlClient> =>
-  internal.make(options)
+): Effect.Effect<
+  Context.Context<Stores>,
+  StoreError | SchemaVersionUnsupported | ConfigurationError,
+  SqlClient.SqlClient
+> => internal.make(options)
 
 /**
  * The stores over the app's own `SqlClient` (Postgres or SQLite): its pool and its transactions.

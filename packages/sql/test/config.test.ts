@@ -5,8 +5,8 @@
 import { ConfigurationError } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Schema } from "effect"
-import { IntColumn } from "../src/internal/codec.js"
 import { SqlStores } from "../src/index.js"
+import { IntColumn } from "../src/internal/codec.js"
 import { postgresUrl, sqlite } from "./databases.js"
 
 const refusal = <A, E>(layer: Layer.Layer<A, E>) =>
@@ -19,7 +19,9 @@ const refusal = <A, E>(layer: Layer.Layer<A, E>) =>
 describe("integer columns", () => {
   const decode = Schema.decodeUnknownEither(IntColumn)
   it("read a number, a bigint or a string of digits as the same safe integer", () => {
-    for (const value of [1796109563587, 1796109563587n, "1796109563587"]) expect(decode(value)).toMatchObject({ _tag: "Right", right: 1796109563587 })
+    for (const value of [1796109563587, 1796109563587n, "1796109563587"]) {
+      expect(decode(value)).toMatchObject({ _tag: "Right", right: 1796109563587 })
+    }
     expect(decode("-3")).toMatchObject({ _tag: "Right", right: -3 })
   })
   it("refuse what is not an integer, or not a safe one", () => {
@@ -31,7 +33,7 @@ describe("integer columns", () => {
 
 describe("options that cannot work", () => {
   it.scoped("a prefix, a schema on SQLite, a memo bound, a retention or a busy timeout that are not valid: ConfigurationError naming the field", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const place = yield* sqlite.fresh
       const cases: ReadonlyArray<readonly [SqlStores.Options, string]> = [
         [{ prefix: "Bad-Prefix" }, "sqlStores.prefix"],
@@ -47,21 +49,26 @@ describe("options that cannot work", () => {
         const error = yield* refusal(place.stores(options))
         expect(error, field).toBeInstanceOf(ConfigurationError)
         expect((error as ConfigurationError).field).toBe(field)
-        expect((error as ConfigurationError).message).toMatch(new RegExp(`^${field.replace(/\./g, "\\.")} (must|names)`))
+        expect((error as ConfigurationError).message).toMatch(
+          new RegExp(`^${field.replace(/\./g, "\\.")} (must|names)`)
+        )
       }
     }))
 
   it.scoped("a SQLite filename that is no file, a Postgres URL that is no Postgres URL: refused, the password never shown", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const filename of ["", ":memory:", "file:stores.db", "a\0b"]) {
         const error = yield* refusal(SqlStores.layerSqlite({ filename }))
         expect(error).toMatchObject({ _tag: "ConfigurationError", field: "sqlStores.filename" })
       }
-      expect(((yield* refusal(SqlStores.layerSqlite({ filename: ":memory:" }))) as ConfigurationError).message).toContain("use the in-memory stores of @agentkit/core")
+      expect(((yield* refusal(SqlStores.layerSqlite({ filename: ":memory:" }))) as ConfigurationError).message)
+        .toContain("use the in-memory stores of @agentkit/core")
       const pg = yield* refusal(SqlStores.layerPg({ url: "mysql://root:hunter2@db/app" }))
       expect(pg).toMatchObject({ _tag: "ConfigurationError", field: "sqlStores.url" })
       expect((pg as ConfigurationError).message).not.toContain("hunter2")
-      const size = yield* refusal(SqlStores.layerPg({ url: postgresUrl ?? "postgres://localhost/x", maxConnections: 0 }))
+      const size = yield* refusal(
+        SqlStores.layerPg({ url: postgresUrl ?? "postgres://localhost/x", maxConnections: 0 })
+      )
       expect(size).toMatchObject({ _tag: "ConfigurationError", field: "sqlStores.maxConnections" })
     }))
 })

@@ -49,9 +49,10 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>, approvalAt: num
       operator: Context.get(context, Operator.Operator)
     }))
   )
-  const run = <A, E>(use: (s: Awaited<typeof services>) => Effect.Effect<A, E>) => services.then((s) => runtime.runPromise(use(s)))
+  const run = <A, E>(use: (s: Awaited<typeof services>) => Effect.Effect<A, E>) =>
+    services.then((s) => runtime.runPromise(use(s)))
   const everyRecord = (checkpoints: CheckpointStore.Service) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const all: Array<CheckpointStore.RunRecord> = []
       let cursor: string | undefined
       do {
@@ -72,12 +73,11 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>, approvalAt: num
             result: record.result,
             leaseExpiresAt: record.lease?.expiresAt,
             version: record.version
-          }))
-        )
+          })))
       ),
     settle: (record, effects) =>
       run(({ operator }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const state = yield* Effect.orDie(RunState.decode(record.runId, record.state))
           let resolved = 0
           for (const entry of state.pending) {
@@ -105,15 +105,20 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>, approvalAt: num
       ),
     finalRuns: () =>
       run(({ checkpoints }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const runs: Array<FinalRun> = []
           for (const record of yield* everyRecord(checkpoints)) {
-            const approvals = (yield* checkpoints.decisions(record.runId)).filter((d) => (JSON.parse(d.decision) as { verdict: string }).verdict === "approve")
+            const approvals = (yield* checkpoints.decisions(record.runId)).filter((d) =>
+              (JSON.parse(d.decision) as { verdict: string }).verdict === "approve"
+            )
             const approval = approvals[0] === undefined ? undefined : { by: approvals[0].by ?? "", at: approvals[0].at }
             let result: FinalRun["result"]
             if (record.status === "done" && record.result !== undefined) {
-              const transcript = (JSON.parse(record.result) as { readonly transcript: ReadonlyArray<Message.Message> }).transcript
-              const responses = transcript.flatMap((m) => (m.role === "assistant" ? [m.content.split(" ").at(-1) ?? ""] : []))
+              const transcript =
+                (JSON.parse(record.result) as { readonly transcript: ReadonlyArray<Message.Message> }).transcript
+              const responses = transcript.flatMap((
+                m
+              ) => (m.role === "assistant" ? [m.content.split(" ").at(-1) ?? ""] : []))
               const gated = transcript.find((m) => m.role === "tool" && m.toolCallId === `c${approvalAt}`)
               const applied = gated?.role === "tool" && gated.content.startsWith("charged:") && approval !== undefined
               result = { responses, approvals: applied ? { [String(approvalAt)]: approval.by } : {} }
@@ -127,7 +132,12 @@ const operator = (layer: Layer.Layer<SqlStores.Stores, unknown>, approvalAt: num
   return { seat, dispose: () => runtime.dispose() }
 }
 
-const suite = (name: string, database: Database, layer: Layer.Layer<SqlStores.Stores, unknown>, options: { readonly kills: number; readonly workers: number; readonly runs: number }) =>
+const suite = (
+  name: string,
+  database: Database,
+  layer: Layer.Layer<SqlStores.Stores, unknown>,
+  options: { readonly kills: number; readonly workers: number; readonly runs: number }
+) =>
   Effect.promise(async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentkit-crash-"))
     const { dispose, seat } = operator(layer, 1)
@@ -157,7 +167,11 @@ const suite = (name: string, database: Database, layer: Layer.Layer<SqlStores.St
           describeFigures(name, report.figures),
           `  runs finished twice: ${report.finishedTwice}; takeovers of expired leases: ${report.takeovers}; drives that met another worker's lease: ${report.contended}`,
           `  kills landed after: ${after}`,
-          `  drives ended: ${Object.entries(report.outcomes).sort(([a], [b]) => a.localeCompare(b)).map(([o, n]) => `${o} ${n}`).join(", ")}`,
+          `  drives ended: ${
+            Object.entries(report.outcomes).sort(([a], [b]) => a.localeCompare(b)).map(([o, n]) => `${o} ${n}`).join(
+              ", "
+            )
+          }`,
           `  (${report.generations} generations of ${options.runs} runs, ${report.workersStarted} workers started, seed ${seed})`
         ].join("\n")
       )
@@ -190,9 +204,19 @@ describe("crash suite", () => {
     const figures = count({
       runs: [
         // turn 0's response b was committed after a lost a (fine); turn 1's c was committed, then d was asked again
-        { runId: "r1", status: "done", result: { responses: ["b", "c"], approvals: { "1": "alice" } }, approval: { by: "alice", at: 20 } },
+        {
+          runId: "r1",
+          status: "done",
+          result: { responses: ["b", "c"], approvals: { "1": "alice" } },
+          approval: { by: "alice", at: 20 }
+        },
         // approved by bob, recorded as carol's; its gated call ran before any approval
-        { runId: "r2", status: "done", result: { responses: ["e"], approvals: { "1": "carol" } }, approval: { by: "bob", at: 3 } },
+        {
+          runId: "r2",
+          status: "done",
+          result: { responses: ["e"], approvals: { "1": "carol" } },
+          approval: { by: "bob", at: 3 }
+        },
         { runId: "r3", status: "running" }
       ],
       calls,
@@ -219,13 +243,17 @@ describe("crash suite", () => {
   it.live(
     "SQLite: one worker at a time, killed at random points; every interrupted run finishes, nothing runs twice, no approval is lost",
     () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         buildWorker()
         const dir = mkdtempSync(join(tmpdir(), "agentkit-crash-db-"))
         yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
         const filename = join(dir, "crash.db")
         const kills = Number(process.env["CRASH_KILLS"] ?? 30)
-        const report = yield* suite("sqlite", { kind: "sqlite", filename }, SqlStores.layerSqlite({ filename }), { kills, workers: 1, runs: 12 })
+        const report = yield* suite("sqlite", { kind: "sqlite", filename }, SqlStores.layerSqlite({ filename }), {
+          kills,
+          workers: 1,
+          runs: 12
+        })
         required(report, kills)
       }).pipe(Effect.scoped),
     600_000
@@ -235,7 +263,7 @@ describe("crash suite", () => {
     it.live(
       "Postgres: two workers recovering concurrently, one killed at random points; every run finishes exactly once",
       () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           buildWorker()
           const schema = `crash_${process.pid}_${Date.now().toString(36)}`
           yield* Effect.addFinalizer(() =>
@@ -246,7 +274,11 @@ describe("crash suite", () => {
           )
           const layer = SqlStores.layerPg({ url: postgresUrl!, schema })
           const kills = Number(process.env["CRASH_KILLS_PG"] ?? 16)
-          const report = yield* suite("postgres, 2 workers", { kind: "postgres", url: postgresUrl!, schema }, layer, { kills, workers: 2, runs: 12 })
+          const report = yield* suite("postgres, 2 workers", { kind: "postgres", url: postgresUrl!, schema }, layer, {
+            kills,
+            workers: 2,
+            runs: 12
+          })
           required(report, kills)
         }).pipe(Effect.scoped),
       600_000

@@ -4,20 +4,22 @@
  * one by hand). Each test gets a fresh, empty place (a new file in a temporary directory, or a new
  * Postgres schema), removed when the test ends.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { LibsqlClient } from "@effect/sql-libsql"
 import { PgClient } from "@effect/sql-pg"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted, String } from "effect"
 import type * as Scope from "effect/Scope"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { pgClient, sqliteClient } from "../src/internal/stores.js"
 import { SqlStores } from "../src/index.js"
+import { pgClient, sqliteClient } from "../src/internal/stores.js"
 
 /** `DATABASE_URL`, when the Postgres tests are to run. */
-export const postgresUrl: string | undefined = process.env["DATABASE_URL"] === "" ? undefined : process.env["DATABASE_URL"]
+export const postgresUrl: string | undefined = process.env["DATABASE_URL"] === ""
+  ? undefined
+  : process.env["DATABASE_URL"]
 
 /** Why the Postgres tests do not run (printed, and fatal under CI). */
 export const postgresSkipReason =
@@ -58,7 +60,11 @@ export const sqlite: Target = {
         where: filename,
         stores: (options = {}) => SqlStores.layerSqlite({ ...options, filename }),
         client: sqliteClient({ filename }),
-        transformingClient: LibsqlClient.layer({ url: pathToFileURL(filename).href, transformResultNames: String.snakeToCamel, transformQueryNames: String.camelToSnake }),
+        transformingClient: LibsqlClient.layer({
+          url: pathToFileURL(filename).href,
+          transformResultNames: String.snakeToCamel,
+          transformQueryNames: String.camelToSnake
+        }),
         options: {}
       }
     }
@@ -74,14 +80,17 @@ export const postgres = (url: string): Target => ({
           Effect.provide(pgClient({ url, maxConnections: 1 })),
           Effect.ignore
         )
-      )
-    ),
+      )),
     (schema): Place => ({
       name: "postgres",
       where: `${url} schema ${schema}`,
       stores: (options = {}) => SqlStores.layerPg({ schema, ...options, url }),
       client: pgClient({ url }),
-      transformingClient: PgClient.layer({ url: Redacted.make(url), transformResultNames: String.snakeToCamel, transformQueryNames: String.camelToSnake }),
+      transformingClient: PgClient.layer({
+        url: Redacted.make(url),
+        transformResultNames: String.snakeToCamel,
+        transformQueryNames: String.camelToSnake
+      }),
       options: { schema }
     })
   )

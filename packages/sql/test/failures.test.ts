@@ -7,8 +7,8 @@
 import { AuditStore, CheckpointStore, ExecutionLedger, IdempotencyStore, MemoStore, StoreError } from "@agentkit/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Layer, Option, Schedule } from "effect"
 import { createClient } from "@libsql/client"
+import { Cause, Context, Effect, Exit, Layer, Option, Schedule } from "effect"
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -20,9 +20,18 @@ import type { Place } from "./databases.js"
 import { lossy } from "./lossy.js"
 
 const owner = (name: string) => ({ owner: name, ttlMs: 30_000 })
-const root = (runId: string) => ({ runId, rootRunId: runId, agent: "support", tenant: "tenant-a", state: `{"run":"${runId}"}` })
+const root = (runId: string) => ({
+  runId,
+  rootRunId: runId,
+  agent: "support",
+  tenant: "tenant-a",
+  state: `{"run":"${runId}"}`
+})
 
-const table = (place: Place, name: string) => (place.name === "postgres" ? `${place.options.schema}.agentkit_${name}` : `agentkit_${name}`)
+const table = (
+  place: Place,
+  name: string
+) => (place.name === "postgres" ? `${place.options.schema}.agentkit_${name}` : `agentkit_${name}`)
 
 /** The stores of a place, and the place's own client (to plant rows, to look underneath). */
 const open = (place: Place, options: SqlStores.Options = {}) =>
@@ -37,11 +46,20 @@ const open = (place: Place, options: SqlStores.Options = {}) =>
 
 /** Stores over a client that loses answers (the place is migrated first through a plain one). */
 const openLossy = (place: Place) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const plain = yield* open(place)
     const client = lossy(plain.sql)
-    const context = yield* Layer.build(SqlStores.layer({ ...place.options, retry: Schedule.recurs(3) }).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, client.client))))
-    return { ...plain, lossy: client, checkpoints: Context.get(context, CheckpointStore), ledger: Context.get(context, ExecutionLedger) }
+    const context = yield* Layer.build(
+      SqlStores.layer({ ...place.options, retry: Schedule.recurs(3) }).pipe(
+        Layer.provide(Layer.succeed(SqlClient.SqlClient, client.client))
+      )
+    )
+    return {
+      ...plain,
+      lossy: client,
+      checkpoints: Context.get(context, CheckpointStore),
+      ledger: Context.get(context, ExecutionLedger)
+    }
   })
 
 /** The typed failure of an effect that must fail without a defect. */
@@ -49,26 +67,35 @@ const failure = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.exit(self), (exit) => {
     if (Exit.isSuccess(exit)) throw new Error(`expected a failure; got ${JSON.stringify(exit.value)}`)
     const defects = Cause.defects(exit.cause)
-    if (defects.length > 0) throw new Error(`expected a typed failure; got a defect: ${String(defects.pipe((d) => [...d])[0])}`)
+    if (defects.length > 0) {
+      throw new Error(`expected a typed failure; got a defect: ${String(defects.pipe((d) => [...d])[0])}`)
+    }
     return Option.getOrThrow(Cause.failureOption(exit.cause))
   })
 
 for (const target of targets) {
   describe(`failures on ${target.name}`, () => {
     it.scoped("a save, a finish, a decision and a claim whose commit answer was lost are retried and recognise their own result", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const stores = yield* openLossy(yield* target.fresh)
         const { checkpoints, ledger } = stores
         const { lease } = yield* checkpoints.create(root("r"), owner("a"))
         stores.lossy.loseTransactions(1)
-        expect(yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: '{"step":2}' })).toBe(2)
+        expect(
+          yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: "{\"step\":2}" })
+        ).toBe(2)
         stores.lossy.loseTransactions(1)
-        const decided = yield* checkpoints.decide("r", "p-1", { decision: '{"verdict":"approve"}', by: "alice" })
-        expect([decided.by, decided.decision]).toEqual(["alice", '{"verdict":"approve"}'])
+        const decided = yield* checkpoints.decide("r", "p-1", { decision: "{\"verdict\":\"approve\"}", by: "alice" })
+        expect([decided.by, decided.decision]).toEqual(["alice", "{\"verdict\":\"approve\"}"])
         stores.lossy.loseTransactions(1)
-        yield* checkpoints.finish(lease, { runId: "r", expectedVersion: 2, status: "done", result: '{"output":"ok"}' })
+        yield* checkpoints.finish(lease, {
+          runId: "r",
+          expectedVersion: 2,
+          status: "done",
+          result: "{\"output\":\"ok\"}"
+        })
         const record = Option.getOrThrow(yield* checkpoints.load("r"))
-        expect([record.status, record.version, record.result]).toEqual(["done", 3, '{"output":"ok"}'])
+        expect([record.status, record.version, record.result]).toEqual(["done", 3, "{\"output\":\"ok\"}"])
         // a claim of a released run, and a ledger claim (a single statement)
         const other = yield* checkpoints.create(root("s"), owner("a"))
         yield* checkpoints.release(other.lease)
@@ -77,7 +104,9 @@ for (const target of targets) {
         expect([taken.lease.owner, taken.lease.token]).toEqual(["b", 2])
         stores.lossy.loseStatement(/INSERT INTO .* \(entry_key, digest, claim_id, claimed_at\)/s)
         expect((yield* ledger.claim("s/t0/c0", "d"))._tag).toBe("Claimed")
-        stores.lossy.loseStatement(/INSERT INTO .* \(run_id, root_run_id, parent_run_id, agent, tenant, thread_id, status, version, state,/s)
+        stores.lossy.loseStatement(
+          /INSERT INTO .* \(run_id, root_run_id, parent_run_id, agent, tenant, thread_id, status, version, state,/s
+        )
         expect((yield* checkpoints.create(root("t"), owner("c"))).lease).toMatchObject({ owner: "c", token: 1 })
         expect(stores.lossy.lost()).toBe(6)
         // and a second claim of the same call, by anyone, is in doubt: the first one stands
@@ -85,76 +114,116 @@ for (const target of targets) {
       }))
 
     it.scoped("a store that keeps failing gives up with a StoreError that says so; the committed steps are kept and the run recovers", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const stores = yield* openLossy(yield* target.fresh)
         const { checkpoints } = stores
         const { lease } = yield* checkpoints.create(root("r"), owner("a"))
-        yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: '{"step":2}' })
+        yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: "{\"step\":2}" })
         // every answer lost: the writes commit, but the caller cannot know; four attempts, then it gives up
         stores.lossy.loseTransactions(4)
-        const error = yield* failure(checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: '{"step":3}' }))
+        const error = yield* failure(
+          checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: "{\"step\":3}" })
+        )
         // the first attempt committed; the retries saw their own write: they recognise it on the next try
         expect(error).toBeInstanceOf(StoreError)
         expect((error as StoreError).retryable).toBe(true)
-        expect((error as StoreError).message).toMatch(/^checkpoints\.save: .*ECONNRESET.*; gave up after 4 attempts: nothing was half-written: what was committed is kept, and the run stays recoverable/)
+        expect((error as StoreError).message).toMatch(
+          /^checkpoints\.save: .*ECONNRESET.*; gave up after 4 attempts: nothing was half-written: what was committed is kept, and the run stays recoverable/
+        )
         const record = Option.getOrThrow(yield* checkpoints.load("r"))
-        expect([record.version, record.state]).toEqual([3, '{"step":3}'])
+        expect([record.version, record.state]).toEqual([3, "{\"step\":3}"])
         // the store answers again: the run goes on from what was committed
-        yield* checkpoints.save(lease, { runId: "r", expectedVersion: 3, status: "running", state: '{"step":4}' })
+        yield* checkpoints.save(lease, { runId: "r", expectedVersion: 3, status: "running", state: "{\"step\":4}" })
         expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(4)
       }))
 
     it.scoped("corrupt rows: typed errors naming the entry; the sound rows next to them read fine", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const { audit, checkpoints, idempotency, ledger, memo, sql } = yield* open(place)
         yield* checkpoints.create(root("good"), owner("a"))
         // a lease with an owner but no token or expiry
-        yield* sql`INSERT INTO ${sql(table(place, "runs"))} (run_id, root_run_id, agent, tenant, status, version, state, created_at, updated_at, lease_owner)
+        yield* sql`INSERT INTO ${
+          sql(table(place, "runs"))
+        } (run_id, root_run_id, agent, tenant, status, version, state, created_at, updated_at, lease_owner)
           VALUES ('half-lease', 'half-lease', 'support', 't', 'running', 1, '{}', 0, 0, 'someone')`
         const halfLease = yield* failure(checkpoints.load("half-lease"))
         expect(halfLease).toMatchObject({ _tag: "CorruptEntry", store: "checkpoints", key: "half-lease" })
-        expect((halfLease as { message: string }).message).toContain("a lease has an owner, a token and an expiry, or none of them")
+        expect((halfLease as { message: string }).message).toContain(
+          "a lease has an owner, a token and an expiry, or none of them"
+        )
         // a version below 1
-        yield* sql`INSERT INTO ${sql(table(place, "runs"))} (run_id, root_run_id, agent, tenant, status, version, state, created_at, updated_at)
+        yield* sql`INSERT INTO ${
+          sql(table(place, "runs"))
+        } (run_id, root_run_id, agent, tenant, status, version, state, created_at, updated_at)
           VALUES ('v0', 'v0', 'support', 't', 'running', 0, '{}', 0, 0)`
         expect(yield* failure(checkpoints.claim("v0", owner("b")))).toMatchObject({ _tag: "CorruptEntry", key: "v0" })
-        expect(Option.getOrThrow(yield* checkpoints.load("good")).state).toBe('{"run":"good"}')
+        expect(Option.getOrThrow(yield* checkpoints.load("good")).state).toBe("{\"run\":\"good\"}")
         // a ledger outcome that is not the JSON of an outcome
-        yield* sql`INSERT INTO ${sql(table(place, "ledger"))} (entry_key, digest, claim_id, claimed_at, outcome, completed_at) VALUES ('k', 'd', 'c', 0, '{"text":1}', 0)`
+        yield* sql`INSERT INTO ${
+          sql(table(place, "ledger"))
+        } (entry_key, digest, claim_id, claimed_at, outcome, completed_at) VALUES ('k', 'd', 'c', 0, '{"text":1}', 0)`
         const ledgerError = yield* failure(ledger.claim("k", "d"))
         expect(ledgerError).toMatchObject({ _tag: "StoreError", retryable: false })
         expect((ledgerError as StoreError).message).toMatch(/^ledger\.claim: ledger entry 'k' is corrupt: /)
         // an audit record, a memo response and an idempotent outcome that do not decode
-        yield* audit.append({ runId: "r", tenant: "t", tool: "x", callId: "c1", decision: "executed", argHash: "h", at: 1 })
-        yield* sql`INSERT INTO ${sql(table(place, "audit"))} (run_id, tenant, tool, call_id, decision, at, record) VALUES ('r', 't', 'x', 'c2', 'executed', 2, 'not json')`
-        expect((yield* failure(audit.list({ runId: "r" }))) as StoreError).toMatchObject({ message: expect.stringMatching(/^audit\.list: audit record \d+ is corrupt: /) })
-        yield* sql`INSERT INTO ${sql(table(place, "memo"))} (entry_key, response, expires_at, used_seq) VALUES ('m', '{"content":"x"}', 9007199254740991, 1)`
-        expect((yield* failure(memo.get("m"))) as StoreError).toMatchObject({ message: expect.stringMatching(/^memo\.get: entry 'm' is corrupt: /) })
-        yield* sql`INSERT INTO ${sql(table(place, "idempotency"))} (entry_key, run_id, outcome, written_at) VALUES ('i', 'r', '[]', 0)`
-        expect((yield* failure(idempotency.get("i"))) as StoreError).toMatchObject({ message: expect.stringMatching(/^idempotency\.get: entry 'i' is corrupt: /) })
+        yield* audit.append({
+          runId: "r",
+          tenant: "t",
+          tool: "x",
+          callId: "c1",
+          decision: "executed",
+          argHash: "h",
+          at: 1
+        })
+        yield* sql`INSERT INTO ${
+          sql(table(place, "audit"))
+        } (run_id, tenant, tool, call_id, decision, at, record) VALUES ('r', 't', 'x', 'c2', 'executed', 2, 'not json')`
+        expect((yield* failure(audit.list({ runId: "r" }))) as StoreError).toMatchObject({
+          message: expect.stringMatching(/^audit\.list: audit record \d+ is corrupt: /)
+        })
+        yield* sql`INSERT INTO ${
+          sql(table(place, "memo"))
+        } (entry_key, response, expires_at, used_seq) VALUES ('m', '{"content":"x"}', 9007199254740991, 1)`
+        expect((yield* failure(memo.get("m"))) as StoreError).toMatchObject({
+          message: expect.stringMatching(/^memo\.get: entry 'm' is corrupt: /)
+        })
+        yield* sql`INSERT INTO ${
+          sql(table(place, "idempotency"))
+        } (entry_key, run_id, outcome, written_at) VALUES ('i', 'r', '[]', 0)`
+        expect((yield* failure(idempotency.get("i"))) as StoreError).toMatchObject({
+          message: expect.stringMatching(/^idempotency\.get: entry 'i' is corrupt: /)
+        })
       }))
 
     it.scoped("a database of a newer schema version: SchemaVersionUnsupported naming both versions; nothing runs, nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const { checkpoints, sql } = yield* open(place)
         yield* checkpoints.create(root("r"), owner("a"))
-        yield* sql`INSERT INTO ${sql(table(place, "migrations"))} (migration_id, name) VALUES (4, 'from_a_later_release')`
+        yield* sql`INSERT INTO ${
+          sql(table(place, "migrations"))
+        } (migration_id, name) VALUES (4, 'from_a_later_release')`
         const refused = yield* failure(Layer.build(place.stores()))
         expect(refused).toBeInstanceOf(SchemaVersionUnsupported)
         expect(refused).toMatchObject({ found: 4, supported: 3 })
-        expect((refused as SchemaVersionUnsupported).message).toContain("newer than this @agentkit/sql supports (3): upgrade @agentkit/sql; nothing was run or changed")
-        expect(yield* failure(SqlMigrations.run(place.options).pipe(Effect.provideService(SqlClient.SqlClient, sql)))).toMatchObject({ found: 4 })
-        const rows = yield* sql<{ readonly migration_id: unknown }>`SELECT migration_id FROM ${sql(table(place, "migrations"))} ORDER BY migration_id`
+        expect((refused as SchemaVersionUnsupported).message).toContain(
+          "newer than this @agentkit/sql supports (3): upgrade @agentkit/sql; nothing was run or changed"
+        )
+        expect(yield* failure(SqlMigrations.run(place.options).pipe(Effect.provideService(SqlClient.SqlClient, sql))))
+          .toMatchObject({ found: 4 })
+        const rows = yield* sql<{ readonly migration_id: unknown }>`SELECT migration_id FROM ${
+          sql(table(place, "migrations"))
+        } ORDER BY migration_id`
         expect(rows.map((row) => Number(row.migration_id))).toEqual([1, 2, 3, 4])
         expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(1)
       }))
 
     it.scoped("migrations run out of band: an older database is refused by a layer that may not migrate, until SqlMigrations.run brings it up", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
-        const run = (options: SqlMigrations.Options) => SqlMigrations.run({ ...place.options, ...options }).pipe(Effect.provide(place.client))
+        const run = (options: SqlMigrations.Options) =>
+          SqlMigrations.run({ ...place.options, ...options }).pipe(Effect.provide(place.client))
         expect(yield* run({ upTo: 1 })).toEqual([[1, "runs_decisions_ledger_audit"]])
         expect(yield* SqlMigrations.version(place.options).pipe(Effect.provide(place.client))).toBe(1)
         const refused = yield* failure(Layer.build(place.stores({ migrate: false })))
@@ -172,10 +241,12 @@ for (const target of targets) {
 
 describe("a database that is gone", () => {
   it.scoped("SQLite: the file's directory replaced by a file: every operation fails with a typed StoreError, never a defect", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "agentkit-gone-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const context = yield* Layer.build(SqlStores.layerSqlite({ filename: join(dir, "stores.db"), retry: Schedule.recurs(1) }))
+      const context = yield* Layer.build(
+        SqlStores.layerSqlite({ filename: join(dir, "stores.db"), retry: Schedule.recurs(1) })
+      )
       const checkpoints = Context.get(context, CheckpointStore)
       const { lease } = yield* checkpoints.create(root("r"), owner("a"))
       rmSync(dir, { recursive: true, force: true })
@@ -191,29 +262,38 @@ describe("a database that is gone", () => {
         (operation) => Effect.exit(operation)
       )
       for (const exit of outcomes) if (Exit.isFailure(exit)) expect(Cause.defects(exit.cause).length).toBe(0)
-      const failures = outcomes.flatMap((exit) => (Exit.isFailure(exit) ? [Option.getOrThrow(Cause.failureOption(exit.cause))] : []))
+      const failures = outcomes.flatMap((
+        exit
+      ) => (Exit.isFailure(exit) ? [Option.getOrThrow(Cause.failureOption(exit.cause))] : []))
       expect(failures.length).toBeGreaterThanOrEqual(2)
       for (const error of failures) {
         expect(error).toBeInstanceOf(StoreError)
-        expect((error as StoreError).message).toMatch(/^checkpoints\.(load|save|list): .*(unable to open|SQLITE_CANTOPEN)/i)
+        expect((error as StoreError).message).toMatch(
+          /^checkpoints\.(load|save|list): .*(unable to open|SQLITE_CANTOPEN)/i
+        )
         expect((error as StoreError).message).toContain("the run stays recoverable")
       }
       // and opening it anew is refused the same way, when the layer is built
-      expect(yield* failure(Layer.build(SqlStores.layerSqlite({ filename: join(dir, "stores.db") })))).toBeInstanceOf(StoreError)
+      expect(yield* failure(Layer.build(SqlStores.layerSqlite({ filename: join(dir, "stores.db") })))).toBeInstanceOf(
+        StoreError
+      )
     }))
 
   it.scoped("SQLite: a file that is not a database: the layer is refused with a typed error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "agentkit-notdb-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      writeFileSync(join(dir, "stores.db"), "this is not a SQLite database, it is a text file that is long enough to have a header".repeat(20))
+      writeFileSync(
+        join(dir, "stores.db"),
+        "this is not a SQLite database, it is a text file that is long enough to have a header".repeat(20)
+      )
       const refused = yield* failure(Layer.build(SqlStores.layerSqlite({ filename: join(dir, "stores.db") })))
       expect(refused).toBeInstanceOf(StoreError)
       expect((refused as StoreError).message).toMatch(/not a database|SQLITE_NOTADB/i)
     }))
 
   it.scoped("SQLite: transactions run on the client's one connection: 300 writes leave no connection (file descriptor) behind", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "agentkit-fds-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       const filename = join(dir, "stores.db")
@@ -232,14 +312,21 @@ describe("a database that is gone", () => {
       const before = open()
       expect(before).toBeGreaterThan(0)
       for (let version = 1; version <= 300; version++) {
-        expect(yield* checkpoints.save(lease, { runId: "r", expectedVersion: version, status: "running", state: `{"step":${version}}` })).toBe(version + 1)
+        expect(
+          yield* checkpoints.save(lease, {
+            runId: "r",
+            expectedVersion: version,
+            status: "running",
+            state: `{"step":${version}}`
+          })
+        ).toBe(version + 1)
       }
       expect(open()).toBe(before)
       expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(301)
     }))
 
   it.scoped("SQLite: another process holds the write lock: the write waits, retried on the schedule, and goes through once it is released", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "agentkit-busy-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       const filename = join(dir, "stores.db")
@@ -261,26 +348,35 @@ describe("a database that is gone", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
       const transaction = yield* Effect.promise(() => other.transaction("write"))
       blocker.release = async () => transaction.rollback()
-      expect(yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: '{"step":2}' })).toBe(2)
+      expect(
+        yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: "{\"step\":2}" })
+      ).toBe(2)
       expect(retries).toBe(2)
       // held for good: the schedule gives up, typed, and nothing was written
       const again = yield* Effect.promise(() => other.transaction("write"))
       retries = 10
-      const error = yield* failure(checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: '{"step":3}' }))
+      const error = yield* failure(
+        checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: "{\"step\":3}" })
+      )
       expect((error as StoreError).message).toMatch(/SQLITE_BUSY.*gave up after 6 attempts/s)
       // a single-statement write (the heartbeat) meets the lock too
-      expect(yield* failure(checkpoints.heartbeat(lease, 30_000))).toMatchObject({ _tag: "StoreError", retryable: true })
+      expect(yield* failure(checkpoints.heartbeat(lease, 30_000))).toMatchObject({
+        _tag: "StoreError",
+        retryable: true
+      })
       yield* Effect.promise(() => again.rollback())
-      expect(Option.getOrThrow(yield* checkpoints.load("r")).state).toBe('{"step":2}')
+      expect(Option.getOrThrow(yield* checkpoints.load("r")).state).toBe("{\"step\":2}")
       // nothing is wedged by the busy failures: the run goes on from what was committed
       yield* checkpoints.heartbeat(lease, 30_000)
-      expect(yield* checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: '{"step":3}' })).toBe(3)
-      expect(Option.getOrThrow(yield* checkpoints.load("r")).state).toBe('{"step":3}')
+      expect(
+        yield* checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: "{\"step\":3}" })
+      ).toBe(3)
+      expect(Option.getOrThrow(yield* checkpoints.load("r")).state).toBe("{\"step\":3}")
     }))
 
   if (postgresUrl !== undefined) {
     it.scoped("Postgres: the database dropped under the running stores: a typed StoreError after the retries, never a defect; unreachable at start: refused typed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const admin = yield* Layer.build(pgClient({ url: postgresUrl!, maxConnections: 1 }))
         const sql = Context.get(admin, SqlClient.SqlClient)
         const name = `gone_${process.pid}_${Date.now().toString(36)}`
@@ -291,16 +387,20 @@ describe("a database that is gone", () => {
         const checkpoints = Context.get(context, CheckpointStore)
         const { lease } = yield* checkpoints.create(root("r"), owner("a"))
         yield* sql.unsafe(`DROP DATABASE "${name}" WITH (FORCE)`)
-        for (const operation of [
-          checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: "{}" }),
-          checkpoints.load("r")
-        ] as ReadonlyArray<Effect.Effect<unknown, unknown>>) {
+        for (
+          const operation of [
+            checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: "{}" }),
+            checkpoints.load("r")
+          ] as ReadonlyArray<Effect.Effect<unknown, unknown>>
+        ) {
           const error = yield* failure(operation)
           expect(error).toBeInstanceOf(StoreError)
           expect((error as StoreError).message).toMatch(/^checkpoints\.(save|load): /)
           expect((error as StoreError).message).toContain("the run stays recoverable")
         }
-        const unreachable = yield* failure(Layer.build(SqlStores.layerPg({ url: "postgres://nobody@127.0.0.1:1/none" })))
+        const unreachable = yield* failure(
+          Layer.build(SqlStores.layerPg({ url: "postgres://nobody@127.0.0.1:1/none" }))
+        )
         expect(unreachable).toMatchObject({ _tag: "StoreError", operation: "open", retryable: true })
       }))
   }

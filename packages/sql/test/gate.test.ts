@@ -10,21 +10,21 @@ import * as Gate from "../src/internal/gate.js"
 
 /** Yields until `done()` (the other fibers run meanwhile). */
 const until = (done: () => boolean) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (let i = 0; i < 1000 && !done(); i++) yield* Effect.yieldNow()
     expect(done()).toBe(true)
   })
 
 describe("the SQLite gate", () => {
   it.effect("runs one operation at a time, in the order they came", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = Gate.make()
       const order: Array<number> = []
       let inside = 0
       let most = 0
       const op = (n: number) =>
         gate.run(
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             inside++
             most = Math.max(most, inside)
             yield* Effect.yieldNow()
@@ -35,11 +35,10 @@ describe("the SQLite gate", () => {
       yield* Effect.forEach(Array.from({ length: 50 }, (_, n) => n), op, { concurrency: "unbounded", discard: true })
       expect(most).toBe(1)
       expect(order).toEqual(Array.from({ length: 50 }, (_, n) => n))
-    })
-  )
+    }))
 
   it.effect("a holder that fails, dies or is interrupted lets the next one in", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = Gate.make()
       expect(Exit.isFailure(yield* Effect.exit(gate.run(Effect.fail("no"))))).toBe(true)
       expect(Exit.isFailure(yield* Effect.exit(gate.run(Effect.die("boom"))))).toBe(true)
@@ -49,11 +48,10 @@ describe("the SQLite gate", () => {
       const next = yield* Effect.fork(gate.run(Effect.succeed("next")))
       yield* Fiber.interrupt(holder)
       expect(yield* Fiber.join(next)).toBe("next")
-    })
-  )
+    }))
 
   it.effect("a waiter interrupted in line leaves it; one interrupted as the permit reaches it passes it on", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = Gate.make()
       const release = yield* Deferred.make<void>()
       const holding = yield* Deferred.make<void>()
@@ -81,36 +79,38 @@ describe("the SQLite gate", () => {
       expect(ran).toEqual(["last"])
       // and the gate is free
       expect(yield* gate.run(Effect.succeed("free"))).toBe("free")
-    })
-  )
+    }))
 
   it.effect("an operation inside the gate (or a fiber it forks) goes straight through", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = Gate.make()
       const nested = yield* gate.run(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const inner = yield* gate.run(Effect.succeed("inner"))
           const child = yield* Effect.fork(gate.run(Effect.succeed("child")))
           return [inner, yield* Fiber.join(child)]
         })
       )
       expect(nested).toEqual(["inner", "child"])
-    })
-  )
+    }))
 
   it.effect("200 operations queued behind a holder all run, each once, after it lets go", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = Gate.make()
       const release = yield* Deferred.make<void>()
       const holding = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(gate.run(Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(release))))
+      const holder = yield* Effect.fork(
+        gate.run(Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(release)))
+      )
       yield* Deferred.await(holding)
       let done = 0
-      const fibers = yield* Effect.forEach(Array.from({ length: 200 }), () => Effect.fork(gate.run(Effect.sync(() => done++))))
+      const fibers = yield* Effect.forEach(Array.from({ length: 200 }), () =>
+        Effect.fork(gate.run(Effect.sync(() => done++))))
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(holder)
       yield* Effect.forEach(fibers, Fiber.join, { discard: true })
-      yield* until(() => done === 200)
-    })
-  )
+      yield* until(() =>
+        done === 200
+      )
+    }))
 })

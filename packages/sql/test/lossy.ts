@@ -8,7 +8,10 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
 export const connectionReset = () =>
-  new SqlError({ cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }), message: "Failed to execute statement" })
+  new SqlError({
+    cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    message: "Failed to execute statement"
+  })
 
 export interface Lossy {
   readonly client: SqlClient.SqlClient
@@ -29,7 +32,11 @@ export const lossy = (base: SqlClient.SqlClient): Lossy => {
       return Effect.fail(connectionReset())
     })
   const tag = (strings: TemplateStringsArray, ...args: Array<unknown>) => {
-    const statementEffect = (base as unknown as (s: TemplateStringsArray, ...a: Array<unknown>) => Effect.Effect<unknown, SqlError>)(strings, ...args)
+    const statementEffect =
+      (base as unknown as (s: TemplateStringsArray, ...a: Array<unknown>) => Effect.Effect<unknown, SqlError>)(
+        strings,
+        ...args
+      )
     if (statement !== undefined && statement.test(strings.join("?"))) {
       statement = undefined
       return lose(statementEffect)

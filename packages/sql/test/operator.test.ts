@@ -43,27 +43,53 @@ for (const target of targets) {
     it.live(
       "decisions recorded by any process, first one wins, applied by another; audited",
       () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const place = yield* target.fresh
           // each "process" opens its own client on the same database
           const process_ = () => place.stores()
           const first = world()
           const suspended = yield* first.agent.run("Cancel order A-771.").pipe(
-            Effect.provide(Layer.merge(process_(), makeTestCtx({ llm: FakeLLM.script([Turn({ toolCalls: [CANCEL] })]), runId: "run-1", scope: { orgId: "acme", userId: "ann" } })))
+            Effect.provide(
+              Layer.merge(
+                process_(),
+                makeTestCtx({
+                  llm: FakeLLM.script([Turn({ toolCalls: [CANCEL] })]),
+                  runId: "run-1",
+                  scope: { orgId: "acme", userId: "ann" }
+                })
+              )
+            )
           )
           expect(suspended.stopReason).toBe("awaiting_approval")
           const entry = suspended.suspended!.pending[0]!
 
-          const operators = yield* Effect.forEach([0, 1], () => Effect.map(Layer.build(Operator.Operator.layer.pipe(Layer.provide(process_()))), (c) => Context.get(c, Operator.Operator)))
+          const operators = yield* Effect.forEach([0, 1], () =>
+            Effect.map(Layer.build(Operator.Operator.layer.pipe(Layer.provide(process_()))), (c) =>
+              Context.get(c, Operator.Operator)))
           const listed = yield* operators[0]!.list({ status: ["suspended"], order: "desc" })
-          expect(listed.runs.map((r) => [r.runId, r.requestedBy, r.pending.map((p) => p.reasons)])).toEqual([["run-1", "ann", [["requires_approval"]]]])
+          expect(listed.runs.map((r) => [
+            r.runId,
+            r.requestedBy,
+            r.pending.map((p) =>
+              p.reasons
+            )
+          ])).toEqual([["run-1", "ann", [["requires_approval"]]]])
           const tenant = listed.runs[0]!.tenant
-          expect(yield* Effect.flip(operators[1]!.decide("run-1", entry.id, { ...Approval.approve("f".repeat(64)), by: "eve" }))).toMatchObject({ _tag: "DigestMismatch" })
+          expect(
+            yield* Effect.flip(
+              operators[1]!.decide("run-1", entry.id, { ...Approval.approve("f".repeat(64)), by: "eve" })
+            )
+          ).toMatchObject({ _tag: "DigestMismatch" })
           const start = yield* operators[1]!.changes(undefined)
 
           const outcomes = yield* Effect.forEach(
             Array.from({ length: 10 }, (_, i) => i),
-            (i) => Effect.either(operators[i % 2]!.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: `op-${i}` }, { tenants: [tenant] })),
+            (i) =>
+              Effect.either(
+                operators[i % 2]!.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: `op-${i}` }, {
+                  tenants: [tenant]
+                })
+              ),
             { concurrency: "unbounded" }
           )
           const winners = outcomes.filter(Either.isRight).map((o) => o.right)
@@ -74,12 +100,21 @@ for (const target of targets) {
 
           const second = world()
           const report = yield* RunRecovery.runOnce({ agents: [second.agent] }).pipe(
-            Effect.provide(Layer.merge(process_(), makeTestCtx({ llm: FakeLLM.script([Turn({ content: "Order A-771 is cancelled." })]) })))
+            Effect.provide(
+              Layer.merge(
+                process_(),
+                makeTestCtx({ llm: FakeLLM.script([Turn({ content: "Order A-771 is cancelled." })]) })
+              )
+            )
           )
           expect(report.resumed).toEqual(["run-1"])
           expect(second.cancelled).toEqual(["A-771"])
           const done = yield* operators[0]!.show("run-1", { tenants: [tenant] })
-          expect(done).toMatchObject({ status: "done", requestedBy: "ann", result: { output: "Order A-771 is cancelled." } })
+          expect(done).toMatchObject({
+            status: "done",
+            requestedBy: "ann",
+            result: { output: "Order A-771 is cancelled." }
+          })
           expect(done.decided).toEqual([winners[0]])
           expect((yield* operators[1]!.changes(start.cursor)).runIds).toEqual(["run-1"])
           const trail = yield* operators[1]!.audit({ runId: "run-1", tenant: [tenant] })

@@ -11,15 +11,16 @@ import { postgresSkipReason, postgresUrl } from "./databases.js"
 describe("Postgres", () => {
   if (postgresUrl !== undefined) {
     it.effect("DATABASE_URL reaches a Postgres server: the Postgres tests run", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ readonly version: string }>`SELECT version() AS version`
         expect(rows[0]?.version).toMatch(/^PostgreSQL \d+/)
-      }).pipe(Effect.provide(pgClient({ url: postgresUrl! })))
-    )
+      }).pipe(Effect.provide(pgClient({ url: postgresUrl! }))))
   } else if (process.env["CI"] === "true") {
     it("runs under CI", () => {
-      throw new Error(`CI=true and DATABASE_URL is not set: ${postgresSkipReason}. Under CI the Postgres tests must run, not skip.`)
+      throw new Error(
+        `CI=true and DATABASE_URL is not set: ${postgresSkipReason}. Under CI the Postgres tests must run, not skip.`
+      )
     })
   } else {
     console.warn(`@agentkit/sql: skipping the Postgres tests: ${postgresSkipReason}`)

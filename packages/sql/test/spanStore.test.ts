@@ -16,15 +16,23 @@ import { postgresSkipReason, postgresUrl, targets } from "./databases.js"
 if (postgresUrl === undefined) console.log(`span store on postgres skipped: ${postgresSkipReason}`)
 
 const open = (place: Place, options: SqlSpanStore.Options = {}) =>
-  Effect.map(Layer.build(SqlSpanStore.layer({ ...place.options, ...options }).pipe(Layer.provideMerge(place.client))), (context) => ({
-    store: Context.get(context, SqlSpanStore.SqlSpanStore),
-    port: Context.get(context, SpanStore.SpanStore),
-    sql: Context.get(context, SqlClient.SqlClient)
-  }))
+  Effect.map(
+    Layer.build(SqlSpanStore.layer({ ...place.options, ...options }).pipe(Layer.provideMerge(place.client))),
+    (context) => ({
+      store: Context.get(context, SqlSpanStore.SqlSpanStore),
+      port: Context.get(context, SpanStore.SpanStore),
+      sql: Context.get(context, SqlClient.SqlClient)
+    })
+  )
 
 const DAY = 86_400_000
 
-const rootSpan = (traceId: string, key: string, startMs: number, attributes: SpanStore.SpanRecord["attributes"] = {}): SpanStore.SpanRecord => ({
+const rootSpan = (
+  traceId: string,
+  key: string,
+  startMs: number,
+  attributes: SpanStore.SpanRecord["attributes"] = {}
+): SpanStore.SpanRecord => ({
   traceId,
   spanId: `${traceId}-root`,
   name: "invoke_agent support",
@@ -37,7 +45,7 @@ const rootSpan = (traceId: string, key: string, startMs: number, attributes: Spa
 
 /** Polls (real database round trips) until `done` holds; the scheduled fibers run meanwhile. */
 const eventually = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (let i = 0; i < 200; i++) {
       const value = yield* read
       if (done(value)) return value
@@ -51,17 +59,21 @@ for (const target of targets) {
     SpanStoreContract.register(it, {
       name: target.name,
       make: (limits) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const place = yield* target.fresh
           const { store } = yield* open(place, limits)
-          return { store, settle: Effect.asVoid(store.prune), reopen: Effect.map(open(place, limits), ({ store: other }) => other) }
+          return {
+            store,
+            settle: Effect.asVoid(store.prune),
+            reopen: Effect.map(open(place, limits), ({ store: other }) => other)
+          }
         })
     })
   })
 
   describe(`SQL span store on ${target.name}`, () => {
     it.scoped("retention: prune deletes the traces whose newest span is older than the TTL, keeps the rest (TestClock)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         yield* TestClock.setTime(30 * DAY) // before the store's fibers start: they then wake only as the test moves the clock
         const { store } = yield* open(place, { ttl: "7 days", flushEvery: "1 hour", pruneEvery: "30 days" })
@@ -81,11 +93,21 @@ for (const target of targets) {
       }))
 
     it.scoped("keyless traces (no run tree's: the app's own spans) go after keylessTtl, and first when over the cap; keyed ones stay", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         yield* TestClock.setTime(10 * DAY)
-        const { store } = yield* open(place, { ttl: "7 days", keylessTtl: "1 hour", maxTraces: 3, flushEvery: "1 day", pruneEvery: "30 days" })
-        const keyless = (traceId: string, startMs: number): SpanStore.SpanRecord => ({ ...rootSpan(traceId, "", startMs), name: "sql.execute", attributes: {} })
+        const { store } = yield* open(place, {
+          ttl: "7 days",
+          keylessTtl: "1 hour",
+          maxTraces: 3,
+          flushEvery: "1 day",
+          pruneEvery: "30 days"
+        })
+        const keyless = (traceId: string, startMs: number): SpanStore.SpanRecord => ({
+          ...rootSpan(traceId, "", startMs),
+          name: "sql.execute",
+          attributes: {}
+        })
         store.offer(rootSpan("run-1", "run-1", 10 * DAY - 3 * 3_600_000)) // keyed, 3 h old: stays
         store.offer(keyless("poll-old", 10 * DAY - 2 * 3_600_000)) // keyless, 2 h old: past keylessTtl
         for (let i = 0; i < 4; i++) store.offer(keyless(`poll-${i}`, 10 * DAY - 60_000 + i)) // keyless, newer than run-1
@@ -99,7 +121,7 @@ for (const target of targets) {
       }))
 
     it.scoped("retention runs on its schedule: moving the clock past pruneEvery deletes what the TTL no longer covers; the writer flushes on its own", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         yield* TestClock.setTime(10 * DAY)
         const { store } = yield* open(place, { ttl: "1 day", pruneEvery: "1 hour", flushEvery: "10 minutes" })
@@ -114,7 +136,7 @@ for (const target of targets) {
       }))
 
     it.scoped("closing the layer's scope writes what is buffered: another store over the database reads it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const scope = yield* Scope.make()
         const { store } = yield* Scope.extend(open(place, { flushEvery: "1 hour" }), scope)
@@ -125,7 +147,7 @@ for (const target of targets) {
       }))
 
     it.scoped("a span offered twice (a retried batch) is stored once; a full buffer drops spans and counts them; offer never throws", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const { store } = yield* open(place, { maxBuffered: 3 })
         const span = rootSpan("d", "run-d", 1_000)
@@ -141,22 +163,30 @@ for (const target of targets) {
       }))
 
     it.scoped("an unreadable row fails trace with a StoreError naming it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const { sql, store } = yield* open(place)
         const table = place.options.schema === undefined ? "agentkit_spans" : `${place.options.schema}.agentkit_spans`
-        yield* sql`INSERT INTO ${sql(table)} (trace_id, span_id, trace_key, started_at, record) VALUES ('x', 'x1', 'run-x', 0, '{"not":"a span"}')`
+        yield* sql`INSERT INTO ${
+          sql(table)
+        } (trace_id, span_id, trace_key, started_at, record) VALUES ('x', 'x1', 'run-x', 0, '{"not":"a span"}')`
         const error = yield* Effect.flip(store.trace("run-x"))
         expect(error).toBeInstanceOf(StoreError)
         expect(error.message).toMatch(/^spans\.trace: a stored span of trace 'run-x' is unreadable: /)
       }))
 
     it.scoped("bad options are refused with a ConfigurationError naming the field, before anything runs", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const refused = (options: SqlSpanStore.Options) => Effect.flip(open(place, options))
-        expect(yield* refused({ maxTraces: 0 })).toMatchObject({ _tag: "ConfigurationError", field: "sqlSpanStore.maxTraces" })
-        expect(yield* refused({ ttl: "forever" as never })).toMatchObject({ _tag: "ConfigurationError", field: "sqlSpanStore.ttl" })
+        expect(yield* refused({ maxTraces: 0 })).toMatchObject({
+          _tag: "ConfigurationError",
+          field: "sqlSpanStore.maxTraces"
+        })
+        expect(yield* refused({ ttl: "forever" as never })).toMatchObject({
+          _tag: "ConfigurationError",
+          field: "sqlSpanStore.ttl"
+        })
         expect(yield* refused({ maxValueLength: 1.5 })).toBeInstanceOf(ConfigurationError)
       }))
   })

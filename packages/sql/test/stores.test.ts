@@ -27,7 +27,11 @@ const second = (place: Place, options?: SqlStores.Options) => open(place, option
 
 const response = (content: string): Chat.ChatResponse => ({
   content,
-  toolCalls: [{ id: "toolu_1", name: "lookup_order", arguments: { order_id: "A-771", nested: { b: 1, a: [true, null] } } }],
+  toolCalls: [{
+    id: "toolu_1",
+    name: "lookup_order",
+    arguments: { order_id: "A-771", nested: { b: 1, a: [true, null] } }
+  }],
   usage: Usage.make({ inputTokens: 12, outputTokens: 3, costUsd: 0.0000125 }),
   finishReason: "tool_use",
   model: "claude-sonnet-4-6",
@@ -37,7 +41,7 @@ const response = (content: string): Chat.ChatResponse => ({
 for (const target of targets) {
   describe(`stores on ${target.name}`, () => {
     it.scoped("ledger: concurrent claimers on two instances, exactly one Claimed; the first completion wins; prune keeps what is in doubt", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const a = yield* open(place)
         const b = yield* second(place)
@@ -49,7 +53,10 @@ for (const target of targets) {
         expect(claims.filter((claim) => claim._tag === "InDoubt").length).toBe(11)
         yield* a.ledger.complete("run-1/t0/c0", { text: "charged $12", isError: false })
         yield* b.ledger.complete("run-1/t0/c0", { text: "charged twice?", isError: false })
-        expect(yield* b.ledger.claim("run-1/t0/c0", "digest")).toEqual({ _tag: "Completed", outcome: { text: "charged $12", isError: false } })
+        expect(yield* b.ledger.claim("run-1/t0/c0", "digest")).toEqual({
+          _tag: "Completed",
+          outcome: { text: "charged $12", isError: false }
+        })
         yield* a.ledger.claim("run-1/t0/c1", "digest") // in doubt forever, until a person decides
         yield* TestClock.adjust(10)
         expect(yield* a.ledger.prune({ before: 10 })).toBe(1)
@@ -58,23 +65,25 @@ for (const target of targets) {
       }))
 
     it.scoped("audit: records read back as written (hostile text included), by run and by tenant, a page at a time", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { audit } = yield* open(yield* target.fresh)
         const records: Array<AuditStore.AuditRecord> = Array.from({ length: 23 }, (_, i) => ({
           runId: i % 2 === 0 ? "run-even" : "run-odd",
-          tenant: i % 3 === 0 ? '["7",null,null,null]' : "[7,null,null,null]",
+          tenant: i % 3 === 0 ? "[\"7\",null,null,null]" : "[7,null,null,null]",
           tool: "cancel_order",
           callId: `toolu_${i}`,
           decision: (["executed", "deduplicated", "failed", "denied", "in_doubt"] as const)[i % 5]!,
           argHash: `hash-${i}`,
-          ...(i % 4 === 0 ? { resultHash: `result-${i}`, by: "alice <alice@example.com>", reason: "it's '; DROP TABLE x; -- fine" } : {}),
+          ...(i % 4 === 0
+            ? { resultHash: `result-${i}`, by: "alice <alice@example.com>", reason: "it's '; DROP TABLE x; -- fine" }
+            : {}),
           ...(i % 5 === 3 ? { denial: { reason: "egress", message: "ERROR: tool 'x' denied: é ∂ 😀" } } : {}),
           ...(i % 5 === 2 ? { error: { type: "Interrupted", message: "the run was interrupted" } } : {}),
           at: i * 10
         }))
         for (const record of records) yield* audit.append(record)
         const all = (query: { readonly runId?: string; readonly tenant?: string }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const seen: Array<AuditStore.AuditRecord> = []
             let cursor: string | undefined
             do {
@@ -87,15 +96,25 @@ for (const target of targets) {
           })
         expect(yield* all({})).toEqual(records)
         expect(yield* all({ runId: "run-odd" })).toEqual(records.filter((r) => r.runId === "run-odd"))
-        expect(yield* all({ tenant: '["7",null,null,null]' })).toEqual(records.filter((r) => r.tenant === '["7",null,null,null]'))
+        expect(yield* all({ tenant: "[\"7\",null,null,null]" })).toEqual(
+          records.filter((r) => r.tenant === "[\"7\",null,null,null]")
+        )
         expect(Either.isLeft(yield* Effect.either(audit.list({ cursor: "garbage" })))).toBe(true)
       }))
 
     it.scoped("audit retention is its own: pruneAudit forgets old records, prune leaves audit alone", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { audit, maintenance } = yield* open(yield* target.fresh)
         for (let i = 0; i < 5; i++) {
-          yield* audit.append({ runId: "r", tenant: "t", tool: "x", callId: `c${i}`, decision: "executed", argHash: "h", at: i * 100 })
+          yield* audit.append({
+            runId: "r",
+            tenant: "t",
+            tool: "x",
+            callId: `c${i}`,
+            decision: "executed",
+            argHash: "h",
+            at: i * 100
+          })
         }
         yield* maintenance.prune({ before: 1_000_000 })
         expect((yield* audit.list({})).records.length).toBe(5)
@@ -104,7 +123,7 @@ for (const target of targets) {
       }))
 
     it.scoped("idempotency: outcomes live while their run does, then expire by age after it ends; writing to the run again revives them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const { idempotency, maintenance } = yield* open(place, { idempotencyRetention: "10 minutes" })
         const value = { charged: 12, currency: "USD", at: [1, 2], note: null }
@@ -126,11 +145,13 @@ for (const target of targets) {
         expect(Option.isSome(yield* idempotency.get("other"))).toBe(true)
         const report = yield* maintenance.prune({ before: 0 })
         expect(report.idempotencyOutcomes).toBe(3)
-        expect(Either.isLeft(yield* Effect.either(idempotency.set("bad", { value: 1n, text: 5 as unknown as string }, "r")))).toBe(true)
+        expect(
+          Either.isLeft(yield* Effect.either(idempotency.set("bad", { value: 1n, text: 5 as unknown as string }, "r")))
+        ).toBe(true)
       }))
 
     it.scoped("memo: responses read back whole; at most maxEntries, the least recently used go first; entries expire", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { maintenance, memo } = yield* open(yield* target.fresh, { memo: { maxEntries: 3, ttl: "1 hour" } })
         for (const key of ["a", "b", "c"]) yield* memo.set(key, response(key))
         expect(yield* memo.get("a")).toEqual(Option.some(response("a"))) // a is now the most recently used
@@ -144,18 +165,24 @@ for (const target of targets) {
         yield* TestClock.adjust(Duration.hours(2))
         expect(Option.isNone(yield* memo.get("d"))).toBe(true)
         expect((yield* maintenance.prune({ before: 0 })).memoEntries).toBeGreaterThanOrEqual(1)
-        expect(Either.isLeft(yield* Effect.either(memo.set("bad", { content: "x" } as unknown as Chat.ChatResponse)))).toBe(true)
+        expect(Either.isLeft(yield* Effect.either(memo.set("bad", { content: "x" } as unknown as Chat.ChatResponse))))
+          .toBe(true)
       }))
 
     it.scoped("quota: concurrent callers on two instances are admitted one at a time: exactly the limit goes through; the window slides", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const place = yield* target.fresh
         const a = yield* open(place)
         const b = yield* second(place)
         const refuse = (totals: { readonly requests: number }) =>
-          totals.requests >= 5 ? new BudgetExceeded({ limit: "quota", message: `t: ${totals.requests} req ≥ 5 rpm` }) : undefined
+          totals.requests >= 5
+            ? new BudgetExceeded({ limit: "quota", message: `t: ${totals.requests} req ≥ 5 rpm` })
+            : undefined
         const results = yield* Effect.all(
-          Array.from({ length: 20 }, (_, i) => Effect.either((i % 2 === 0 ? a : b).quota.admit("quota:t", 60_000, refuse))),
+          Array.from(
+            { length: 20 },
+            (_, i) => Effect.either((i % 2 === 0 ? a : b).quota.admit("quota:t", 60_000, refuse))
+          ),
           { concurrency: "unbounded" }
         )
         expect(results.filter(Either.isRight).length).toBe(5)

@@ -221,7 +221,9 @@ const make = (
     },
     assertConsumed() {
       const left = remaining()
-      if (left > 0) throw new Error(`FakeLLM: ${left} scripted turn(s) were never played (${requests.length} call(s) made)`)
+      if (left > 0) {
+        throw new Error(`FakeLLM: ${left} scripted turn(s) were never played (${requests.length} call(s) made)`)
+      }
     }
   }
 }

@@ -99,7 +99,8 @@ export const STATUS = "order A-771: shipped 2026-08-14, arriving Tuesday"
  * @category testing
  */
 export const lookupOrder = Tool.make("lookup_order", {
-  description: "Look up an order by its id and return its status line.\n\nUse this whenever the user mentions an order number.",
+  description:
+    "Look up an order by its id and return its status line.\n\nUse this whenever the user mentions an order number.",
   parameters: { order_id: Schema.String },
   sideEffecting: false,
   idempotent: true,
@@ -120,7 +121,8 @@ export const lookupOrder = Tool.make("lookup_order", {
  * @category testing
  */
 export const cancelOrder = Tool.make("cancel_order", {
-  description: "Cancel an order. This really cancels it — there is no undo.\n\nOnly call it after the user has confirmed the order id.",
+  description:
+    "Cancel an order. This really cancels it — there is no undo.\n\nOnly call it after the user has confirmed the order id.",
   parameters: {
     order_id: Schema.String,
     reason: Schema.String.pipe(Schema.optionalWith({ default: () => "customer request" }))

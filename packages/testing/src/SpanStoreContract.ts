@@ -112,8 +112,12 @@ const fail = (message: string): never => {
 
 /** JSON with object keys sorted: equal values print equal, whatever order a store keeps keys in. */
 const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v
+  JSON.stringify(
+    value,
+    (_, v: unknown) =>
+      typeof v === "object" && v !== null && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v
   )
 
 const expectEqual = <A>(actual: A, expected: A, what: string): void => {
@@ -142,19 +146,27 @@ const span = (
   startMs: fields.startMs ?? 1_000,
   durationMs: 2.5,
   status: "ok",
-  attributes: { ...(fields.key === undefined ? {} : { [Tracing.Attribute.conversationId]: fields.key }), ...fields.attributes },
+  attributes: {
+    ...(fields.key === undefined ? {} : { [Tracing.Attribute.conversationId]: fields.key }),
+    ...fields.attributes
+  },
   events: fields.events ?? []
 })
 
 /** A run tree: a root span carrying `key`, a model call and a tool call under it. */
 const tree = (traceId: string, key: string, startMs: number): ReadonlyArray<SpanStore.SpanRecord> => [
   span(traceId, `${traceId}-model`, { parent: `${traceId}-root`, startMs: startMs + 1, name: "chat fake-model" }),
-  span(traceId, `${traceId}-tool`, { parent: `${traceId}-root`, startMs: startMs + 2.25, name: "execute_tool lookup_order" }),
+  span(traceId, `${traceId}-tool`, {
+    parent: `${traceId}-root`,
+    startMs: startMs + 2.25,
+    name: "execute_tool lookup_order"
+  }),
   // the root ends last, so it is offered last (as a tracer offers it)
   span(traceId, `${traceId}-root`, { key, startMs, name: "invoke_agent support" })
 ]
 
-const offerAll = (store: SpanStore.Service, spans: ReadonlyArray<SpanStore.SpanRecord>) => Effect.sync(() => spans.forEach(store.offer))
+const offerAll = (store: SpanStore.Service, spans: ReadonlyArray<SpanStore.SpanRecord>) =>
+  Effect.sync(() => spans.forEach(store.offer))
 
 const names = (spans: ReadonlyArray<SpanStore.SpanRecord>) => spans.map((s) => s.name)
 
@@ -184,11 +196,16 @@ const names = (spans: ReadonlyArray<SpanStore.SpanRecord>) => spans.map((s) => s
  * @category testing
  */
 export const register = (it: TestFunction, options: Options): void => {
-  const test = (name: string, body: (subject: Subject) => Effect.Effect<void, unknown, Scope.Scope>, custom: Partial<Limits> = {}) =>
-    it.effect(`${options.name}: ${name}`, () => Effect.scoped(Effect.flatMap(options.make({ ...limits, ...custom }), body)))
+  const test = (
+    name: string,
+    body: (subject: Subject) => Effect.Effect<void, unknown, Scope.Scope>,
+    custom: Partial<Limits> = {}
+  ) =>
+    it.effect(`${options.name}: ${name}`, () =>
+      Effect.scoped(Effect.flatMap(options.make({ ...limits, ...custom }), body)))
 
   test("a run tree's spans are found by its correlation id, every span of its traces, in start order; an unknown key finds none", ({ store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* offerAll(store, tree("t1", "run-1", 1_000))
       // a second trace of the same run tree (the run resumed later, in another process)
       yield* offerAll(store, tree("t2", "run-1", 5_000))
@@ -201,13 +218,17 @@ export const register = (it: TestFunction, options: Options): void => {
         "chat fake-model",
         "execute_tool lookup_order"
       ], "the spans of run-1")
-      expectEqual(found[1], span("t1", "t1-model", { parent: "t1-root", startMs: 1_001, name: "chat fake-model" }), "a span read back")
+      expectEqual(
+        found[1],
+        span("t1", "t1-model", { parent: "t1-root", startMs: 1_001, name: "chat fake-model" }),
+        "a span read back"
+      )
       expectEqual(yield* store.trace("run-2"), [], "an unknown key")
       expectEqual(yield* store.trace(""), [], "the empty key")
     }))
 
   test("run trees never mix: another tree's key, a prefix of it, or a pattern never returns this tree's spans", ({ store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* offerAll(store, tree("ta", "run-acme-1", 1_000))
       yield* offerAll(store, tree("tb", "run-globex-1", 2_000))
       const acme = yield* store.trace("run-acme-1")
@@ -220,10 +241,13 @@ export const register = (it: TestFunction, options: Options): void => {
     }))
 
   test("hostile values are kept as the text they are, and bounded: markup verbatim, huge strings cut with an ellipsis, events capped", ({ store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const script = `<script>alert("x")</script><img src=x onerror=alert(1)> é 😀 \u0000 '; DROP TABLE spans; --`
       const huge = "A".repeat(1_000_000)
-      const events = Array.from({ length: 1_000 }, (_, i) => ({ name: `retry.attempt ${i}`, atMs: 1_000 + i, attributes: { big: huge } }))
+      const events = Array.from(
+        { length: 1_000 },
+        (_, i) => ({ name: `retry.attempt ${i}`, atMs: 1_000 + i, attributes: { big: huge } })
+      )
       yield* offerAll(store, [
         span("th", "root", {
           key: "run-h",
@@ -237,17 +261,25 @@ export const register = (it: TestFunction, options: Options): void => {
       expectEqual(kept.attributes[Tracing.Attribute.toolCallArguments], script, "the markup argument")
       expectEqual(kept.attributes["huge"], `${"A".repeat(limits.maxValueLength)}…`, "the huge value")
       expectEqual(kept.attributes["list"], [script, `${"A".repeat(limits.maxValueLength)}…`, 7, true], "the list")
-      expectEqual(kept.name.length <= limits.maxValueLength + 1 && kept.name.startsWith("<b>AAA"), true, "the name is cut")
+      expectEqual(
+        kept.name.length <= limits.maxValueLength + 1 && kept.name.startsWith("<b>AAA"),
+        true,
+        "the name is cut"
+      )
       expectEqual(kept.events.length, limits.maxEvents, "the events kept")
       expectEqual(kept.events[0]?.attributes["big"], `${"A".repeat(limits.maxValueLength)}…`, "an event's value")
       expectEqual(JSON.stringify(kept).length < 20_000, true, "the stored span is small")
     }))
 
   test("concurrent callers: 40 fibers offering and reading at once lose no span", ({ store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* Effect.forEach(
         Array.from({ length: 40 }, (_, i) => i),
-        (i) => Effect.zipRight(offerAll(store, tree(`c${i}`, `run-c${i % 4}`, 1_000 + i * 10)), store.trace(`run-c${i % 4}`)),
+        (i) =>
+          Effect.zipRight(
+            offerAll(store, tree(`c${i}`, `run-c${i % 4}`, 1_000 + i * 10)),
+            store.trace(`run-c${i % 4}`)
+          ),
         { concurrency: "unbounded", discard: true }
       )
       for (let k = 0; k < 4; k++) {
@@ -258,7 +290,7 @@ export const register = (it: TestFunction, options: Options): void => {
     }))
 
   test("a trace keeps its first maxSpansPerTrace spans", ({ store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const spans = Array.from({ length: 12 }, (_, i) => span("tm", `s${i}`, { key: "run-m", startMs: 1_000 + i }))
       yield* offerAll(store, spans.slice(0, 7))
       yield* store.trace("run-m") // a durable store writes what it holds in between
@@ -267,7 +299,7 @@ export const register = (it: TestFunction, options: Options): void => {
     }), { maxSpansPerTrace: 5 })
 
   test("beyond maxTraces the oldest traces are forgotten", ({ settle, store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (let i = 0; i < 6; i++) yield* offerAll(store, tree(`o${i}`, `run-o${i}`, 1_000 + i * 1_000))
       yield* store.trace("run-o5")
       yield* settle
@@ -276,23 +308,35 @@ export const register = (it: TestFunction, options: Options): void => {
       expectEqual(kept, [3, 4, 5], "the traces kept")
     }), { maxTraces: 3 })
 
-  test("beyond maxTraces, traces of no run tree (no span carries a key) are forgotten before any run tree's", ({ settle, store }) =>
-    Effect.gen(function* () {
-      yield* offerAll(store, tree("k0", "run-k0", 1_000))
-      yield* offerAll(store, tree("k1", "run-k1", 2_000))
-      // the app's own spans outside any run, newer than both run trees
-      for (let i = 0; i < 4; i++) yield* offerAll(store, [span(`free${i}`, `free${i}-sql`, { startMs: 3_000 + i, name: "sql.execute" })])
-      yield* offerAll(store, tree("k2", "run-k2", 9_000))
-      yield* store.trace("run-k2")
-      yield* settle
-      for (const key of ["run-k0", "run-k1", "run-k2"]) expectEqual((yield* store.trace(key)).length, 3, `the spans of ${key}`)
-    }), { maxTraces: 4 })
+  test(
+    "beyond maxTraces, traces of no run tree (no span carries a key) are forgotten before any run tree's",
+    ({ settle, store }) =>
+      Effect.gen(function*() {
+        yield* offerAll(store, tree("k0", "run-k0", 1_000))
+        yield* offerAll(store, tree("k1", "run-k1", 2_000))
+        // the app's own spans outside any run, newer than both run trees
+        for (let i = 0; i < 4; i++) {
+          yield* offerAll(store, [span(`free${i}`, `free${i}-sql`, { startMs: 3_000 + i, name: "sql.execute" })])
+        }
+        yield* offerAll(store, tree("k2", "run-k2", 9_000))
+        yield* store.trace("run-k2")
+        yield* settle
+        for (const key of ["run-k0", "run-k1", "run-k2"]) {
+          expectEqual((yield* store.trace(key)).length, 3, `the spans of ${key}`)
+        }
+      }),
+    { maxTraces: 4 }
+  )
 
   test("what one store wrote, another view of it reads (another process, for a durable store)", ({ reopen, store }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* offerAll(store, tree("tr", "run-r", 1_000))
       yield* store.trace("run-r")
       const other = yield* reopen
-      expectEqual(names(yield* other.trace("run-r")), ["invoke_agent support", "chat fake-model", "execute_tool lookup_order"], "read by the other view")
+      expectEqual(names(yield* other.trace("run-r")), [
+        "invoke_agent support",
+        "chat fake-model",
+        "execute_tool lookup_order"
+      ], "read by the other view")
     }))
 }

@@ -90,7 +90,10 @@ export interface TestFunction {
 const TTL = 30_000
 const owner = (name: string) => ({ owner: name, ttlMs: TTL })
 
-const root = (runId: string, fields: { readonly agent?: string; readonly tenant?: string; readonly state?: string } = {}) => ({
+const root = (
+  runId: string,
+  fields: { readonly agent?: string; readonly tenant?: string; readonly state?: string } = {}
+) => ({
   runId,
   rootRunId: runId,
   agent: fields.agent ?? "support",
@@ -116,12 +119,15 @@ const expectTag = <E extends { readonly _tag: string }>(error: E | unknown, tag:
 
 /** Runs `self` and gives its typed failure, failing the test if it succeeds. */
 const refused = <A, E, R>(self: Effect.Effect<A, E, R>, what: string): Effect.Effect<E, never, R> =>
-  Effect.flatMap(Effect.either(self), (result) => (Either.isLeft(result) ? Effect.succeed(result.left) : Effect.sync(() => fail(`${what} succeeded`))))
+  Effect.flatMap(
+    Effect.either(self),
+    (result) => (Either.isLeft(result) ? Effect.succeed(result.left) : Effect.sync(() => fail(`${what} succeeded`)))
+  )
 
 const byteTexts = [
   "{}",
-  '{"a":1,"b":[true,null,"x"]}',
-  '{"unicode":"é ∂ 😀 \\u0000 \\n","nested":{"z":1,"a":2}}',
+  "{\"a\":1,\"b\":[true,null,\"x\"]}",
+  "{\"unicode\":\"é ∂ 😀 \\u0000 \\n\",\"nested\":{\"z\":1,\"a\":2}}",
   `{"big":"${"x".repeat(200_000)}"}`
 ]
 
@@ -154,15 +160,27 @@ export const register = (it: TestFunction, options: Options): void => {
     it.effect(`${options.name}: ${name}`, () => Effect.scoped(Effect.flatMap(options.make, body)))
 
   test("create, then load: the record reads back with the state text byte for byte", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const [i, text] of byteTexts.entries()) {
         const runId = `run-${i}`
         const { lease, version } = yield* checkpoints.create(root(runId, { state: text }), owner("a"))
-        expectEqual([version, lease.token, lease.owner, lease.rootRunId, lease.expiresAt], [1, 1, "a", runId, TTL], "the new lease")
+        expectEqual(
+          [version, lease.token, lease.owner, lease.rootRunId, lease.expiresAt],
+          [1, 1, "a", runId, TTL],
+          "the new lease"
+        )
         const record = Option.getOrThrow(yield* checkpoints.load(runId))
         if (record.state !== text) fail(`state of ${runId} did not round-trip byte for byte`)
         expectEqual(
-          [record.status, record.version, record.agent, record.tenant, record.rootRunId, record.parentRunId, record.result],
+          [
+            record.status,
+            record.version,
+            record.agent,
+            record.tenant,
+            record.rootRunId,
+            record.parentRunId,
+            record.result
+          ],
           ["running", 1, "support", "tenant-a", runId, undefined, undefined],
           "the new record"
         )
@@ -176,14 +194,18 @@ export const register = (it: TestFunction, options: Options): void => {
     }))
 
   test("create twice: RunExists; the first record is untouched", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* checkpoints.create(root("r"), owner("a"))
-      expectTag(yield* refused(checkpoints.create(root("r", { state: "{}" }), owner("b")), "second create"), "RunExists", "second create")
-      expectEqual(Option.getOrThrow(yield* checkpoints.load("r")).state, '{"run":"r"}', "the first state")
+      expectTag(
+        yield* refused(checkpoints.create(root("r", { state: "{}" }), owner("b")), "second create"),
+        "RunExists",
+        "second create"
+      )
+      expectEqual(Option.getOrThrow(yield* checkpoints.load("r")).state, "{\"run\":\"r\"}", "the first state")
     }))
 
   test("concurrent claims of a free run: exactly one winner, the others see LeaseHeld naming it", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("first"))
       yield* checkpoints.release(lease)
       const results = yield* Effect.forEach(
@@ -196,74 +218,127 @@ export const register = (it: TestFunction, options: Options): void => {
       const winner = winners[0]!.right
       expectEqual(winner.lease.token, 2, "the winner's fencing token")
       for (const result of results.filter(Either.isLeft)) {
-        const held = expectTag<{ readonly _tag: string; readonly owner: string }>(result.left, "LeaseHeld", "a losing claim")
+        const held = expectTag<{ readonly _tag: string; readonly owner: string }>(
+          result.left,
+          "LeaseHeld",
+          "a losing claim"
+        )
         expectEqual(held.owner, winner.lease.owner, "LeaseHeld names the holder")
       }
     }))
 
   test("a save with a stale token or a stale version: typed conflicts, nothing written", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("a"))
-      const version = yield* checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: '{"n":2}' })
+      const version = yield* checkpoints.save(lease, {
+        runId: "r",
+        expectedVersion: 1,
+        status: "running",
+        state: "{\"n\":2}"
+      })
       const conflict = expectTag<{ readonly _tag: string; readonly expected: number; readonly actual: number }>(
-        yield* refused(checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: '{"n":"stale"}' }), "stale version"),
+        yield* refused(
+          checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: "{\"n\":\"stale\"}" }),
+          "stale version"
+        ),
         "VersionConflict",
         "a save with a stale version"
       )
       expectEqual([conflict.expected, conflict.actual], [1, 2], "the conflict's versions")
       const forged = { ...lease, token: lease.token + 7 }
       expectTag(
-        yield* refused(checkpoints.save(forged, { runId: "r", expectedVersion: version, status: "running", state: '{"n":"forged"}' }), "forged token"),
+        yield* refused(
+          checkpoints.save(forged, {
+            runId: "r",
+            expectedVersion: version,
+            status: "running",
+            state: "{\"n\":\"forged\"}"
+          }),
+          "forged token"
+        ),
         "StaleLease",
         "a save with a token that is not the lease's"
       )
       const record = Option.getOrThrow(yield* checkpoints.load("r"))
-      expectEqual([record.version, record.state], [2, '{"n":2}'], "the record after refused saves")
+      expectEqual([record.version, record.state], [2, "{\"n\":2}"], "the record after refused saves")
     }))
 
   test("50 concurrent saves with the same expected version: exactly one succeeds, 49 VersionConflict", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("a"))
       const results = yield* Effect.forEach(
         Array.from({ length: 50 }, (_, i) => i),
-        (i) => Effect.either(checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: `{"writer":${i}}` })),
+        (i) =>
+          Effect.either(
+            checkpoints.save(lease, { runId: "r", expectedVersion: 1, status: "running", state: `{"writer":${i}}` })
+          ),
         { concurrency: "unbounded" }
       )
       const won = results.flatMap((result, i) => (Either.isRight(result) ? [i] : []))
       expectEqual(won.length, 1, "saves that succeeded")
-      for (const result of results) if (Either.isLeft(result)) expectTag(result.left, "VersionConflict", "a losing save")
+      for (const result of results) {
+        if (Either.isLeft(result)) expectTag(result.left, "VersionConflict", "a losing save")
+      }
       const record = Option.getOrThrow(yield* checkpoints.load("r"))
       expectEqual([record.version, record.state], [2, `{"writer":${won[0]}}`], "the winner's write is the record")
     }))
 
   test("finish writes a terminal marker; a save after finish and a repeated finish are RunFinished", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("a"))
-      yield* checkpoints.finish(lease, { runId: "r", expectedVersion: 1, status: "done", result: '{"output":"ok"}' })
+      yield* checkpoints.finish(lease, {
+        runId: "r",
+        expectedVersion: 1,
+        status: "done",
+        result: "{\"output\":\"ok\"}"
+      })
       const record = Option.getOrThrow(yield* checkpoints.load("r"))
-      expectEqual([record.status, record.version, record.result], ["done", 2, '{"output":"ok"}'], "the terminal marker")
+      expectEqual(
+        [record.status, record.version, record.result],
+        ["done", 2, "{\"output\":\"ok\"}"],
+        "the terminal marker"
+      )
       expectTag(
-        yield* refused(checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: "{}" }), "save after finish"),
+        yield* refused(
+          checkpoints.save(lease, { runId: "r", expectedVersion: 2, status: "running", state: "{}" }),
+          "save after finish"
+        ),
         "RunFinished",
         "a save after finish"
       )
       expectTag(
-        yield* refused(checkpoints.finish(lease, { runId: "r", expectedVersion: 2, status: "failed", result: '{"reason":"x"}' }), "second finish"),
+        yield* refused(
+          checkpoints.finish(lease, { runId: "r", expectedVersion: 2, status: "failed", result: "{\"reason\":\"x\"}" }),
+          "second finish"
+        ),
         "RunFinished",
         "a repeated finish"
       )
-      expectTag(yield* refused(checkpoints.claim("r", owner("b")), "claim after finish"), "RunFinished", "a claim of a finished run")
+      expectTag(
+        yield* refused(checkpoints.claim("r", owner("b")), "claim after finish"),
+        "RunFinished",
+        "a claim of a finished run"
+      )
       for (const status of ["failed", "cancelled"] as const) {
         const created = yield* checkpoints.create(root(`r-${status}`), owner("a"))
-        yield* checkpoints.finish(created.lease, { runId: `r-${status}`, expectedVersion: 1, status, result: '{"reason":"why"}' })
+        yield* checkpoints.finish(created.lease, {
+          runId: `r-${status}`,
+          expectedVersion: 1,
+          status,
+          result: "{\"reason\":\"why\"}"
+        })
         expectEqual(Option.getOrThrow(yield* checkpoints.load(`r-${status}`)).status, status, `a ${status} marker`)
       }
     }))
 
   test("lease expiry and takeover: the old owner's writes fail, the new owner's token is higher", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("dead"))
-      expectTag(yield* refused(checkpoints.claim("r", owner("b")), "claim of a live lease"), "LeaseHeld", "a claim under a live lease")
+      expectTag(
+        yield* refused(checkpoints.claim("r", owner("b")), "claim of a live lease"),
+        "LeaseHeld",
+        "a claim under a live lease"
+      )
       yield* TestClock.adjust(TTL - 1)
       const beat = yield* checkpoints.heartbeat(lease, TTL)
       expectEqual(beat.lease.expiresAt, TTL - 1 + TTL, "a heartbeat extends the lease from now")
@@ -271,37 +346,81 @@ export const register = (it: TestFunction, options: Options): void => {
       const taken = yield* checkpoints.claim("r", owner("b"))
       expectEqual([taken.lease.token, taken.lease.owner, taken.record.status], [2, "b", "running"], "the takeover")
       expectTag(
-        yield* refused(checkpoints.save(beat.lease, { runId: "r", expectedVersion: 1, status: "running", state: "{}" }), "old owner save"),
+        yield* refused(
+          checkpoints.save(beat.lease, { runId: "r", expectedVersion: 1, status: "running", state: "{}" }),
+          "old owner save"
+        ),
         "StaleLease",
         "a save by the old owner"
       )
-      expectTag(yield* refused(checkpoints.heartbeat(beat.lease, TTL), "old heartbeat"), "StaleLease", "a heartbeat by the old owner")
+      expectTag(
+        yield* refused(checkpoints.heartbeat(beat.lease, TTL), "old heartbeat"),
+        "StaleLease",
+        "a heartbeat by the old owner"
+      )
       yield* checkpoints.release(beat.lease) // a lease that is not live is left alone
-      expectTag(yield* refused(checkpoints.claim("r", owner("c")), "claim while b holds it"), "LeaseHeld", "the new lease is live")
-      yield* checkpoints.save(taken.lease, { runId: "r", expectedVersion: 1, status: "running", state: '{"by":"b"}' })
+      expectTag(
+        yield* refused(checkpoints.claim("r", owner("c")), "claim while b holds it"),
+        "LeaseHeld",
+        "the new lease is live"
+      )
+      yield* checkpoints.save(taken.lease, {
+        runId: "r",
+        expectedVersion: 1,
+        status: "running",
+        state: "{\"by\":\"b\"}"
+      })
       yield* checkpoints.release(taken.lease)
       const again = yield* checkpoints.claim("r", owner("c"))
       expectEqual(again.lease.token, 3, "a released lease is claimable at once")
-      expectTag(yield* refused(checkpoints.claim("missing", owner("c")), "claim of nothing"), "RunNotFound", "a claim of an unknown run")
+      expectTag(
+        yield* refused(checkpoints.claim("missing", owner("c")), "claim of nothing"),
+        "RunNotFound",
+        "a claim of an unknown run"
+      )
     }))
 
   test("sub-run records are written under the root's lease and lose it with the root", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("a"))
-      const child = { runId: "r/research#c1", rootRunId: "r", parentRunId: "r", agent: "researcher", tenant: "tenant-a", state: '{"child":1}' }
+      const child = {
+        runId: "r/research#c1",
+        rootRunId: "r",
+        parentRunId: "r",
+        agent: "researcher",
+        tenant: "tenant-a",
+        state: "{\"child\":1}"
+      }
       const created = yield* checkpoints.create(child, lease)
       expectEqual(created.version, 1, "the child's first version")
       const record = Option.getOrThrow(yield* checkpoints.load(child.runId))
-      expectEqual([record.parentRunId, record.rootRunId, record.lease], ["r", "r", undefined], "a child record has no lease of its own")
-      yield* checkpoints.save(lease, { runId: child.runId, expectedVersion: 1, status: "running", state: '{"child":2}' })
+      expectEqual(
+        [record.parentRunId, record.rootRunId, record.lease],
+        ["r", "r", undefined],
+        "a child record has no lease of its own"
+      )
+      yield* checkpoints.save(lease, {
+        runId: child.runId,
+        expectedVersion: 1,
+        status: "running",
+        state: "{\"child\":2}"
+      })
       yield* TestClock.adjust(TTL + 1)
       const taken = yield* checkpoints.claim("r", owner("b"))
       expectTag(
-        yield* refused(checkpoints.save(lease, { runId: child.runId, expectedVersion: 2, status: "running", state: "{}" }), "child save under old lease"),
+        yield* refused(
+          checkpoints.save(lease, { runId: child.runId, expectedVersion: 2, status: "running", state: "{}" }),
+          "child save under old lease"
+        ),
         "StaleLease",
         "a child save under the superseded lease"
       )
-      yield* checkpoints.finish(taken.lease, { runId: child.runId, expectedVersion: 2, status: "done", result: '{"output":"x"}' })
+      yield* checkpoints.finish(taken.lease, {
+        runId: child.runId,
+        expectedVersion: 2,
+        status: "done",
+        result: "{\"output\":\"x\"}"
+      })
       expectEqual(Option.getOrThrow(yield* checkpoints.load(child.runId)).status, "done", "the child's marker")
       expectTag(
         yield* refused(checkpoints.create({ ...child, runId: "r/other" }, lease), "child under a stale lease"),
@@ -311,18 +430,21 @@ export const register = (it: TestFunction, options: Options): void => {
     }))
 
   test("listing with a cursor: stable order either way, complete, no duplicates; filters by status, agent, tenant, root, tree, lease, time", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ids: Array<string> = []
       for (let i = 0; i < 23; i++) {
         const runId = `run-${String(i).padStart(2, "0")}`
         ids.push(runId)
-        const { lease } = yield* checkpoints.create(root(runId, { agent: i % 2 === 0 ? "even" : "odd", tenant: i % 3 === 0 ? "t3" : "tx" }), owner("a"))
+        const { lease } = yield* checkpoints.create(
+          root(runId, { agent: i % 2 === 0 ? "even" : "odd", tenant: i % 3 === 0 ? "t3" : "tx" }),
+          owner("a")
+        )
         if (i % 5 === 0) yield* checkpoints.finish(lease, { runId, expectedVersion: 1, status: "done", result: "{}" })
         if (i % 4 === 1) yield* checkpoints.release(lease)
         if (i % 7 !== 6) yield* TestClock.adjust(1) // some runs share an updatedAt: the run id breaks the tie
       }
       const all = (query: CheckpointStore.ListQuery) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const seen: Array<string> = []
           let cursor: string | undefined
           for (let pages = 0; pages < 100; pages++) {
@@ -349,7 +471,11 @@ export const register = (it: TestFunction, options: Options): void => {
       expectEqual(yield* all({ updatedBefore: 3 }), ids.slice(0, 3), "updated before")
       expectEqual(yield* all({ updatedAfter: 2 }), listed.slice(3), "updated after (exclusive)")
       expectEqual(yield* all({ order: "desc" }), [...listed].reverse(), "newest first, every record once across pages")
-      expectEqual(yield* all({ order: "desc", agent: "odd" }), ids.filter((_, i) => i % 2 === 1).reverse(), "newest first, filtered")
+      expectEqual(
+        yield* all({ order: "desc", agent: "odd" }),
+        ids.filter((_, i) => i % 2 === 1).reverse(),
+        "newest first, filtered"
+      )
       expectEqual(yield* all({ rootRunId: "run-07" }), ["run-07"], "by run tree")
       const descPage = yield* checkpoints.list({ order: "desc", limit: 4 })
       expectTag(
@@ -362,7 +488,7 @@ export const register = (it: TestFunction, options: Options): void => {
     }))
 
   test("a corrupt entry: a typed CorruptEntry naming it; the other records read fine", ({ checkpoints, plantCorrupt }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* checkpoints.create(root("good"), owner("a"))
       yield* plantCorrupt("bad")
       const error = expectTag<{ readonly _tag: string; readonly key: string }>(
@@ -371,21 +497,40 @@ export const register = (it: TestFunction, options: Options): void => {
         "loading a corrupt entry"
       )
       expectEqual(error.key, "bad", "CorruptEntry names the entry")
-      expectTag(yield* refused(checkpoints.claim("bad", owner("a")), "claim of a corrupt entry"), "CorruptEntry", "claiming a corrupt entry")
-      expectEqual(Option.getOrThrow(yield* checkpoints.load("good")).state, '{"run":"good"}', "a sound record next to it")
+      expectTag(
+        yield* refused(checkpoints.claim("bad", owner("a")), "claim of a corrupt entry"),
+        "CorruptEntry",
+        "claiming a corrupt entry"
+      )
+      expectEqual(
+        Option.getOrThrow(yield* checkpoints.load("good")).state,
+        "{\"run\":\"good\"}",
+        "a sound record next to it"
+      )
     }))
 
   test("decisions: the first writer wins; the second gets AlreadyDecided naming who; concurrent deciders, one winner", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* checkpoints.create(root("r"), owner("a"))
-      const first = yield* checkpoints.decide("r", "p-1", { decision: '{"verdict":"approve"}', by: "alice" })
-      expectEqual([first.pendingId, first.by, first.decision], ["p-1", "alice", '{"verdict":"approve"}'], "the recorded decision")
+      const first = yield* checkpoints.decide("r", "p-1", { decision: "{\"verdict\":\"approve\"}", by: "alice" })
+      expectEqual(
+        [first.pendingId, first.by, first.decision],
+        ["p-1", "alice", "{\"verdict\":\"approve\"}"],
+        "the recorded decision"
+      )
       const second = expectTag<{ readonly _tag: string; readonly by: string; readonly decision: string }>(
-        yield* refused(checkpoints.decide("r", "p-1", { decision: '{"verdict":"reject"}', by: "bob" }), "second decision"),
+        yield* refused(
+          checkpoints.decide("r", "p-1", { decision: "{\"verdict\":\"reject\"}", by: "bob" }),
+          "second decision"
+        ),
         "AlreadyDecided",
         "a second decision"
       )
-      expectEqual([second.by, second.decision], ["alice", '{"verdict":"approve"}'], "AlreadyDecided names the first")
+      expectEqual(
+        [second.by, second.decision],
+        ["alice", "{\"verdict\":\"approve\"}"],
+        "AlreadyDecided names the first"
+      )
       const racing = yield* Effect.forEach(
         Array.from({ length: 10 }, (_, i) => i),
         (i) => Effect.either(checkpoints.decide("r", "p-2", { decision: `{"n":${i}}`, by: `op${i}` })),
@@ -393,17 +538,30 @@ export const register = (it: TestFunction, options: Options): void => {
       )
       expectEqual(racing.filter(Either.isRight).length, 1, "concurrent decisions that won")
       expectEqual((yield* checkpoints.decisions("r")).map((d) => d.pendingId), ["p-1", "p-2"], "decisions in order")
-      expectTag(yield* refused(checkpoints.decide("missing", "p", { decision: "{}" }), "decide on nothing"), "RunNotFound", "a decision for an unknown run")
+      expectTag(
+        yield* refused(checkpoints.decide("missing", "p", { decision: "{}" }), "decide on nothing"),
+        "RunNotFound",
+        "a decision for an unknown run"
+      )
     }))
 
   test("requestCancel reaches the owner through its heartbeat; prune forgets only old finished records", ({ checkpoints }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lease } = yield* checkpoints.create(root("r"), owner("a"))
       yield* checkpoints.requestCancel("r", "operator")
       const beat = yield* checkpoints.heartbeat(lease, TTL)
       expectEqual(beat.cancelRequested?.by, "operator", "the heartbeat tells who asked to cancel")
-      yield* checkpoints.finish(beat.lease, { runId: "r", expectedVersion: 1, status: "cancelled", result: '{"reason":"run cancelled"}' })
-      expectTag(yield* refused(checkpoints.requestCancel("r", "operator"), "cancel a finished run"), "RunFinished", "cancelling a finished run")
+      yield* checkpoints.finish(beat.lease, {
+        runId: "r",
+        expectedVersion: 1,
+        status: "cancelled",
+        result: "{\"reason\":\"run cancelled\"}"
+      })
+      expectTag(
+        yield* refused(checkpoints.requestCancel("r", "operator"), "cancel a finished run"),
+        "RunFinished",
+        "cancelling a finished run"
+      )
       const other = yield* checkpoints.create(root("s"), owner("a"))
       yield* checkpoints.decide("s", "p", { decision: "{}" })
       yield* TestClock.adjust(10)
@@ -419,27 +577,42 @@ export const register = (it: TestFunction, options: Options): void => {
     }))
 
   test("ledger: claim, complete, replay; a second claim without an outcome is in doubt; another digest is in doubt", ({ ledger }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expectEqual((yield* ledger.claim("r/t0/c0", "d1"))._tag, "Claimed", "a first claim")
       const doubt = yield* ledger.claim("r/t0/c0", "d1")
       expectEqual(doubt._tag, "InDoubt", "a claim of a claimed, uncompleted call")
-      if (doubt._tag === "InDoubt") expectEqual([doubt.claimedAt, doubt.digest], [0, "d1"], "InDoubt says when and what was claimed")
+      if (doubt._tag === "InDoubt") {
+        expectEqual([doubt.claimedAt, doubt.digest], [0, "d1"], "InDoubt says when and what was claimed")
+      }
       yield* ledger.complete("r/t0/c0", { text: "charged $12", isError: false })
       const done = yield* ledger.claim("r/t0/c0", "d1")
-      expectEqual(done, { _tag: "Completed", outcome: { text: "charged $12", isError: false } }, "a completed call replays its outcome")
+      expectEqual(
+        done,
+        { _tag: "Completed", outcome: { text: "charged $12", isError: false } },
+        "a completed call replays its outcome"
+      )
       expectEqual((yield* ledger.claim("r/t0/c0", "d2"))._tag, "InDoubt", "the same key with other arguments")
-      const racing = yield* Effect.forEach(Array.from({ length: 10 }), () => ledger.claim("r/t0/c1", "d"), { concurrency: "unbounded" })
+      const racing = yield* Effect.forEach(Array.from({ length: 10 }), () => ledger.claim("r/t0/c1", "d"), {
+        concurrency: "unbounded"
+      })
       expectEqual(racing.filter((claim) => claim._tag === "Claimed").length, 1, "concurrent claims that won")
     }))
 
   test("ledger: in-doubt decisions: done records the outcome, failed the marked-failed text, retry removes the claim", ({ ledger }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const key of ["done", "failed", "retry", "stale"]) yield* ledger.claim(key, "d")
       yield* ledger.resolve("done", { _tag: "Done", outcome: { text: "it went through", isError: false } })
-      expectEqual(yield* ledger.claim("done", "d"), { _tag: "Completed", outcome: { text: "it went through", isError: false } }, "after done")
+      expectEqual(yield* ledger.claim("done", "d"), {
+        _tag: "Completed",
+        outcome: { text: "it went through", isError: false }
+      }, "after done")
       yield* ledger.resolve("failed", { _tag: "Failed", reason: "the bank has no record" })
       const failed = yield* ledger.claim("failed", "d")
-      expectEqual(failed._tag === "Completed" && failed.outcome.isError && failed.outcome.text.endsWith("the bank has no record"), true, "after failed")
+      expectEqual(
+        failed._tag === "Completed" && failed.outcome.isError && failed.outcome.text.endsWith("the bank has no record"),
+        true,
+        "after failed"
+      )
       yield* ledger.resolve("retry", { _tag: "Retry" })
       expectEqual((yield* ledger.claim("retry", "d"))._tag, "Claimed", "after retry the call can be claimed again")
       const conflict = yield* refused(ledger.resolve("done", { _tag: "Retry" }), "resolve a completed entry")
@@ -447,7 +620,10 @@ export const register = (it: TestFunction, options: Options): void => {
       const none = yield* refused(ledger.resolve("never-claimed", { _tag: "Retry" }), "resolve nothing")
       expectEqual((none as LedgerConflict).state, "none", "resolving an unknown key")
       yield* TestClock.adjust(5)
-      const reclaimed = yield* refused(ledger.resolve("stale", { _tag: "Retry" }, { claimedAt: 5 }), "resolve another claim")
+      const reclaimed = yield* refused(
+        ledger.resolve("stale", { _tag: "Retry" }, { claimedAt: 5 }),
+        "resolve another claim"
+      )
       expectEqual((reclaimed as LedgerConflict).state, "reclaimed", "a resolution for another claim of the key")
       yield* TestClock.adjust(5)
       expectEqual(yield* ledger.prune({ before: 10 }), 2, "prune forgets completed entries only")

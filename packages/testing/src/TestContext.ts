@@ -4,7 +4,15 @@
  * @since 0.1.0
  */
 import { Invoker, RunContext } from "@agentkit/core"
-import type { Autonomy, Budget, ChatMiddleware, ChatModel, ConfigurationError, Scope, ToolMiddleware } from "@agentkit/core"
+import type {
+  Autonomy,
+  Budget,
+  ChatMiddleware,
+  ChatModel,
+  ConfigurationError,
+  Scope,
+  ToolMiddleware
+} from "@agentkit/core"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -105,7 +113,7 @@ export const makeTestCtx = (
  * @category combinators
  */
 export const runWithClock = <A, E, R>(effect: Effect.Effect<A, E, R>, step: Duration.DurationInput = "31 seconds") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fiber = yield* Effect.fork(effect)
     for (let i = 0; i < 50; i++) {
       const done = yield* Fiber.poll(fiber)

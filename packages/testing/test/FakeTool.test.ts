@@ -19,12 +19,17 @@ describe("FakeTool.make", () => {
     expect(Object.isFrozen(tool)).toBe(true)
     expect(tool.name).toBe("search")
     expect(tool.description).toBe("A fake tool for unit tests that records every call it receives.")
-    expect([tool.sideEffecting, tool.idempotent, tool.requiresApproval, tool.delegating]).toEqual([false, false, false, false])
+    expect([tool.sideEffecting, tool.idempotent, tool.requiresApproval, tool.delegating]).toEqual([
+      false,
+      false,
+      false,
+      false
+    ])
     expect(tool.caps).toEqual([])
     expect(tool.calls).toEqual([])
     // it accepts any arguments: a rest record
     expect(JSON.stringify(tool.schema)).toBe(
-      '{"name":"search","description":"A fake tool for unit tests that records every call it receives.","parameters":{"type":"object","properties":{},"required":[],"additionalProperties":true}}'
+      "{\"name\":\"search\",\"description\":\"A fake tool for unit tests that records every call it receives.\",\"parameters\":{\"type\":\"object\",\"properties\":{},\"required\":[],\"additionalProperties\":true}}"
     )
   })
 
@@ -57,50 +62,49 @@ describe("FakeTool.make", () => {
   })
 
   it.effect("records the arguments of every call, in order; the default response is `ok`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = FakeTool.make("t")
       expect(yield* tool.run({ x: 1 })).toBe("ok")
       expect(yield* tool.run({ x: 2 })).toBe("ok")
       expect(yield* tool.run({ x: 3, nested: { deep: true } })).toBe("ok")
       expect(tool.calls).toEqual([{ x: 1 }, { x: 2 }, { x: 3, nested: { deep: true } }])
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 
   it.effect("a list of responses is played in order, the last one repeating", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = FakeTool.make("t", { responses: ["first", { n: 2 }, "last"] })
       const out: Array<unknown> = []
       for (let i = 0; i < 5; i++) out.push(yield* tool.run({}))
       expect(out).toEqual(["first", { n: 2 }, "last", "last", "last"])
       expect(tool.calls).toHaveLength(5)
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 
   it.effect("a function gets the arguments and the call number (from 1)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = FakeTool.make("t", { responses: (args, n) => `call ${n}: ${String(args["q"])}` })
       expect(yield* tool.run({ q: "a" })).toBe("call 1: a")
       expect(yield* tool.run({ q: "b" })).toBe("call 2: b")
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 
   it.effect("a function may return a Promise (awaited) or an Effect (run, with its typed failure)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const promised = FakeTool.make("p", { responses: (args) => Promise.resolve(`async ${String(args["q"])}`) })
       expect(yield* promised.run({ q: "x" })).toBe("async x")
 
       const effectful = FakeTool.make("e", {
-        responses: (_args, n) => (n === 1 ? Effect.fail(new Flaky({ message: "try again" })) : Effect.succeed("recovered"))
+        responses: (
+          _args,
+          n
+        ) => (n === 1 ? Effect.fail(new Flaky({ message: "try again" })) : Effect.succeed("recovered"))
       })
       const error = yield* Effect.flip(effectful.run({}))
       expect(error).toBeInstanceOf(Flaky)
       expect(yield* effectful.run({})).toBe("recovered")
       expect(effectful.calls).toHaveLength(2)
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 
   it.effect("a function that throws, or a Promise that rejects, is a ToolExecutionError (the call is recorded)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const throwing = FakeTool.make("t", {
         responses: () => {
           throw new Error("boom")
@@ -115,20 +119,18 @@ describe("FakeTool.make", () => {
       const rejected = (yield* Effect.flip(rejecting.run({}))) as ToolExecutionError
       expect(rejected).toBeInstanceOf(ToolExecutionError)
       expect(rejected.message).toBe("down")
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 
   it.effect("a non-object argument is refused before the tool runs (nothing is recorded)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = FakeTool.make("t")
       const error = yield* Effect.flip(tool.run("not an object"))
       expect(error).toBeInstanceOf(ToolArgumentError)
       expect(tool.calls).toEqual([])
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 
   it.effect("the recorded arguments are the frozen ones the handler got", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = FakeTool.make("t")
       yield* tool.run({ list: [1, 2], nested: { deep: "x" } })
       const recorded = tool.calls[0] as { list: Array<number>; nested: { deep: string } }
@@ -137,6 +139,5 @@ describe("FakeTool.make", () => {
       expect(Object.isFrozen(recorded.list)).toBe(true)
       expect(Object.isFrozen(recorded.nested)).toBe(true)
       expect(() => recorded.list.push(3)).toThrow(TypeError)
-    }).pipe(Effect.provide(runLayer))
-  )
+    }).pipe(Effect.provide(runLayer)))
 })

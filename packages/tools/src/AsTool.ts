@@ -7,8 +7,8 @@
 import {
   type BudgetExceeded,
   type Cancelled,
-  type Capability,
   capabilities,
+  type Capability,
   type DepthExceeded,
   endsRun,
   isDepthExceeded,
@@ -146,15 +146,16 @@ export const asTool = <A, E, R>(
     handler: ({ task }, { callId, context }) =>
       Effect.flatMap(context.child(`${options.name}#${callId ?? "direct"}`), (child) =>
         // a runnable whose tools cannot be seen may read anything: its run counts as all three legs
-        (runnable.caps === undefined ? Effect.zipRight(Effect.sync(() => child.touch(capabilities)), runnable.run(task)) : runnable.run(task)).pipe(
-          Effect.provideService(RunContext, child),
-          Effect.map(render),
-          Effect.mapError((error: unknown) =>
-            endsRun(error) || isDepthExceeded(error) || isSubRunSuspension(error)
-              ? error
-              : new ToolExecutionError({ toolName: options.name, cause: error })
-          )
-        )
-      )
+        (runnable.caps === undefined
+          ? Effect.zipRight(Effect.sync(() => child.touch(capabilities)), runnable.run(task))
+          : runnable.run(task)).pipe(
+            Effect.provideService(RunContext, child),
+            Effect.map(render),
+            Effect.mapError((error: unknown) =>
+              endsRun(error) || isDepthExceeded(error) || isSubRunSuspension(error)
+                ? error
+                : new ToolExecutionError({ toolName: options.name, cause: error })
+            )
+          ))
   }) as never
 }

@@ -28,7 +28,6 @@ import type { Frozen } from "./internal/arguments.js"
 import { renderValue } from "./internal/render.js"
 import { build, TypeId } from "./internal/tool.js"
 
-
 /**
  * The parameters of a tool: struct fields, or a whole `Schema.Struct` (use the latter for a rest
  * record, the seed's `**kwargs`).
@@ -62,11 +61,9 @@ export type Parameters = Schema.Struct.Fields | Schema.Schema.AnyNoContext
  * @since 0.1.0
  * @category models
  */
-export type ParametersSchema<P extends Parameters> = P extends Schema.Schema.AnyNoContext
-  ? P
-  : P extends Schema.Struct.Fields
-    ? Schema.Struct<P>
-    : never
+export type ParametersSchema<P extends Parameters> = P extends Schema.Schema.AnyNoContext ? P
+  : P extends Schema.Struct.Fields ? Schema.Struct<P>
+  : never
 
 /**
  * The decoded, deep-frozen arguments a handler receives.
@@ -83,11 +80,9 @@ export type ParametersSchema<P extends Parameters> = P extends Schema.Schema.Any
  * @since 0.1.0
  * @category models
  */
-export type Args<P extends Parameters> = 0 extends 1 & P
-  ? unknown // P is `any`: a tool of any parameters (ToolRegistry.AnyTool)
-  : Schema.Struct.Fields extends P
-    ? ParametersNotInferred
-    : Frozen<Schema.Schema.Type<ParametersSchema<P>>>
+export type Args<P extends Parameters> = 0 extends 1 & P ? unknown // P is `any`: a tool of any parameters (ToolRegistry.AnyTool)
+  : Schema.Struct.Fields extends P ? ParametersNotInferred
+  : Frozen<Schema.Schema.Type<ParametersSchema<P>>>
 
 /**
  * What a handler's arguments are typed as when TypeScript could not infer the parameters (an
@@ -112,7 +107,8 @@ export type Args<P extends Parameters> = 0 extends 1 & P
  * @category models
  */
 export interface ParametersNotInferred {
-  readonly "Tool.make could not infer the parameters: use Schema.Struct({ ... }) or Schema.X.pipe(Schema.optionalWith(...))": never
+  readonly "Tool.make could not infer the parameters: use Schema.Struct({ ... }) or Schema.X.pipe(Schema.optionalWith(...))":
+    never
 }
 
 /**
@@ -228,13 +224,10 @@ export interface Tool<
  */
 export type HandlerResult = Effect.Effect<unknown, unknown, unknown> | PromiseLike<unknown> | unknown
 
-type SuccessOf<S, Out> = [S] extends [Schema.Schema.AnyNoContext]
-  ? Schema.Schema.Type<S>
-  : Out extends Effect.Effect<infer A, infer _E, infer _R>
-    ? A
-    : Out extends PromiseLike<infer A>
-      ? A
-      : Out
+type SuccessOf<S, Out> = [S] extends [Schema.Schema.AnyNoContext] ? Schema.Schema.Type<S>
+  : Out extends Effect.Effect<infer A, infer _E, infer _R> ? A
+  : Out extends PromiseLike<infer A> ? A
+  : Out
 /**
  * What a handler of a tool with output schema `S` may return: the schema's type, or an Effect or
  * a Promise of it. Without a schema, anything.
@@ -251,19 +244,16 @@ type SuccessOf<S, Out> = [S] extends [Schema.Schema.AnyNoContext]
  * @since 0.1.0
  * @category models
  */
-export type HandlerResultFor<S> = [S] extends [Schema.Schema.AnyNoContext]
-  ?
-      | Schema.Schema.Type<S>
-      | Effect.Effect<Schema.Schema.Type<S>, unknown, unknown>
-      | PromiseLike<Schema.Schema.Type<S>>
+export type HandlerResultFor<S> = [S] extends [Schema.Schema.AnyNoContext] ?
+    | Schema.Schema.Type<S>
+    | Effect.Effect<Schema.Schema.Type<S>, unknown, unknown>
+    | PromiseLike<Schema.Schema.Type<S>>
   : unknown
 
 type ErrorOf<Out> = Out extends Effect.Effect<infer _A, infer E, infer _R> ? E : never
 // `unknown` requirements only arise from a handler typed away (`as never`): it needs nothing
-type ContextOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R>
-  ? unknown extends R
-    ? never
-    : Exclude<R, RunContext>
+type ContextOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R> ? unknown extends R ? never
+  : Exclude<R, RunContext>
   : never
 
 /**
@@ -299,7 +289,10 @@ export interface Options<P extends Parameters, S extends Schema.Schema.AnyNoCont
    * validated arguments and run context holds (a function returning a boolean or an
    * `Effect<boolean>`; one that fails or throws counts as true). Default false.
    */
-  readonly requiresApproval?: boolean | ((args: NoInfer<Args<P>>, context: RunContext.Service) => boolean | Effect.Effect<boolean, unknown>) | undefined
+  readonly requiresApproval?:
+    | boolean
+    | ((args: NoInfer<Args<P>>, context: RunContext.Service) => boolean | Effect.Effect<boolean, unknown>)
+    | undefined
   /** Security capabilities for the lethal-trifecta policy. */
   readonly caps?: ReadonlyArray<Capability> | undefined
   /** The string parameter holding a URL, checked by the egress middleware. */
@@ -357,14 +350,16 @@ export const make = <
   name: Name,
   options: Options<P, S, Out>
 ): Tool<Name, P, SuccessOf<S, Out>, ErrorOf<Out>, ContextOf<Out>> =>
-  build(name, options as unknown as Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>) as unknown as Tool<
+  build(
+    name,
+    options as unknown as Options<Parameters, Schema.Schema.AnyNoContext | undefined, unknown>
+  ) as unknown as Tool<
     Name,
     P,
     SuccessOf<S, Out>,
     ErrorOf<Out>,
     ContextOf<Out>
   >
-
 
 /**
  * Whether a value is a tool made by `Tool.make` (or `asTool`).

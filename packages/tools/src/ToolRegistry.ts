@@ -130,7 +130,9 @@ class Registry<T extends AnyTool> implements ToolRegistry<T> {
   }
   register<U extends AnyTool>(tool: U, options?: { readonly replace?: boolean }): ToolRegistry<T | U> {
     if (!isTool(tool)) {
-      throw new ToolDefinitionError({ message: "ToolRegistry: only tools made with Tool.make or asTool can be registered" })
+      throw new ToolDefinitionError({
+        message: "ToolRegistry: only tools made with Tool.make or asTool can be registered"
+      })
     }
     if (this.#byName.has(tool.name) && options?.replace !== true) {
       throw new ToolDefinitionError({

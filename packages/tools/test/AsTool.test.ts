@@ -3,9 +3,9 @@
  */
 import {
   BudgetExceeded,
-  DepthExceeded,
   Cancellation,
   Cancelled,
+  DepthExceeded,
   Invoker,
   RunContext,
   ToolArgumentError,
@@ -14,9 +14,9 @@ import {
   ToolExecutionError
 } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
+import { asTool, renderRunResult, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect } from "effect"
-import { asTool, renderRunResult, Tool } from "@agentkit/tools"
 
 const DESCRIPTION = "Delegate a research sub-task to the researcher agent."
 const noChat: ChatModel.Service = { chat: () => Effect.die("no model call expected in a tool test") }
@@ -34,13 +34,17 @@ const recorder = () => {
   return { seen, runnable }
 }
 
-const pick = (legs: RunContext.Legs) => ({ privateData: legs.privateData, untrustedContent: legs.untrustedContent, egress: legs.egress })
+const pick = (legs: RunContext.Legs) => ({
+  privateData: legs.privateData,
+  untrustedContent: legs.untrustedContent,
+  egress: legs.egress
+})
 
 describe("asTool", () => {
   it("advertises exactly one `task` string, with its description", () => {
     const tool = asTool(recorder().runnable, { name: "research", description: DESCRIPTION })
     expect(JSON.stringify(tool.schema.parameters)).toBe(
-      '{"type":"object","properties":{"task":{"type":"string","description":"the sub-task / goal to run"}},"required":["task"]}'
+      "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\",\"description\":\"the sub-task / goal to run\"}},\"required\":[\"task\"]}"
     )
     expect(tool.schema.name).toBe("research")
     expect(tool.schema.description).toBe(DESCRIPTION)
@@ -57,12 +61,14 @@ describe("asTool", () => {
     expect(tool.requiresApproval).toBe(false)
     // a runnable that does not say what it can reach counts as all three legs (fail closed)
     expect(tool.caps).toEqual(["private_data", "untrusted_content", "egress"])
-    expect(asTool({ ...recorder().runnable, caps: ["private_data"] }, { name: "r", description: DESCRIPTION }).caps).toEqual(["private_data"])
-    expect(asTool(recorder().runnable, { name: "act", description: DESCRIPTION, sideEffecting: true }).sideEffecting).toBe(true)
+    expect(asTool({ ...recorder().runnable, caps: ["private_data"] }, { name: "r", description: DESCRIPTION }).caps)
+      .toEqual(["private_data"])
+    expect(asTool(recorder().runnable, { name: "act", description: DESCRIPTION, sideEffecting: true }).sideEffecting)
+      .toBe(true)
   })
 
   it.effect("a runnable whose tools cannot be seen touches all three legs of the tree when it runs; one that declares its caps touches none itself", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const opaque = asTool(recorder().runnable, { name: "opaque", description: DESCRIPTION })
       const declared = asTool({ ...recorder().runnable, caps: [] }, { name: "declared", description: DESCRIPTION })
       const first = yield* RunContext.make({})
@@ -71,11 +77,12 @@ describe("asTool", () => {
       const second = yield* RunContext.make({})
       yield* Effect.provideService(opaque.run({ task: "x" }), RunContext, second)
       expect(pick(second.legs)).toEqual({ privateData: true, untrustedContent: true, egress: true })
-    })
-  )
+    }))
 
   it("follows the same name and description rules as Tool.make", () => {
-    expect(() => asTool(recorder().runnable, { name: "has space", description: DESCRIPTION })).toThrow(ToolDefinitionError)
+    expect(() => asTool(recorder().runnable, { name: "has space", description: DESCRIPTION })).toThrow(
+      ToolDefinitionError
+    )
     expect(() => asTool(recorder().runnable, { name: "research", description: "Delegate research." })).toThrow(
       "tool 'research' needs a description of at least 30 characters so the model can understand it; got 18 chars: 'Delegate research.'"
     )
@@ -87,7 +94,7 @@ describe("asTool", () => {
   it.effect("runs the runnable on a child context: depth 1, same budget, same cancellation, same id and scope", () => {
     const { runnable, seen } = recorder()
     const tool = asTool(runnable, { name: "research", description: DESCRIPTION })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const parent = yield* RunContext
       expect(yield* tool.run({ task: "find it" })).toBe("did: find it")
       expect(seen).toHaveLength(1)
@@ -108,7 +115,7 @@ describe("asTool", () => {
     const { runnable, seen } = recorder()
     const inner = asTool(runnable, { name: "inner", description: DESCRIPTION })
     const outer = asTool({ run: (task: string) => inner.run({ task }) }, { name: "outer", description: DESCRIPTION })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       expect(yield* outer.run({ task: "deep" })).toBe("did: deep")
       expect(seen[0]!.context.depth).toBe(2)
     }).pipe(Effect.provide(RunContext.layer()))
@@ -118,10 +125,15 @@ describe("asTool", () => {
     const { runnable, seen } = recorder()
     const inner = asTool(runnable, { name: "inner", description: DESCRIPTION })
     const outer = asTool({ run: (task: string) => inner.run({ task }) }, { name: "outer", description: DESCRIPTION })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip(outer.run({ task: "deep" }))
       expect(error).toBeInstanceOf(DepthExceeded)
-      expect(error).toMatchObject({ _tag: "DepthExceeded", depth: 2, maxDepth: 1, message: "agent depth 2 > max_depth 1" })
+      expect(error).toMatchObject({
+        _tag: "DepthExceeded",
+        depth: 2,
+        maxDepth: 1,
+        message: "agent depth 2 > max_depth 1"
+      })
       expect(seen).toHaveLength(0)
     }).pipe(Effect.provide(RunContext.layer({ budget: { maxDepth: 1 } })))
   })
@@ -134,7 +146,7 @@ describe("asTool", () => {
       tool = asTool({ run: (task: string) => below.run({ task }) }, { name: "level", description: DESCRIPTION })
     }
     // Five nested asTool levels: the fifth child would be depth 5.
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip(tool.run({ task: "x" }))
       expect(error.message).toBe("agent depth 5 > max_depth 4")
       expect(seen).toHaveLength(0)
@@ -142,21 +154,30 @@ describe("asTool", () => {
   })
 
   it.effect("the default render uses the result's `output` string", () =>
-    Effect.gen(function* () {
-      const tool = asTool({ run: () => Effect.succeed({ output: "final answer", partial: false }) }, { name: "sub", description: DESCRIPTION })
+    Effect.gen(function*() {
+      const tool = asTool({ run: () => Effect.succeed({ output: "final answer", partial: false }) }, {
+        name: "sub",
+        description: DESCRIPTION
+      })
       expect(yield* tool.run({ task: "x" })).toBe("final answer")
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("a result without a string `output` is rendered like any tool result", () =>
-    Effect.gen(function* () {
-      const tool = asTool({ run: () => Effect.succeed({ outputs: { k: "v" } }) }, { name: "sub", description: DESCRIPTION })
-      expect(yield* tool.run({ task: "x" })).toBe('{"outputs":{"k":"v"}}')
-      const plain = asTool({ run: (task: string) => Effect.succeed(task.toUpperCase()) }, { name: "sub", description: DESCRIPTION })
+    Effect.gen(function*() {
+      const tool = asTool({ run: () => Effect.succeed({ outputs: { k: "v" } }) }, {
+        name: "sub",
+        description: DESCRIPTION
+      })
+      expect(yield* tool.run({ task: "x" })).toBe("{\"outputs\":{\"k\":\"v\"}}")
+      const plain = asTool({ run: (task: string) => Effect.succeed(task.toUpperCase()) }, {
+        name: "sub",
+        description: DESCRIPTION
+      })
       expect(yield* plain.run({ task: "x" })).toBe("X")
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("`render` replaces the default rendering", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tool = asTool(
         { run: () => Effect.succeed({ output: "ignored", outputs: { k: "v", n: 2 } }) },
         {
@@ -169,7 +190,7 @@ describe("asTool", () => {
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("a failure of the sub-run other than BudgetExceeded or Cancelled becomes a ToolExecutionError", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       class ResearchFailed extends Data.TaggedError("ResearchFailed")<{ readonly why: string }> {}
       const cause = new ResearchFailed({ why: "no sources" })
       const tool = asTool({ run: () => Effect.fail(cause) }, { name: "research", description: DESCRIPTION })
@@ -180,7 +201,7 @@ describe("asTool", () => {
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("a defect of the sub-run becomes a ToolExecutionError, never a defect", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const boom = new Error("crashed")
       const tool = asTool({ run: () => Effect.die(boom) }, { name: "research", description: DESCRIPTION })
       const error = yield* Effect.flip(tool.run({ task: "x" }))
@@ -189,7 +210,7 @@ describe("asTool", () => {
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("the sub-run's BudgetExceeded and Cancelled pass through unchanged", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const exhausted = new BudgetExceeded({ limit: "cost", message: "cost $0.02 > $0.015" })
       const costTool = asTool({ run: () => Effect.fail(exhausted) }, { name: "sub", description: DESCRIPTION })
       expect(yield* Effect.flip(costTool.run({ task: "x" }))).toBe(exhausted)
@@ -210,13 +231,13 @@ describe("asTool", () => {
       },
       { name: "sub", description: DESCRIPTION }
     )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       expect(yield* tool.run({ task: "x" })).toBe("saw cancel")
     }).pipe(Effect.provide(RunContext.layer({ cancellation: token })))
   })
 
   it.effect("the `task` argument is validated like any tool's", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { runnable, seen } = recorder()
       const tool = asTool(runnable, { name: "research", description: DESCRIPTION })
       const error = yield* Effect.flip(tool.run({ goal: "x" }))
@@ -228,7 +249,7 @@ describe("asTool", () => {
     }).pipe(Effect.provide(RunContext.layer())))
 
   it.effect("through the Invoker it takes no concurrency permit: a sub-run with a limit of 1 does not deadlock", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const invoker = Invoker.make(noChat, {})
       const leaf = Tool.make("leaf", {
         description: "A leaf tool that holds the only concurrency permit.",
@@ -236,7 +257,8 @@ describe("asTool", () => {
         sideEffecting: false,
         handler: () => "leaf done"
       })
-      const call = (name: string, args: Record<string, unknown>) => ToolCall.make({ id: `c-${name}`, name, arguments: args })
+      const call = (name: string, args: Record<string, unknown>) =>
+        ToolCall.make({ id: `c-${name}`, name, arguments: args })
       const sub = asTool(
         { run: () => Effect.map(invoker.tool(call("leaf", {}), leaf), (outcome) => ({ output: outcome.text })) },
         { name: "sub", description: DESCRIPTION }
@@ -249,8 +271,8 @@ describe("asTool", () => {
 describe("renderRunResult", () => {
   it("a string `output` is returned as is; anything else is rendered as JSON", () => {
     expect(renderRunResult({ output: "hi" })).toBe("hi")
-    expect(renderRunResult({ output: 42 })).toBe('{"output":42}')
-    expect(renderRunResult({ outputs: { k: "v" } })).toBe('{"outputs":{"k":"v"}}')
+    expect(renderRunResult({ output: 42 })).toBe("{\"output\":42}")
+    expect(renderRunResult({ outputs: { k: "v" } })).toBe("{\"outputs\":{\"k\":\"v\"}}")
     expect(renderRunResult("text")).toBe("text")
     expect(renderRunResult(null)).toBe("null")
   })

@@ -11,18 +11,27 @@ const text = (schema: Schema.Schema.Any) => JSON.stringify(Either.getOrThrow(Jso
 
 describe("JsonSchema.make", () => {
   it("structs, arrays, unions and scalars, in declaration order, the encoded side", () => {
-    expect(text(Schema.Struct({ status: Schema.Literal("a", "b"), days: Schema.Int, at: Schema.optional(Schema.NumberFromString) }))).toBe(
-      '{"type":"object","properties":{"status":{"enum":["a","b"],"type":"string"},"days":{"type":"integer"},"at":{"type":"string"}},"required":["status","days"]}'
+    expect(
+      text(
+        Schema.Struct({
+          status: Schema.Literal("a", "b"),
+          days: Schema.Int,
+          at: Schema.optional(Schema.NumberFromString)
+        })
+      )
+    ).toBe(
+      "{\"type\":\"object\",\"properties\":{\"status\":{\"enum\":[\"a\",\"b\"],\"type\":\"string\"},\"days\":{\"type\":\"integer\"},\"at\":{\"type\":\"string\"}},\"required\":[\"status\",\"days\"]}"
     )
-    expect(text(Schema.Array(Schema.String))).toBe('{"type":"array","items":{"type":"string"}}')
-    expect(text(Schema.Boolean)).toBe('{"type":"boolean"}')
+    expect(text(Schema.Array(Schema.String))).toBe("{\"type\":\"array\",\"items\":{\"type\":\"string\"}}")
+    expect(text(Schema.Boolean)).toBe("{\"type\":\"boolean\"}")
   })
 
   it("a rest record is described by its value schema", () => {
-    expect(Either.getOrThrow(JsonSchema.make(Schema.Record({ key: Schema.String, value: Schema.Number })))).toMatchObject({
-      type: "object",
-      additionalProperties: { type: "number" }
-    })
+    expect(Either.getOrThrow(JsonSchema.make(Schema.Record({ key: Schema.String, value: Schema.Number }))))
+      .toMatchObject({
+        type: "object",
+        additionalProperties: { type: "number" }
+      })
   })
 
   it("equal schemas give equal bytes", () => {
@@ -32,7 +41,9 @@ describe("JsonSchema.make", () => {
 
   it("no JSON representation: a Left naming the field, or the schema itself", () => {
     const at = JsonSchema.make(Schema.Struct({ when: Schema.DateFromSelf }))
-    expect(Either.isLeft(at) && at.left).toMatch(/^cannot derive a JSON Schema for 'when': unsupported schema kind Declaration/)
+    expect(Either.isLeft(at) && at.left).toMatch(
+      /^cannot derive a JSON Schema for 'when': unsupported schema kind Declaration/
+    )
     const whole = JsonSchema.make(Schema.BigIntFromSelf)
     expect(Either.isLeft(whole) && whole.left).toMatch(/^cannot derive a JSON Schema for the schema: /)
   })

@@ -15,9 +15,9 @@ import {
   Tracing
 } from "@agentkit/core"
 import type { ToolMiddleware } from "@agentkit/core"
+import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Data, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
-import { asTool, Tool } from "@agentkit/tools"
 
 const DESCRIPTION = "A test tool with a description long enough to pass."
 const runLayer = RunContext.layer({ runId: "run-9" })
@@ -87,10 +87,15 @@ describe("Tool.make: definition", () => {
 
   it("accepts a whole Schema.Struct as parameters", () => {
     const parameters = Schema.Struct({ location: Schema.String, days: Schema.optional(Schema.Int) })
-    const tool = Tool.make("weather", { description: DESCRIPTION, parameters, sideEffecting: false, handler: () => "sunny" })
+    const tool = Tool.make("weather", {
+      description: DESCRIPTION,
+      parameters,
+      sideEffecting: false,
+      handler: () => "sunny"
+    })
     expect(tool.parameters).toBe(parameters)
     expect(JSON.stringify(tool.schema.parameters)).toBe(
-      '{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location"]}'
+      "{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\"},\"days\":{\"type\":\"integer\"}},\"required\":[\"location\"]}"
     )
   })
 
@@ -131,21 +136,34 @@ describe("Tool.make: definition", () => {
       "%s → the same text",
       (_label, value) => {
         const error = definitionError(() =>
-          Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: value as never, handler: () => "ok" })
+          Tool.make("x", {
+            description: DESCRIPTION,
+            parameters: {},
+            sideEffecting: value as never,
+            handler: () => "ok"
+          })
         )
         expect(error.message).toBe(MISSING_FLAG)
       }
     )
 
     it("is checked before the description", () => {
-      const error = definitionError(() => Tool.make("x", { description: "short", parameters: {}, handler: () => "ok" } as never))
+      const error = definitionError(() =>
+        Tool.make("x", { description: "short", parameters: {}, handler: () => "ok" } as never)
+      )
       expect(error.message).toBe(MISSING_FLAG)
     })
   })
 
   it.each([["idempotent"], ["requiresApproval"]])("a non-boolean `%s` → ToolDefinitionError", (flag) => {
     const error = definitionError(() =>
-      Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, [flag]: "yes", handler: () => "ok" })
+      Tool.make("x", {
+        description: DESCRIPTION,
+        parameters: {},
+        sideEffecting: false,
+        [flag]: "yes",
+        handler: () => "ok"
+      })
     )
     expect(error.message).toContain(flag)
   })
@@ -157,7 +175,9 @@ describe("Tool.make: definition", () => {
     it("29 characters fail with the pinned text; 30 pass", () => {
       const error = definitionError(() => described("a".repeat(29)))
       expect(error.message).toBe(
-        `tool 'x' needs a description of at least 30 characters so the model can understand it; got 29 chars: '${"a".repeat(29)}'`
+        `tool 'x' needs a description of at least 30 characters so the model can understand it; got 29 chars: '${
+          "a".repeat(29)
+        }'`
       )
       expect(described("a".repeat(30)).description).toBe("a".repeat(30))
     })
@@ -212,7 +232,13 @@ describe("Tool.make: definition", () => {
 
     it("an unknown capability → ToolDefinitionError naming it and the accepted values", () => {
       const error = definitionError(() =>
-        Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, caps: ["secrets" as never], handler: () => "ok" })
+        Tool.make("x", {
+          description: DESCRIPTION,
+          parameters: {},
+          sideEffecting: false,
+          caps: ["secrets" as never],
+          handler: () => "ok"
+        })
       )
       expect(error.message).toBe(
         `tool 'x': unknown capability "secrets"; accepted: 'private_data', 'untrusted_content', 'egress'`
@@ -221,13 +247,25 @@ describe("Tool.make: definition", () => {
 
     it("caps that are not an array → ToolDefinitionError", () => {
       definitionError(() =>
-        Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, caps: "egress" as never, handler: () => "ok" })
+        Tool.make("x", {
+          description: DESCRIPTION,
+          parameters: {},
+          sideEffecting: false,
+          caps: "egress" as never,
+          handler: () => "ok"
+        })
       )
     })
 
     it("the caller's caps array is copied, not kept", () => {
       const caps: Array<"egress" | "private_data"> = ["egress"]
-      const tool = Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, caps, handler: () => "ok" })
+      const tool = Tool.make("x", {
+        description: DESCRIPTION,
+        parameters: {},
+        sideEffecting: false,
+        caps,
+        handler: () => "ok"
+      })
       caps.push("private_data")
       expect(tool.caps).toEqual(["egress"])
     })
@@ -255,24 +293,39 @@ describe("Tool.make: definition", () => {
     })
 
     it("a parameter that is not a string → ToolDefinitionError", () => {
-      expect(definitionError(() => withUrlArg("count")).message).toContain("urlArg 'count' must name a declared string parameter")
+      expect(definitionError(() => withUrlArg("count")).message).toContain(
+        "urlArg 'count' must name a declared string parameter"
+      )
     })
   })
 
   it("a handler that is not a function → ToolDefinitionError", () => {
-    definitionError(() => Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: "ok" as never }))
+    definitionError(() =>
+      Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: "ok" as never })
+    )
   })
 
   it("parameters that are not a struct → ToolDefinitionError", () => {
     definitionError(() =>
-      Tool.make("x", { description: DESCRIPTION, parameters: Schema.String as never, sideEffecting: false, handler: () => "ok" })
+      Tool.make("x", {
+        description: DESCRIPTION,
+        parameters: Schema.String as never,
+        sideEffecting: false,
+        handler: () => "ok"
+      })
     )
   })
 
   it("a timeout that is not a positive Duration → ToolDefinitionError", () => {
     for (const timeout of ["0 millis", "soon", -5]) {
       definitionError(() =>
-        Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, timeout: timeout as never, handler: () => "ok" })
+        Tool.make("x", {
+          description: DESCRIPTION,
+          parameters: {},
+          sideEffecting: false,
+          timeout: timeout as never,
+          handler: () => "ok"
+        })
       )
     }
   })
@@ -288,9 +341,13 @@ describe("Tool.make: protocol", () => {
 
   it("Tool.isTool recognises tools made by Tool.make and asTool, and nothing else", () => {
     expect(Tool.isTool(tool)).toBe(true)
-    expect(Tool.isTool(asTool({ run: () => Effect.succeed("x") }, { name: "sub", description: DESCRIPTION }))).toBe(true)
+    expect(Tool.isTool(asTool({ run: () => Effect.succeed("x") }, { name: "sub", description: DESCRIPTION }))).toBe(
+      true
+    )
     expect(Tool.isTool({ ...tool })).toBe(false)
-    expect(Tool.isTool({ name: "echo", description: DESCRIPTION, schema: tool.schema, sideEffecting: false, run: tool.run })).toBe(false)
+    expect(
+      Tool.isTool({ name: "echo", description: DESCRIPTION, schema: tool.schema, sideEffecting: false, run: tool.run })
+    ).toBe(false)
     for (const value of [null, undefined, "echo", 42, () => "ok"]) expect(Tool.isTool(value)).toBe(false)
   })
 
@@ -322,7 +379,7 @@ describe("Tool.make: protocol", () => {
 
 describe("Tool.run: arguments", () => {
   it.effect("runs a sync handler with its named arguments", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const weather = Tool.make("weather", {
         description: DESCRIPTION,
         parameters: { location: Schema.String, days: Schema.Int.pipe(Schema.optionalWith({ default: () => 1 })) },
@@ -334,7 +391,7 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("awaits a Promise handler", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fetchUrl = Tool.make("fetch", {
         description: DESCRIPTION,
         parameters: { url: Schema.String },
@@ -348,7 +405,7 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a parameter named `context` is an ordinary argument", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("annotate", {
         description: DESCRIPTION,
         parameters: { context: Schema.String },
@@ -356,15 +413,17 @@ describe("Tool.run: arguments", () => {
         handler: ({ context }, handlerContext) => `${context} / ${handlerContext.context.correlationId}`
       })
       expect(JSON.stringify(t.schema.parameters)).toBe(
-        '{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}'
+        "{\"type\":\"object\",\"properties\":{\"context\":{\"type\":\"string\"}},\"required\":[\"context\"]}"
       )
       expect(yield* t.run({ context: "note" })).toBe("note / run-9")
       const error = yield* Effect.flip(t.run({}))
-      expect(error.message).toBe("tool 'annotate' call rejected: missing required argument(s) ['context']. Accepted arguments: ['context']")
+      expect(error.message).toBe(
+        "tool 'annotate' call rejected: missing required argument(s) ['context']. Accepted arguments: ['context']"
+      )
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("the handler never runs when the arguments are rejected", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let calls = 0
       const t = Tool.make("count", {
         description: DESCRIPTION,
@@ -385,7 +444,7 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a wrong type is rejected with the path and the schema's message, only when no key is wrong", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("cancel_order", {
         description: DESCRIPTION,
         parameters: { order_id: Schema.String, reason: Schema.optional(Schema.String) },
@@ -404,17 +463,19 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("arguments that are not an object are rejected", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("x", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => "ok" })
       for (const args of [null, undefined, "x", 1, [1]]) {
         const error = yield* Effect.flip(t.run(args))
         expect(error).toBeInstanceOf(ToolArgumentError)
-        expect(error.message).toMatch(/^tool 'x' call rejected: invalid argument\(s\) \['\(root\)'\]: \(root\): expected an object of arguments, got /)
+        expect(error.message).toMatch(
+          /^tool 'x' call rejected: invalid argument\(s\) \['\(root\)'\]: \(root\): expected an object of arguments, got /
+        )
       }
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("unexpected and missing lists are sorted by code point", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("x", {
         description: DESCRIPTION,
         parameters: { b: Schema.String, B: Schema.String, a: Schema.String },
@@ -428,7 +489,7 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a rest record accepts extra keys, passes them to the handler, and advertises additionalProperties: true", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let received: unknown
       const search = Tool.make("search", {
         description: DESCRIPTION,
@@ -440,17 +501,19 @@ describe("Tool.run: arguments", () => {
         }
       })
       expect(JSON.stringify(search.schema.parameters)).toBe(
-        '{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":true}'
+        "{\"type\":\"object\",\"properties\":{\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"additionalProperties\":true}"
       )
       expect(search.accepted).toEqual(["q"])
       expect(yield* search.run({ q: "x", colour: "red", size: 3 })).toBe("colour,q,size")
       expect(received).toEqual({ q: "x", colour: "red", size: 3 })
       const missing = yield* Effect.flip(search.run({ colour: "red" }))
-      expect(missing.message).toBe("tool 'search' call rejected: missing required argument(s) ['q']. Accepted arguments: ['q']")
+      expect(missing.message).toBe(
+        "tool 'search' call rejected: missing required argument(s) ['q']. Accepted arguments: ['q']"
+      )
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("arguments arrive deep-frozen; class instances (Date) are left unfrozen", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let seen: Record<string, unknown> | undefined
       const t = Tool.make("filter", {
         description: DESCRIPTION,
@@ -480,7 +543,11 @@ describe("Tool.run: arguments", () => {
       expect(() => {
         ;(args as Record<string, unknown>)["extra"] = 1
       }).toThrow(TypeError)
-      expect(args).toEqual({ limit: 10, filters: { tags: ["a"], range: { from: 1 } }, since: new Date("2026-08-14T00:00:00.000Z") })
+      expect(args).toEqual({
+        limit: 10,
+        filters: { tags: ["a"], range: { from: 1 } },
+        since: new Date("2026-08-14T00:00:00.000Z")
+      })
       expect(args.since).toBeInstanceOf(Date)
       expect(Object.isFrozen(args.since)).toBe(false)
       // The caller's own object is not the one frozen.
@@ -489,7 +556,7 @@ describe("Tool.run: arguments", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a handler's mutation attempt fails the call as a ToolExecutionError carrying the TypeError", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("mutate", {
         description: DESCRIPTION,
         parameters: { limit: Schema.Number },
@@ -510,14 +577,27 @@ it.layer(runLayer)("Tool.run: handler failures", (it) => {
   const make = (handler: () => unknown) =>
     Tool.make("charge", { description: DESCRIPTION, parameters: {}, sideEffecting: true, handler })
 
-  it.effect.each([
-    ["a throw in a sync handler", () => make(() => { throw boom })],
-    ["a rejected Promise", () => make(() => Promise.reject(boom))],
-    ["an async function that throws", () => make(async () => { throw boom })],
-    ["Effect.die in an Effect handler", () => make(() => Effect.die(boom))],
-    ["a throw inside Effect.sync", () => make(() => Effect.sync(() => { throw boom }))]
-  ] as const)("%s → ToolExecutionError with the original cause, never a defect", ([_label, tool]) =>
-    Effect.gen(function* () {
+  it.effect.each(
+    [
+      ["a throw in a sync handler", () =>
+        make(() => {
+          throw boom
+        })],
+      ["a rejected Promise", () => make(() => Promise.reject(boom))],
+      ["an async function that throws", () =>
+        make(async () => {
+          throw boom
+        })],
+      ["Effect.die in an Effect handler", () => make(() => Effect.die(boom))],
+      ["a throw inside Effect.sync", () =>
+        make(() =>
+          Effect.sync(() => {
+            throw boom
+          })
+        )]
+    ] as const
+  )("%s → ToolExecutionError with the original cause, never a defect", ([_label, tool]) =>
+    Effect.gen(function*() {
       const error = failureOf(yield* Effect.exit(tool().run({})))
       expect(error).toBeInstanceOf(ToolExecutionError)
       expect(error).toMatchObject({ _tag: "ToolExecutionError", toolName: "charge", message: "card declined" })
@@ -525,13 +605,19 @@ it.layer(runLayer)("Tool.run: handler failures", (it) => {
     }))
 
   it.effect("a non-Error throw is kept as the cause", () =>
-    Effect.gen(function* () {
-      const error = failureOf(yield* Effect.exit(make(() => { throw "plain string" }).run({})))
+    Effect.gen(function*() {
+      const error = failureOf(
+        yield* Effect.exit(
+          make(() => {
+            throw "plain string"
+          }).run({})
+        )
+      )
       expect(error).toMatchObject({ _tag: "ToolExecutionError", cause: "plain string", message: "plain string" })
     }))
 
   it.effect("a typed failure of an Effect handler passes through with its own type", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
       const t = Tool.make("lookup", {
         description: DESCRIPTION,
@@ -548,7 +634,7 @@ it.layer(runLayer)("Tool.run: handler failures", (it) => {
 
 describe("Tool.run: timeout and interruption", () => {
   it.live("a handler past its timeout fails with ToolTimeoutError and its signal is aborted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let signal: AbortSignal | undefined
       const slow = Tool.make("slow", {
         description: DESCRIPTION,
@@ -568,7 +654,7 @@ describe("Tool.run: timeout and interruption", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.live("a handler that reads its signal only after the timeout still sees it aborted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let handlerContext: Tool.HandlerContext | undefined
       const slow = Tool.make("slow", {
         description: DESCRIPTION,
@@ -585,7 +671,7 @@ describe("Tool.run: timeout and interruption", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.live("an Effect handler past its timeout is interrupted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let interrupted = false
       const slow = Tool.make("slow", {
         description: DESCRIPTION,
@@ -599,7 +685,7 @@ describe("Tool.run: timeout and interruption", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.live("a handler that finishes in time is not affected by its timeout", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let signal: AbortSignal | undefined
       const quick = Tool.make("quick", {
         description: DESCRIPTION,
@@ -616,7 +702,7 @@ describe("Tool.run: timeout and interruption", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a Promise handler sees its signal abort when the fiber is interrupted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let started: (signal: AbortSignal) => void = () => {}
       const running = new Promise<AbortSignal>((resolve) => (started = resolve))
       const hang = Tool.make("hang", {
@@ -641,7 +727,7 @@ it.layer(runLayer)("Tool: output schema", (it) => {
   class Report extends Schema.Class<Report>("Report")({ title: Schema.String, pages: Schema.Number }) {}
 
   it.effect("a valid instance comes back as the same object", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const report = new Report({ title: "Q3", pages: 4 })
       const t = Tool.make("report", {
         description: DESCRIPTION,
@@ -654,7 +740,7 @@ it.layer(runLayer)("Tool: output schema", (it) => {
     }))
 
   it.effect("a wrong value → ToolShapeError with the class identifier as the expected shape", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("bad", {
         description: DESCRIPTION,
         parameters: {},
@@ -670,11 +756,17 @@ it.layer(runLayer)("Tool: output schema", (it) => {
     }))
 
   it.effect("the expected shape is the identifier, else the title, else 'Output'", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const expectedOf = (success: Schema.Schema.AnyNoContext) =>
         Effect.map(
           Effect.flip(
-            Tool.make("shape", { description: DESCRIPTION, parameters: {}, success, sideEffecting: false, handler: () => 42 }).run({})
+            Tool.make("shape", {
+              description: DESCRIPTION,
+              parameters: {},
+              success,
+              sideEffecting: false,
+              handler: () => 42
+            }).run({})
           ),
           (error) => (error as ToolShapeError).expected
         )
@@ -685,7 +777,7 @@ it.layer(runLayer)("Tool: output schema", (it) => {
     }))
 
   it.effect("shape errors name the path and the problem", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("wrong", {
         description: DESCRIPTION,
         parameters: {},
@@ -695,7 +787,7 @@ it.layer(runLayer)("Tool: output schema", (it) => {
         handler: (() => ({ items: [{ qty: 1 }, { qty: "two" }] })) as never
       })
       const error = (yield* Effect.flip(t.run({}))) as ToolShapeError
-      expect(error.errors).toEqual(['items.1.qty: Expected number, actual "two"'])
+      expect(error.errors).toEqual(["items.1.qty: Expected number, actual \"two\""])
       const topLevel = Tool.make("wrong", {
         description: DESCRIPTION,
         parameters: {},
@@ -710,14 +802,19 @@ it.layer(runLayer)("Tool: output schema", (it) => {
     }))
 
   it.effect("without a success schema any value passes through untouched", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const value = { anything: [1, "two"], nested: { ok: true } }
-      const t = Tool.make("free", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => value })
+      const t = Tool.make("free", {
+        description: DESCRIPTION,
+        parameters: {},
+        sideEffecting: false,
+        handler: () => value
+      })
       expect(yield* t.run({})).toBe(value)
     }))
 
   it.effect("the shape check runs outside the timeout: a mismatch is still a ToolShapeError", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("timed", {
         description: DESCRIPTION,
         parameters: {},
@@ -731,9 +828,15 @@ it.layer(runLayer)("Tool: output schema", (it) => {
     }))
 
   it.effect("no span event is added when there is no span", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tracer = Tracing.recording()
-      const t = Tool.make("bad", { description: DESCRIPTION, parameters: {}, success: Report, sideEffecting: false, handler: (() => 1) as never })
+      const t = Tool.make("bad", {
+        description: DESCRIPTION,
+        parameters: {},
+        success: Report,
+        sideEffecting: false,
+        handler: (() => 1) as never
+      })
       const error = yield* Effect.flip(t.run({}).pipe(Effect.provide(tracer.layer)))
       expect(error).toBeInstanceOf(ToolShapeError)
       expect(tracer.spans).toEqual([])
@@ -742,7 +845,7 @@ it.layer(runLayer)("Tool: output schema", (it) => {
 
 describe("Tool.render: the text the model sees", () => {
   it.effect("the encoded form of a success schema is rendered (a Date becomes its ISO string)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const t = Tool.make("when", {
         description: DESCRIPTION,
         parameters: {},
@@ -752,13 +855,13 @@ describe("Tool.render: the text the model sees", () => {
       })
       const value = yield* t.run({})
       expect(value.at).toBeInstanceOf(Date)
-      expect(t.render(value)).toBe('{"at":"2026-08-14T00:00:00.000Z","count":"3"}')
+      expect(t.render(value)).toBe("{\"at\":\"2026-08-14T00:00:00.000Z\",\"count\":\"3\"}")
     }).pipe(Effect.provide(runLayer)))
 
   it("a string is rendered as is, anything else as compact JSON", () => {
     const t = Tool.make("free", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => "x" })
     expect(t.render("plain text")).toBe("plain text")
-    expect(t.render({ s: 200, list: [1, "a"] })).toBe('{"s":200,"list":[1,"a"]}')
+    expect(t.render({ s: 200, list: [1, "a"] })).toBe("{\"s\":200,\"list\":[1,\"a\"]}")
     expect(t.render(12)).toBe("12")
     expect(t.render(null)).toBe("null")
     expect(t.render(undefined)).toBe("null")
@@ -768,7 +871,7 @@ describe("Tool.render: the text the model sees", () => {
     const t = Tool.make("free", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => "x" })
     const cyclic: Record<string, unknown> = { n: 10n }
     cyclic["self"] = cyclic
-    expect(t.render(cyclic)).toBe('{"n":"10","self":"[Circular]"}')
+    expect(t.render(cyclic)).toBe("{\"n\":\"10\",\"self\":\"[Circular]\"}")
   })
 
   it("a big result is cut at maxResultBytes with a marker", () => {
@@ -790,14 +893,21 @@ describe("Tool.render: the text the model sees", () => {
   })
 
   it("Tool.renderResult renders without a tool", () => {
-    expect(Tool.renderResult({ status: 200 })).toBe('{"status":200}')
+    expect(Tool.renderResult({ status: 200 })).toBe("{\"status\":200}")
     expect(Tool.renderResult("z".repeat(10), { maxBytes: 4 })).toBe("zzzz…[truncated 6 bytes]")
   })
 })
 
 describe("Tool: the handler context through the pipeline (one run-context channel)", () => {
   const seenBy = () => {
-    const seen: Array<{ readonly callId: string | undefined; readonly runId: string | undefined; readonly depth: number; readonly fromEnv?: number }> = []
+    const seen: Array<
+      {
+        readonly callId: string | undefined
+        readonly runId: string | undefined
+        readonly depth: number
+        readonly fromEnv?: number
+      }
+    > = []
     const promised = Tool.make("promised", {
       description: DESCRIPTION,
       parameters: {},
@@ -819,11 +929,14 @@ describe("Tool: the handler context through the pipeline (one run-context channe
     })
     return { seen, promised, effectful }
   }
-  const layer = Layer.provideMerge(Invoker.layer(), Layer.merge(ChatModel.layer({ chat: () => Effect.die("no model") }), runLayer))
+  const layer = Layer.provideMerge(
+    Invoker.layer(),
+    Layer.merge(ChatModel.layer({ chat: () => Effect.die("no model") }), runLayer)
+  )
 
   it.effect("through the Invoker the handler gets the call id and the run id; a direct run gets neither", () => {
     const { seen, promised, effectful } = seenBy()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.tool({ id: "call-7", name: "promised", arguments: {} }, promised)
       yield* invoker.tool({ id: "call-8", name: "effectful", arguments: {} }, effectful)
@@ -841,14 +954,15 @@ describe("Tool: the handler context through the pipeline (one run-context channe
     // the record carries the context the tool is handed; Effect code reads the environment, so a
     // middleware that changes the context provides it too
     const nest: ToolMiddleware = (next) => (request) =>
-      Effect.flatMap(Effect.orDie(request.context.child()), (child) =>
-        Effect.provideService(next({ ...request, context: child }), RunContext, child)
+      Effect.flatMap(
+        Effect.orDie(request.context.child()),
+        (child) => Effect.provideService(next({ ...request, context: child }), RunContext, child)
       )
     const nested = Layer.provideMerge(
       Invoker.layer({ toolMiddleware: [nest] }),
       Layer.merge(ChatModel.layer({ chat: () => Effect.die("no model") }), runLayer)
     )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = yield* Invoker
       yield* invoker.tool({ id: "c1", name: "promised", arguments: {} }, promised)
       yield* invoker.tool({ id: "c2", name: "effectful", arguments: {} }, effectful)

@@ -2,9 +2,9 @@
  * `ToolRegistry` (spec-tools-testing §3 and the seed's "Collecting tools").
  */
 import { RunContext, ToolDefinitionError, ToolNotFoundError } from "@agentkit/core"
+import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
 
 const DESCRIPTION = "A test tool with a description long enough to pass."
 const RunContextLayer = RunContext.layer()
@@ -72,11 +72,13 @@ describe("ToolRegistry", () => {
   })
 
   it("`replace: false` is the same as leaving it out", () => {
-    expect(() => ToolRegistry.fromTools([make("x")]).register(make("x"), { replace: false })).toThrow(duplicateText("x"))
+    expect(() => ToolRegistry.fromTools([make("x")]).register(make("x"), { replace: false })).toThrow(
+      duplicateText("x")
+    )
   })
 
   it.effect("replace swaps the tool in place, returns a new registry and leaves the old one unchanged", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const a = make("alpha", "old alpha")
       const b = make("beta")
       const c = make("gamma")
@@ -111,9 +113,15 @@ describe("ToolRegistry", () => {
     const registry = ToolRegistry.fromTools([lookupOrder, cancelOrder])
     const error = thrown(() => registry.get("nope"))
     expect(error).toBeInstanceOf(ToolNotFoundError)
-    expect(error).toMatchObject({ _tag: "ToolNotFoundError", name: "nope", available: ["cancel_order", "lookup_order"] })
+    expect(error).toMatchObject({
+      _tag: "ToolNotFoundError",
+      name: "nope",
+      available: ["cancel_order", "lookup_order"]
+    })
     expect((error as ToolNotFoundError).message).toBe("no tool 'nope'. Available tools: cancel_order, lookup_order.")
-    expect((thrown(() => ToolRegistry.empty.get("x")) as ToolNotFoundError).message).toBe("no tool 'x'. Available tools: (none).")
+    expect((thrown(() => ToolRegistry.empty.get("x")) as ToolNotFoundError).message).toBe(
+      "no tool 'x'. Available tools: (none)."
+    )
   })
 
   it("getOption finds a tool or returns None", () => {

@@ -2,14 +2,23 @@
  * Hostile arguments, targeted: strict keys at every depth, prototype keys, values too deep or too
  * strange to inspect, and what the handler receives (plain, frozen data).
  */
-import { DEFECT_TEXT, RunContext, ToolArgumentError, ToolDefinitionError, ToolExecutionError, toolFailureText, Tracing } from "@agentkit/core"
+import {
+  DEFECT_TEXT,
+  RunContext,
+  ToolArgumentError,
+  ToolDefinitionError,
+  ToolExecutionError,
+  toolFailureText,
+  Tracing
+} from "@agentkit/core"
+import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
-import { Tool } from "@agentkit/tools"
 
 const DESCRIPTION = "A tool the hostile-input tests send arguments to."
 const context = Effect.runSync(RunContext.make({ correlationId: "hostile" }))
-const runSync = <A, E>(effect: Effect.Effect<A, E, RunContext>) => Effect.runSyncExit(Effect.provideService(effect, RunContext, context))
+const runSync = <A, E>(effect: Effect.Effect<A, E, RunContext>) =>
+  Effect.runSyncExit(Effect.provideService(effect, RunContext, context))
 
 const Address = Schema.Struct({ street: Schema.String, city: Schema.optional(Schema.String) })
 const Card = Schema.Struct({ kind: Schema.Literal("card"), number: Schema.String })
@@ -26,7 +35,9 @@ const ship = Tool.make("ship_order", {
     by_warehouse: Schema.optional(Schema.Record({ key: Schema.String, value: Address })),
     payment: Schema.optional(Schema.Union(Card, Bank)),
     either: Schema.optional(Schema.Union(Address, Schema.Struct({ po_box: Schema.String }))),
-    notes: Schema.optional(Schema.Struct({ text: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.String }))),
+    notes: Schema.optional(
+      Schema.Struct({ text: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.String }))
+    ),
     meta: Schema.optional(Schema.Unknown)
   }),
   sideEffecting: true,
@@ -76,7 +87,9 @@ describe("strict arguments at every depth", () => {
   })
 
   it("in the matching member of a tagged union", () => {
-    expect(rejected({ order_id: "A-1", payment: { kind: "card", number: "4242", cvv: "1" } }).unexpected).toEqual(["payment.cvv"])
+    expect(rejected({ order_id: "A-1", payment: { kind: "card", number: "4242", cvv: "1" } }).unexpected).toEqual([
+      "payment.cvv"
+    ])
     expect(rejected({ order_id: "A-1", payment: { kind: "bank" } }).missing).toEqual(["payment.iban"])
   })
 
@@ -86,10 +99,10 @@ describe("strict arguments at every depth", () => {
     expect(error.missing).toEqual([])
     expect(error.invalid.length).toBeGreaterThan(0)
     expect(error.invalid).toEqual([
-      'either.po_box: is missing',
-      'either.street: is missing',
-      'either.strete: is unexpected, expected: "po_box"',
-      'either.strete: is unexpected, expected: "street" | "city"'
+      "either.po_box: is missing",
+      "either.street: is missing",
+      "either.strete: is unexpected, expected: \"po_box\"",
+      "either.strete: is unexpected, expected: \"street\" | \"city\""
     ])
     expect(error.message).toContain("invalid argument(s) ['either']")
   })
@@ -100,13 +113,19 @@ describe("strict arguments at every depth", () => {
     expect(rejected({ order_id: "A-1", notes: { text: "t", colour: 1 } }).invalid).toEqual([
       "notes.colour: Expected string, actual 1"
     ])
-    expect(rejected({ order_id: "A-1", shipping: { street: 1 } }).invalid).toEqual(["shipping.street: Expected string, actual 1"])
+    expect(rejected({ order_id: "A-1", shipping: { street: 1 } }).invalid).toEqual([
+      "shipping.street: Expected string, actual 1"
+    ])
   })
 
   it("a nested empty struct takes an object with no keys (Effect's {} would take anything)", () => {
     const options = Tool.make("configure", {
       description: DESCRIPTION,
-      parameters: Schema.Struct({ name: Schema.String, options: Schema.Struct({}), list: Schema.Array(Schema.Struct({})) }),
+      parameters: Schema.Struct({
+        name: Schema.String,
+        options: Schema.Struct({}),
+        list: Schema.Array(Schema.Struct({}))
+      }),
       sideEffecting: false,
       handler: (args) => args
     })
@@ -117,14 +136,22 @@ describe("strict arguments at every depth", () => {
       if (Exit.isSuccess(exit)) throw new Error("expected a rejection")
       return Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError
     }
-    expect(failure({ name: "n", options: { verbose: true }, list: [{}, { x: 1 }] }).unexpected).toEqual(["list.1.x", "options.verbose"])
+    expect(failure({ name: "n", options: { verbose: true }, list: [{}, { x: 1 }] }).unexpected).toEqual([
+      "list.1.x",
+      "options.verbose"
+    ])
     expect(failure({ name: "n", options: 42, list: [] }).invalid).toEqual(["options: Expected {}, actual 42"])
     expect(failure({ name: "n", options: [], list: [] }).invalid).toEqual(["options: Expected {}, actual []"])
   })
 
   it("valid nested arguments pass, with defaults applied", () => {
     const args = accepted({ order_id: "A-1", shipping: { street: "s" }, payment: { kind: "card", number: "4242" } })
-    expect(args).toEqual({ order_id: "A-1", shipping: { street: "s" }, billing: null, payment: { kind: "card", number: "4242" } })
+    expect(args).toEqual({
+      order_id: "A-1",
+      shipping: { street: "s" },
+      billing: null,
+      payment: { kind: "card", number: "4242" }
+    })
   })
 })
 
@@ -132,16 +159,25 @@ describe("prototype keys", () => {
   const parsed = (json: string) => JSON.parse(json) as unknown
 
   it("__proto__ is an unexpected key at any depth, even under a rest record or an unknown value", () => {
-    expect(rejected(parsed('{"order_id":"A-1","__proto__":{"isAdmin":true}}')).unexpected).toEqual(["__proto__"])
-    expect(rejected(parsed('{"order_id":"A-1","notes":{"text":"t","__proto__":{"x":"y"}}}')).unexpected).toEqual(["notes.__proto__"])
-    expect(rejected(parsed('{"order_id":"A-1","by_warehouse":{"__proto__":{"street":"s"}}}')).unexpected).toEqual(["by_warehouse.__proto__"])
-    expect(rejected(parsed('{"order_id":"A-1","meta":{"a":[{"__proto__":{"polluted":1}}]}}')).unexpected).toEqual(["meta.a.0.__proto__"])
+    expect(rejected(parsed("{\"order_id\":\"A-1\",\"__proto__\":{\"isAdmin\":true}}")).unexpected).toEqual([
+      "__proto__"
+    ])
+    expect(rejected(parsed("{\"order_id\":\"A-1\",\"notes\":{\"text\":\"t\",\"__proto__\":{\"x\":\"y\"}}}")).unexpected)
+      .toEqual(["notes.__proto__"])
+    expect(rejected(parsed("{\"order_id\":\"A-1\",\"by_warehouse\":{\"__proto__\":{\"street\":\"s\"}}}")).unexpected)
+      .toEqual(["by_warehouse.__proto__"])
+    expect(rejected(parsed("{\"order_id\":\"A-1\",\"meta\":{\"a\":[{\"__proto__\":{\"polluted\":1}}]}}")).unexpected)
+      .toEqual(["meta.a.0.__proto__"])
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
     expect(({} as Record<string, unknown>)["isAdmin"]).toBeUndefined()
   })
 
   it("constructor and prototype keys are plain data keys: the handler gets plain objects", () => {
-    const args = accepted(parsed('{"order_id":"A-1","notes":{"text":"t","constructor":"c","prototype":"p"},"meta":{"constructor":{"prototype":{"x":1}}}}'))
+    const args = accepted(
+      parsed(
+        "{\"order_id\":\"A-1\",\"notes\":{\"text\":\"t\",\"constructor\":\"c\",\"prototype\":\"p\"},\"meta\":{\"constructor\":{\"prototype\":{\"x\":1}}}}"
+      )
+    )
     const notes = args["notes"] as Record<string, unknown>
     expect(Object.getPrototypeOf(notes)).toBe(Object.prototype)
     expect(Object.hasOwn(notes, "constructor") && notes["constructor"]).toBe("c")
@@ -183,28 +219,53 @@ describe("values too deep or too strange to inspect", () => {
   })
 
   it("10,000-deep nesting, under any argument, is a typed error and no crash", () => {
-    expect(rejected({ order_id: "A-1", meta: nest(10_000) }).invalid[0]).toMatch(/^meta(\.0){64}: nested deeper than 64 levels$/)
-    expect(rejected({ order_id: nest(10_000, "x") }).invalid[0]).toMatch(/^order_id(\.0){64}: nested deeper than 64 levels$/)
+    expect(rejected({ order_id: "A-1", meta: nest(10_000) }).invalid[0]).toMatch(
+      /^meta(\.0){64}: nested deeper than 64 levels$/
+    )
+    expect(rejected({ order_id: nest(10_000, "x") }).invalid[0]).toMatch(
+      /^order_id(\.0){64}: nested deeper than 64 levels$/
+    )
     let deep: Record<string, unknown> = {}
     for (let i = 0; i < 10_000; i++) deep = { street: deep }
-    expect(rejected({ order_id: "A-1", shipping: deep }).invalid[0]).toMatch(/^shipping(\.street){64}: nested deeper than 64 levels$/)
+    expect(rejected({ order_id: "A-1", shipping: deep }).invalid[0]).toMatch(
+      /^shipping(\.street){64}: nested deeper than 64 levels$/
+    )
   })
 
   it("getters and proxies that throw", () => {
-    const throwing = new Proxy({}, { ownKeys: () => { throw new Error("boom") } })
+    const throwing = new Proxy({}, {
+      ownKeys: () => {
+        throw new Error("boom")
+      }
+    })
     const revoked = Proxy.revocable({}, {})
     revoked.revoke()
-    const getter = { street: "s", get city(): string { throw new Error("no") } }
+    const getter = {
+      street: "s",
+      get city(): string {
+        throw new Error("no")
+      }
+    }
     expect(rejected(throwing).invalid).toEqual(["(root): cannot be read (a getter or proxy threw)"])
     expect(rejected(revoked.proxy).invalid).toEqual(["(root): cannot be read (a getter or proxy threw)"])
-    expect(rejected({ order_id: "A-1", shipping: getter }).invalid).toEqual(["shipping.city: cannot be read (a getter or proxy threw)"])
-    expect(rejected({ order_id: "A-1", meta: [1, throwing] }).invalid).toEqual(["meta.1: cannot be read (a getter or proxy threw)"])
-    const lying = new Proxy({ order_id: "A-1" }, { get: () => { throw new Error("get") } })
+    expect(rejected({ order_id: "A-1", shipping: getter }).invalid).toEqual([
+      "shipping.city: cannot be read (a getter or proxy threw)"
+    ])
+    expect(rejected({ order_id: "A-1", meta: [1, throwing] }).invalid).toEqual([
+      "meta.1: cannot be read (a getter or proxy threw)"
+    ])
+    const lying = new Proxy({ order_id: "A-1" }, {
+      get: () => {
+        throw new Error("get")
+      }
+    })
     expect(rejected(lying).invalid).toEqual(["order_id: cannot be read (a getter or proxy threw)"])
   })
 
   it("values that are not JSON data, and cycles", () => {
-    class Point { x = 1 }
+    class Point {
+      x = 1
+    }
     const cyclic: Record<string, unknown> = { a: 1 }
     cyclic["self"] = cyclic
     const error = rejected({
@@ -221,7 +282,9 @@ describe("values too deep or too strange to inspect", () => {
       "order_id: expected JSON data, got a bigint"
     ])
     expect(rejected(new Point()).invalid).toEqual(["(root): expected an object of arguments, got a class instance"])
-    expect(rejected(new Map([["order_id", "A-1"]])).invalid).toEqual(["(root): expected an object of arguments, got a class instance"])
+    expect(rejected(new Map([["order_id", "A-1"]])).invalid).toEqual([
+      "(root): expected an object of arguments, got a class instance"
+    ])
   })
 
   it("more than 1,000,000 values is rejected; a shared object counts each time it appears", () => {
@@ -242,10 +305,20 @@ describe("values too deep or too strange to inspect", () => {
 describe("what the handler receives", () => {
   it("plain data, frozen, read once, cut off from the caller's objects", () => {
     let reads = 0
-    const source = { order_id: "A-1", meta: { list: [1, { a: 2 }] }, get notes() { reads++; return { text: "t" } } }
+    const source = {
+      order_id: "A-1",
+      meta: { list: [1, { a: 2 }] },
+      get notes() {
+        reads++
+        return { text: "t" }
+      }
+    }
     const args = accepted(source) as { meta: { list: Array<unknown> }; notes: { text: string } }
     expect(reads).toBe(1)
-    expect(Object.isFrozen(args) && Object.isFrozen(args.meta) && Object.isFrozen(args.meta.list) && Object.isFrozen(args.meta.list[1])).toBe(true)
+    expect(
+      Object.isFrozen(args) && Object.isFrozen(args.meta) && Object.isFrozen(args.meta.list) &&
+        Object.isFrozen(args.meta.list[1])
+    ).toBe(true)
     expect(args.meta).not.toBe(source.meta)
     source.meta.list.push(3)
     expect(args.meta.list).toEqual([1, { a: 2 }])
@@ -281,15 +354,31 @@ describe("a handler's defect", () => {
 
   it("goes to the trace as an exception event on the current span", () => {
     const tracer = Tracing.recording()
-    Effect.runSyncExit(dies.run({}).pipe(Effect.withSpan("execute_tool boom"), Effect.provideService(RunContext, context), Effect.provide(tracer.layer)))
+    Effect.runSyncExit(
+      dies.run({}).pipe(
+        Effect.withSpan("execute_tool boom"),
+        Effect.provideService(RunContext, context),
+        Effect.provide(tracer.layer)
+      )
+    )
     const [event] = tracer.one("execute_tool boom").events
     expect(event?.name).toBe("exception")
-    expect(event?.attributes).toMatchObject({ "exception.type": "TypeError", "exception.message": "secret=hunter2 is not a function" })
+    expect(event?.attributes).toMatchObject({
+      "exception.type": "TypeError",
+      "exception.message": "secret=hunter2 is not a function"
+    })
     expect(String(event?.attributes["exception.stacktrace"])).toContain("TypeError: secret=hunter2")
   })
 
   it("a thrown error or a rejected promise is still the tool's answer, reflected as before", () => {
-    const throws = Tool.make("throws", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: (): string => { throw new Error("card declined") } })
+    const throws = Tool.make("throws", {
+      description: DESCRIPTION,
+      parameters: {},
+      sideEffecting: false,
+      handler: (): string => {
+        throw new Error("card declined")
+      }
+    })
     const exit = runSync(throws.run({}))
     if (Exit.isSuccess(exit)) throw new Error("expected a failure")
     const error = Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolExecutionError

@@ -3,9 +3,9 @@
  * arguments decode; a rejection is always a ToolArgumentError whose lists are exactly right.
  */
 import { RunContext, ToolArgumentError } from "@agentkit/core"
+import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, FastCheck as fc, Option, Schema } from "effect"
-import { Tool } from "@agentkit/tools"
 
 const context = Effect.runSync(RunContext.make({ correlationId: "prop" }))
 const runSync = <A, E>(effect: Effect.Effect<A, E, RunContext>) =>
@@ -45,7 +45,19 @@ const pyList = (items: ReadonlyArray<string>) => `[${items.map((s) => `'${s}'`).
 /** Tricky key names beside random ones: inherited names, near-misses, case variants, non-BMP. */
 const keyArb = fc.oneof(
   fc.string(),
-  fc.constantFrom(...DECLARED, "__proto__", "constructor", "toString", "hasOwnProperty", "ID", "id ", "qty_", "𝒳", "é", "")
+  fc.constantFrom(
+    ...DECLARED,
+    "__proto__",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+    "ID",
+    "id ",
+    "qty_",
+    "𝒳",
+    "é",
+    ""
+  )
 )
 
 /** Random argument objects: some declared keys with plausible or arbitrary values, plus random extra keys. */
@@ -64,8 +76,12 @@ const argsArb = fc
   )
   .map(([declared, extra]) => {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(extra)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
-    for (const [k, v] of Object.entries(declared)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+    for (const [k, v] of Object.entries(extra)) {
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+    }
+    for (const [k, v] of Object.entries(declared)) {
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+    }
     return out
   })
 
@@ -73,7 +89,9 @@ const argsArb = fc
 const protoPaths = (value: unknown, path: string): Array<string> => {
   if (typeof value !== "object" || value === null) return []
   return Object.keys(value).flatMap((k) =>
-    k === "__proto__" && !Array.isArray(value) ? [`${path}.${k}`] : protoPaths((value as Record<string, unknown>)[k], `${path}.${k}`)
+    k === "__proto__" && !Array.isArray(value)
+      ? [`${path}.${k}`]
+      : protoPaths((value as Record<string, unknown>)[k], `${path}.${k}`)
   )
 }
 
@@ -109,7 +127,10 @@ describe("properties: argument validation", () => {
         const keys = Object.keys(input)
         // a `__proto__` key is unexpected wherever it is, so it can never reach a prototype
         const nestedProto = keys.flatMap((k) => protoPaths(input[k], k))
-        const unexpected = sortCP([...keys.filter((k) => !(DECLARED as ReadonlyArray<string>).includes(k)), ...nestedProto])
+        const unexpected = sortCP([
+          ...keys.filter((k) => !(DECLARED as ReadonlyArray<string>).includes(k)),
+          ...nestedProto
+        ])
         const missing = sortCP(REQUIRED.filter((k) => !keys.includes(k)))
         const exit = runSync(fixed.run(input))
         if (unexpected.length === 0 && missing.length === 0 && isValid(input)) {
@@ -139,9 +160,12 @@ describe("properties: argument validation", () => {
 
   it("for random key sets, the message lists exactly the unexpected and missing keys, sorted", () => {
     // Names without quotes or backslashes, so the expected message needs no Python-repr escaping.
-    const names = fc.oneof(fc.constantFrom(...DECLARED), fc
-      .array(fc.constantFrom("a", "b", "z", "A", "Z", "0", "_", "-", "é", "𝒳"), { minLength: 1, maxLength: 6 })
-      .map((chars) => chars.join("")))
+    const names = fc.oneof(
+      fc.constantFrom(...DECLARED),
+      fc
+        .array(fc.constantFrom("a", "b", "z", "A", "Z", "0", "_", "-", "é", "𝒳"), { minLength: 1, maxLength: 6 })
+        .map((chars) => chars.join(""))
+    )
     fc.assert(
       fc.property(fc.uniqueArray(names, { maxLength: 8 }), (keys) => {
         const valid: Record<string, unknown> = { id: "A-1", qty: 1, note: "n", mode: "b" }
@@ -186,21 +210,26 @@ describe("properties: argument validation", () => {
       typeof value !== "object" || value === null ||
       (Object.isFrozen(value) && Object.values(value).every(isDeepFrozen))
     fc.assert(
-      fc.property(fc.dictionary(fc.string().filter((k) => k !== "q" && k !== "__proto__"), json, { maxKeys: 5 }), (extra) => {
-        seen.length = 0
-        const exit = runSync(open.run({ ...extra, q: "x" }))
-        // a nested `__proto__` key (fast-check makes some) is refused, by its path
-        const proto = Object.keys(extra).flatMap((k) => protoPaths(extra[k], k))
-        if (proto.length > 0) {
-          expect(seen).toHaveLength(0)
-          if (Exit.isSuccess(exit)) throw new Error("expected a rejection")
-          expect((Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError).unexpected).toEqual(sortCP(proto))
-          return
+      fc.property(
+        fc.dictionary(fc.string().filter((k) => k !== "q" && k !== "__proto__"), json, { maxKeys: 5 }),
+        (extra) => {
+          seen.length = 0
+          const exit = runSync(open.run({ ...extra, q: "x" }))
+          // a nested `__proto__` key (fast-check makes some) is refused, by its path
+          const proto = Object.keys(extra).flatMap((k) => protoPaths(extra[k], k))
+          if (proto.length > 0) {
+            expect(seen).toHaveLength(0)
+            if (Exit.isSuccess(exit)) throw new Error("expected a rejection")
+            expect((Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError).unexpected).toEqual(
+              sortCP(proto)
+            )
+            return
+          }
+          expect(Exit.isSuccess(exit)).toBe(true)
+          expect(seen).toHaveLength(1)
+          expect(isDeepFrozen(seen[0])).toBe(true)
         }
-        expect(Exit.isSuccess(exit)).toBe(true)
-        expect(seen).toHaveLength(1)
-        expect(isDeepFrozen(seen[0])).toBe(true)
-      }),
+      ),
       { numRuns: 200 }
     )
   })

@@ -12,12 +12,13 @@ import {
   Tracing
 } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
+import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
 
 const lookupOrder = Tool.make("lookup_order", {
-  description: "Look up an order by its id and return its status line.\n\nUse this whenever the user mentions an order number.",
+  description:
+    "Look up an order by its id and return its status line.\n\nUse this whenever the user mentions an order number.",
   parameters: { order_id: Schema.String },
   sideEffecting: false,
   idempotent: true,
@@ -25,7 +26,8 @@ const lookupOrder = Tool.make("lookup_order", {
 })
 
 const cancelOrder = Tool.make("cancel_order", {
-  description: "Cancel an order. This really cancels it — there is no undo.\n\nOnly call it after the user has confirmed the order id.",
+  description:
+    "Cancel an order. This really cancels it — there is no undo.\n\nOnly call it after the user has confirmed the order id.",
   // Schema.Struct(...) keeps `args` typed (see the README on inline `optionalWith`).
   parameters: Schema.Struct({
     order_id: Schema.String,
@@ -44,7 +46,7 @@ describe("seed: lookup_order and cancel_order", () => {
   it("what the model is shown for lookup_order, byte for byte", () => {
     expect(lookupOrder.schema.name).toBe("lookup_order")
     expect(JSON.stringify(lookupOrder.schema.parameters)).toBe(
-      '{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}'
+      "{\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"string\"}},\"required\":[\"order_id\"]}"
     )
     expect(lookupOrder.schema.description).toBe(
       "Look up an order by its id and return its status line.\n\nUse this whenever the user mentions an order number."
@@ -53,22 +55,26 @@ describe("seed: lookup_order and cancel_order", () => {
 
   it("the flags are what the definitions declare", () => {
     expect([lookupOrder.sideEffecting, lookupOrder.idempotent]).toEqual([false, true])
-    expect([cancelOrder.sideEffecting, cancelOrder.idempotent, cancelOrder.requiresApproval]).toEqual([true, false, false])
+    expect([cancelOrder.sideEffecting, cancelOrder.idempotent, cancelOrder.requiresApproval]).toEqual([
+      true,
+      false,
+      false
+    ])
   })
 
   it("cancel_order advertises its defaulted reason as optional", () => {
     expect(JSON.stringify(cancelOrder.schema.parameters)).toBe(
-      '{"type":"object","properties":{"order_id":{"type":"string"},"reason":{"type":"string"}},"required":["order_id"]}'
+      "{\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}},\"required\":[\"order_id\"]}"
     )
   })
 
   it.effect("lookup_order runs", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* lookupOrder.run({ order_id: "A-771" })).toBe("order A-771: shipped 2026-08-14, arriving Tuesday")
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a call the model got wrong is rejected by name, with the seed's exact text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const error = yield* Effect.flip(cancelOrder.run({ order: "A-771" }))
       expect(error).toBeInstanceOf(ToolArgumentError)
       expect(error.message).toBe(
@@ -83,7 +89,7 @@ describe("seed: lookup_order and cancel_order", () => {
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("the default reason is applied when the model leaves it out", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* cancelOrder.run({ order_id: "A-1" })).toBe("order A-1 cancelled (customer request)")
       expect(yield* cancelOrder.run({ order_id: "A-1", reason: "duplicate" })).toBe("order A-1 cancelled (duplicate)")
     }).pipe(Effect.provide(runLayer)))
@@ -97,7 +103,7 @@ describe("seed: getting the context inside a tool (whoami)", () => {
     parameters: {},
     sideEffecting: false,
     handler: () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const run = yield* RunContext
         return `run=${run.correlationId} org=${String(run.scope.orgId)} scope=${run.scope.key}`
       })
@@ -107,30 +113,33 @@ describe("seed: getting the context inside a tool (whoami)", () => {
     description,
     parameters: {},
     sideEffecting: false,
-    handler: async (_args, { context }) => `run=${context.correlationId} org=${String(context.scope.orgId)} scope=${context.scope.key}`
+    handler: async (_args, { context }) =>
+      `run=${context.correlationId} org=${String(context.scope.orgId)} scope=${context.scope.key}`
   })
 
   it("the context is never an advertised parameter", () => {
     for (const tool of [whoamiEffect, whoamiPromise]) {
-      expect(JSON.stringify(tool.schema.parameters)).toBe('{"type":"object","properties":{},"required":[]}')
+      expect(JSON.stringify(tool.schema.parameters)).toBe("{\"type\":\"object\",\"properties\":{},\"required\":[]}")
       expect(tool.accepted).toEqual([])
     }
   })
 
   it.effect("an Effect handler reads the run with `yield* RunContext`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* whoamiEffect.run({})).toBe("run=run-9 org=7 scope=org7:dom42")
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a Promise handler reads the run from its second argument's `context`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* whoamiPromise.run({})).toBe("run=run-9 org=7 scope=org7:dom42")
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("the model cannot pass a context: a `ctx` or `context` key is an unexpected argument", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const error = yield* Effect.flip(whoamiPromise.run({ ctx: "forged", context: {} }))
-      expect(error.message).toBe("tool 'whoami' call rejected: unexpected argument(s) ['context', 'ctx']. Accepted arguments: []")
+      expect(error.message).toBe(
+        "tool 'whoami' call rejected: unexpected argument(s) ['context', 'ctx']. Accepted arguments: []"
+      )
     }).pipe(Effect.provide(runLayer)))
 })
 
@@ -143,20 +152,21 @@ describe("seed: validating what a tool returns (quote)", () => {
     success: Quote,
     sideEffecting: false,
     // not of the success schema's type: it does not compile (see types.test.ts), so `as never`; a JavaScript caller gets this runtime check
-    handler: (({ symbol }: { readonly symbol: string }) => Effect.succeed(symbol === "BAD" ? { symbol, price: "a lot" } : { symbol, price: 101.5 })) as never
+    handler: (({ symbol }: { readonly symbol: string }) =>
+      Effect.succeed(symbol === "BAD" ? { symbol, price: "a lot" } : { symbol, price: 101.5 })) as never
   })
 
   const shapeEvents = (span: Tracing.RecordedSpan) => span.events.filter((e) => e.name === "tool.shape_mismatch")
 
   it.effect("a good value comes back and renders as JSON", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const value = yield* quote.run({ symbol: "ACME" })
       expect(value).toEqual({ symbol: "ACME", price: 101.5 })
-      expect(quote.render(value)).toBe('{"symbol":"ACME","price":101.5}')
+      expect(quote.render(value)).toBe("{\"symbol\":\"ACME\",\"price\":101.5}")
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a bad value is a ToolShapeError naming the tool and the expected shape", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const error = yield* Effect.flip(quote.run({ symbol: "BAD" }))
       expect(error).toBeInstanceOf(ToolShapeError)
       if (!(error instanceof ToolShapeError)) return
@@ -164,12 +174,12 @@ describe("seed: validating what a tool returns (quote)", () => {
       expect(error.toolName).toBe("quote")
       expect(error.expected).toBe("Quote")
       expect(error.raw).toEqual({ symbol: "BAD", price: "a lot" })
-      expect(error.errors).toEqual(['price: Expected number, actual "a lot"'])
+      expect(error.errors).toEqual(["price: Expected number, actual \"a lot\""])
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("the mismatch adds `tool.shape_mismatch` exactly once to the current span", () => {
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.flip(quote.run({ symbol: "BAD" }).pipe(Effect.withSpan("around quote")))
       const span = tracer.one("around quote")
       expect(shapeEvents(span)).toEqual([
@@ -181,7 +191,7 @@ describe("seed: validating what a tool returns (quote)", () => {
 
   it.effect("a good value adds no event", () => {
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* quote.run({ symbol: "ACME" }).pipe(Effect.withSpan("around quote"))
       expect(tracer.one("around quote").events).toEqual([])
     }).pipe(Effect.provide(runLayer), Effect.provide(tracer.layer))
@@ -189,7 +199,7 @@ describe("seed: validating what a tool returns (quote)", () => {
 
   it.effect("through the Invoker, the event lands on the `execute_tool quote` span, once", () => {
     const tracer = Tracing.recording()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const invoker = Invoker.make(noChat, {})
       const call = ToolCall.make({ id: "c1", name: "quote", arguments: { symbol: "BAD" } })
       const error = yield* Effect.flip(invoker.tool(call, quote).pipe(Effect.withSpan("invoke_agent support")))
@@ -205,10 +215,16 @@ describe("seed: validating what a tool returns (quote)", () => {
   })
 
   it.effect("through the Invoker, a good value comes back with the text the model sees", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const invoker = Invoker.make(noChat, {})
-      const outcome = yield* invoker.tool(ToolCall.make({ id: "c1", name: "quote", arguments: { symbol: "ACME" } }), quote)
-      expect(outcome).toEqual({ value: { symbol: "ACME", price: 101.5 }, text: '{"symbol":"ACME","price":101.5}' })
+      const outcome = yield* invoker.tool(
+        ToolCall.make({ id: "c1", name: "quote", arguments: { symbol: "ACME" } }),
+        quote
+      )
+      expect(outcome).toEqual({
+        value: { symbol: "ACME", price: 101.5 },
+        text: "{\"symbol\":\"ACME\",\"price\":101.5}"
+      })
     }).pipe(Effect.provide(runLayer)))
 })
 
@@ -241,19 +257,19 @@ describe("seed: an agent as a tool (asTool)", () => {
 
   it("the schema is the one `task` string", () => {
     expect(JSON.stringify(research.schema.parameters)).toBe(
-      '{"type":"object","properties":{"task":{"type":"string","description":"the sub-task / goal to run"}},"required":["task"]}'
+      "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\",\"description\":\"the sub-task / goal to run\"}},\"required\":[\"task\"]}"
     )
     expect(research.sideEffecting).toBe(false)
   })
 
   it.effect("it runs the sub-agent and renders its output", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const value = yield* research.run({ task: "find the capital of France" })
       expect(value).toBe("researched: find the capital of France")
     }).pipe(Effect.provide(runLayer)))
 
   it.effect("a depth overflow reaches the caller as DepthExceeded", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const error = yield* Effect.flip(research.run({ task: "x" }))
       expect(error).toBeInstanceOf(DepthExceeded)
       expect(error.message).toBe("agent depth 1 > max_depth 0")

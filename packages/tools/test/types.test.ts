@@ -3,10 +3,19 @@
  * run time). The runtime halves check that what the types forbid also fails for plain JavaScript.
  */
 import { RunContext, ToolDefinitionError } from "@agentkit/core"
-import type { BudgetExceeded, Cancelled, DepthExceeded, StoreError, ToolArgumentError, ToolExecutionError, ToolShapeError, ToolTimeoutError } from "@agentkit/core"
+import type {
+  BudgetExceeded,
+  Cancelled,
+  DepthExceeded,
+  StoreError,
+  ToolArgumentError,
+  ToolExecutionError,
+  ToolShapeError,
+  ToolTimeoutError
+} from "@agentkit/core"
+import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Data, Effect, Schema } from "effect"
-import { asTool, Tool, ToolRegistry } from "@agentkit/tools"
 
 const DESCRIPTION = "A test tool with a description long enough to pass."
 
@@ -89,7 +98,10 @@ describe("types", () => {
     // then types the arguments as `ParametersNotInferred`, so any use of them is a compile error.
     Tool.make("cancel_order", {
       description: DESCRIPTION,
-      parameters: { order_id: Schema.String, reason: Schema.optionalWith(Schema.String, { default: () => "customer request" }) },
+      parameters: {
+        order_id: Schema.String,
+        reason: Schema.optionalWith(Schema.String, { default: () => "customer request" })
+      },
       sideEffecting: true,
       handler: (args) => {
         expectTypeOf(args).toEqualTypeOf<Tool.ParametersNotInferred>()
@@ -99,14 +111,20 @@ describe("types", () => {
     // the data-last form infers
     Tool.make("cancel_order", {
       description: DESCRIPTION,
-      parameters: { order_id: Schema.String, reason: Schema.String.pipe(Schema.optionalWith({ default: () => "customer request" })) },
+      parameters: {
+        order_id: Schema.String,
+        reason: Schema.String.pipe(Schema.optionalWith({ default: () => "customer request" }))
+      },
       sideEffecting: true,
       handler: (args) => {
         expectTypeOf(args).toEqualTypeOf<{ readonly order_id: string; readonly reason: string }>()
         return "ok"
       }
     })
-    const fields = { order_id: Schema.String, reason: Schema.optionalWith(Schema.String, { default: () => "customer request" }) }
+    const fields = {
+      order_id: Schema.String,
+      reason: Schema.optionalWith(Schema.String, { default: () => "customer request" })
+    }
     Tool.make("cancel_order", {
       description: DESCRIPTION,
       parameters: fields,
@@ -119,7 +137,12 @@ describe("types", () => {
   })
 
   it("a plain or Promise handler: the tool needs only RunContext and fails only with the built-in errors", () => {
-    const plain = Tool.make("plain", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => 42 })
+    const plain = Tool.make("plain", {
+      description: DESCRIPTION,
+      parameters: {},
+      sideEffecting: false,
+      handler: () => 42
+    })
     expectTypeOf(plain.run).returns.toEqualTypeOf<Effect.Effect<number, Builtin, RunContext>>()
     const promised = Tool.make("promised", {
       description: DESCRIPTION,
@@ -137,7 +160,7 @@ describe("types", () => {
       parameters: { id: Schema.String },
       sideEffecting: false,
       handler: ({ id }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const foo = yield* Foo
           const run = yield* RunContext
           if (id === "") return yield* Effect.fail(new NotFound({ id }))
@@ -170,7 +193,12 @@ describe("types", () => {
 
   it("a handler whose result is not of the success schema's type does not compile (plain, Promise or Effect)", () => {
     const Quote = Schema.Struct({ symbol: Schema.String, price: Schema.Number })
-    const options = { description: DESCRIPTION, parameters: { symbol: Schema.String }, success: Quote, sideEffecting: false } as const
+    const options = {
+      description: DESCRIPTION,
+      parameters: { symbol: Schema.String },
+      success: Quote,
+      sideEffecting: false
+    } as const
     // @ts-expect-error price must be a number
     Tool.make("plain", { ...options, handler: ({ symbol }) => ({ symbol, price: "a lot" }) })
     // @ts-expect-error price must be a number
@@ -186,8 +214,18 @@ describe("types", () => {
   })
 
   it("a registry's tools carry the union of their requirements", () => {
-    const a = Tool.make("a", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => Effect.map(Foo, (f) => f.greeting) })
-    const b = Tool.make("b", { description: DESCRIPTION, parameters: {}, sideEffecting: false, handler: () => Effect.map(Bar, (x) => x.n) })
+    const a = Tool.make("a", {
+      description: DESCRIPTION,
+      parameters: {},
+      sideEffecting: false,
+      handler: () => Effect.map(Foo, (f) => f.greeting)
+    })
+    const b = Tool.make("b", {
+      description: DESCRIPTION,
+      parameters: {},
+      sideEffecting: false,
+      handler: () => Effect.map(Bar, (x) => x.n)
+    })
     const registry = ToolRegistry.fromTools([a, b])
     expectTypeOf<ToolRegistry.Requirements<ReturnType<typeof registry.get>>>().toEqualTypeOf<Foo | Bar>()
   })
@@ -197,6 +235,8 @@ describe("types", () => {
       { run: (task: string) => Effect.flatMap(RunContext, () => Effect.map(Foo, (f) => `${f.greeting} ${task}`)) },
       { name: "sub", description: DESCRIPTION }
     )
-    expectTypeOf(sub.run).returns.toEqualTypeOf<Effect.Effect<string, Builtin | BudgetExceeded | Cancelled | DepthExceeded | StoreError, RunContext | Foo>>()
+    expectTypeOf(sub.run).returns.toEqualTypeOf<
+      Effect.Effect<string, Builtin | BudgetExceeded | Cancelled | DepthExceeded | StoreError, RunContext | Foo>
+    >()
   })
 })

@@ -26,7 +26,11 @@ const options = { strict: false, allErrors: true, validateSchema: false } as con
 
 let loading: Promise<Engines> | undefined
 const load = async (): Promise<Engines> => {
-  const [draft7Module, modernModule, formatsModule] = await Promise.all([import("ajv"), import("ajv/dist/2020.js"), import("ajv-formats")])
+  const [draft7Module, modernModule, formatsModule] = await Promise.all([
+    import("ajv"),
+    import("ajv/dist/2020.js"),
+    import("ajv-formats")
+  ])
   const Draft7 = draft7Module.default as unknown as typeof AjvDraft7.default
   const addFormats = formatsModule.default as unknown as (ajv: Engine) => void
   const modern = new modernModule.Ajv2020(options)
@@ -53,7 +57,9 @@ const compile = (engines: Engines, fingerprint: string, schema: unknown): Valida
     const engine = /draft-0[67]/.test(declared) ? engines.draft7 : engines.modern
     made = engine.compile(rest)
   } catch (error) {
-    made = `the tool's recorded JSON Schema cannot be used to check an edit: ${error instanceof Error ? error.message : String(error)}`
+    made = `the tool's recorded JSON Schema cannot be used to check an edit: ${
+      error instanceof Error ? error.message : String(error)
+    }`
   }
   if (compiled.size > 1000) compiled.clear()
   compiled.set(fingerprint, made)
@@ -63,9 +69,18 @@ const compile = (engines: Engines, fingerprint: string, schema: unknown): Valida
 const pathOf = (pointer: string): ReadonlyArray<string> =>
   pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
 
-const problemOf = (error: ErrorObject): ArgumentProblem => ({ path: pathOf(error.instancePath), message: error.message ?? error.keyword })
+const problemOf = (error: ErrorObject): ArgumentProblem => ({
+  path: pathOf(error.instancePath),
+  message: error.message ?? error.keyword
+})
 
-type Refuse = (fields: { unexpected?: ReadonlyArray<string>; missing?: ReadonlyArray<string>; problems?: ReadonlyArray<ArgumentProblem> }) => ToolArgumentError
+type Refuse = (
+  fields: {
+    unexpected?: ReadonlyArray<string>
+    missing?: ReadonlyArray<string>
+    problems?: ReadonlyArray<ArgumentProblem>
+  }
+) => ToolArgumentError
 
 /**
  * The problem with edited arguments, as core's `ToolArgumentError` (unexpected, missing, invalid,
@@ -75,10 +90,20 @@ export const check = (
   tool: { readonly name: string; readonly fingerprint: string; readonly parameters: unknown },
   args: unknown
 ): Effect.Effect<ToolArgumentError | undefined> => {
-  const accepted = PythonText.sorted(isObject(tool.parameters) && isObject(tool.parameters.properties) ? Object.keys(tool.parameters.properties) : [])
+  const accepted = PythonText.sorted(
+    isObject(tool.parameters) && isObject(tool.parameters.properties) ? Object.keys(tool.parameters.properties) : []
+  )
   const refuse: Refuse = (fields) =>
-    new ToolArgumentError({ toolName: tool.name, unexpected: fields.unexpected ?? [], missing: fields.missing ?? [], ...invalidArgumentFields(fields.problems ?? []), accepted })
-  if (!isObject(args)) return Effect.succeed(refuse({ problems: [{ path: [], message: "expected an object of arguments" }] }))
+    new ToolArgumentError({
+      toolName: tool.name,
+      unexpected: fields.unexpected ?? [],
+      missing: fields.missing ?? [],
+      ...invalidArgumentFields(fields.problems ?? []),
+      accepted
+    })
+  if (!isObject(args)) {
+    return Effect.succeed(refuse({ problems: [{ path: [], message: "expected an object of arguments" }] }))
+  }
   return Effect.map(engines, (engines) => checkWith(engines, tool, args, refuse))
 }
 
@@ -99,6 +124,8 @@ const checkWith = (
     if (error.keyword === "additionalProperties") unexpected.add(String(error.params.additionalProperty))
     if (error.keyword === "required") missing.add(String(error.params.missingProperty))
   }
-  if (unexpected.size > 0 || missing.size > 0) return refuse({ unexpected: PythonText.sorted(unexpected), missing: PythonText.sorted(missing) })
+  if (unexpected.size > 0 || missing.size > 0) {
+    return refuse({ unexpected: PythonText.sorted(unexpected), missing: PythonText.sorted(missing) })
+  }
   return refuse({ problems: errors.map(problemOf) })
 }

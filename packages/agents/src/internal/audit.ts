@@ -24,21 +24,19 @@ export const record = (context: RunContext.Service, call: ToolCall.ToolCall, ent
     Option.isNone(store)
       ? Effect.void
       : Effect.flatMap(Clock.currentTimeMillis, (at) => {
-          const audited: AuditStore.AuditRecord = {
-            runId: context.runId,
-            tenant: context.scope.storeKey,
-            tool: call.name,
-            callId: call.id,
-            decision: entry.decision,
-            argHash: CanonicalJson.hashOnce(call.arguments),
-            resultHash: CanonicalJson.sha256(entry.text),
-            at,
-            ...(entry.by === undefined ? {} : { by: entry.by }),
-            ...(entry.reason === undefined ? {} : { reason: entry.reason }),
-            ...(entry.denial === undefined ? {} : { denial: entry.denial })
-          }
-          return Effect.catchAll(store.value.append(audited), (failed) =>
-            Effect.logError(`audit: could not append the record of ${call.name}#${call.id}: ${failed.message}`)
-          )
-        })
-  )
+        const audited: AuditStore.AuditRecord = {
+          runId: context.runId,
+          tenant: context.scope.storeKey,
+          tool: call.name,
+          callId: call.id,
+          decision: entry.decision,
+          argHash: CanonicalJson.hashOnce(call.arguments),
+          resultHash: CanonicalJson.sha256(entry.text),
+          at,
+          ...(entry.by === undefined ? {} : { by: entry.by }),
+          ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+          ...(entry.denial === undefined ? {} : { denial: entry.denial })
+        }
+        return Effect.catchAll(store.value.append(audited), (failed) =>
+          Effect.logError(`audit: could not append the record of ${call.name}#${call.id}: ${failed.message}`))
+      }))

@@ -27,12 +27,21 @@ export interface Writer {
 
 /** A compare-and-set outcome other than a broken store means another owner has the run. */
 const lost = (runId: string, token: number) =>
-  (error: { readonly _tag: string } & (WriteError | { readonly _tag: "VersionConflict" | "RunFinished" | "RunNotFound" })): Effect.Effect<never, WriteError> =>
-    error._tag === "StoreError" || error._tag === "CorruptEntry" || error._tag === "StaleLease"
-      ? Effect.fail(error as WriteError)
-      : Effect.fail(new StaleLease({ runId, token }))
+(
+  error:
+    & { readonly _tag: string }
+    & (WriteError | { readonly _tag: "VersionConflict" | "RunFinished" | "RunNotFound" })
+): Effect.Effect<never, WriteError> =>
+  error._tag === "StoreError" || error._tag === "CorruptEntry" || error._tag === "StaleLease"
+    ? Effect.fail(error as WriteError)
+    : Effect.fail(new StaleLease({ runId, token }))
 
-export const makeWriter = (store: CheckpointStore.Service, holder: LeaseHolder, runId: string, version: number): Writer => {
+export const makeWriter = (
+  store: CheckpointStore.Service,
+  holder: LeaseHolder,
+  runId: string,
+  version: number
+): Writer => {
   let current = version
   let requested = 0
   let committed = 0
@@ -49,7 +58,12 @@ export const makeWriter = (store: CheckpointStore.Service, holder: LeaseHolder, 
           const upTo = requested
           const next = latest!
           const lease = holder.current
-          return store.save(lease, { runId, expectedVersion: current, status: next.status, state: RunState.encode(next.state()) }).pipe(
+          return store.save(lease, {
+            runId,
+            expectedVersion: current,
+            status: next.status,
+            state: RunState.encode(next.state())
+          }).pipe(
             Effect.catchAll(lost(runId, lease.token)),
             Effect.map((saved) => {
               current = saved
@@ -64,7 +78,10 @@ export const makeWriter = (store: CheckpointStore.Service, holder: LeaseHolder, 
     lock.withPermits(1)(
       Effect.suspend(() => {
         const lease = holder.current
-        return Effect.catchAll(store.finish(lease, { runId, expectedVersion: current, status, result }), lost(runId, lease.token))
+        return Effect.catchAll(
+          store.finish(lease, { runId, expectedVersion: current, status, result }),
+          lost(runId, lease.token)
+        )
       })
     )
 

@@ -23,10 +23,10 @@ import { RunEngine } from "../RunEngine.js"
 import type { Calls } from "../RunEngine.js"
 import * as RunState from "../RunState.js"
 import { outcome } from "./fanOut.js"
+import { lazy } from "./lazy.js"
 import * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
-import { lazy } from "./lazy.js"
 
 /** The coordinator's part of the run state (`cognitionState`), versioned. */
 export const StateV1 = Schema.Struct({
@@ -86,20 +86,27 @@ const toolsOf = (children: ReadonlyArray<Agent.Agent<unknown>>): ToolRegistry.To
 const DONE = "DONE"
 
 /** The tool call of the calls a selector passes to an engine: it makes none. */
-const selectorRunsNoTool: Calls["runTool"] = (name) => Effect.dieMessage(`a coordinator's selector runs no tool (asked for step ${name})`)
+const selectorRunsNoTool: Calls["runTool"] = (name) =>
+  Effect.dieMessage(`a coordinator's selector runs no tool (asked for step ${name})`)
 
 export const make = <R>(settings: Settings): Cognition<R> => {
   const { children, maxTurns, policy } = settings
-  if (children.length === 0) throw new AgentDefinitionError({ message: "Coordinator: children must name at least one agent" })
+  if (children.length === 0) {
+    throw new AgentDefinitionError({ message: "Coordinator: children must name at least one agent" })
+  }
   const byName = new Map<string, Agent.Agent<unknown>>()
   for (const child of children) {
     if (byName.has(child.name)) {
-      throw new AgentDefinitionError({ message: `Coordinator: two children are named '${child.name}'; child names must be unique` })
+      throw new AgentDefinitionError({
+        message: `Coordinator: two children are named '${child.name}'; child names must be unique`
+      })
     }
     byName.set(child.name, child)
   }
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
-    throw new AgentDefinitionError({ message: `Coordinator: maxTurns must be a positive integer; got ${String(maxTurns)}` })
+    throw new AgentDefinitionError({
+      message: `Coordinator: maxTurns must be a positive integer; got ${String(maxTurns)}`
+    })
   }
   const names = children.map((child) => child.name)
   const tools = toolsOf(children)
@@ -107,27 +114,40 @@ export const make = <R>(settings: Settings): Cognition<R> => {
 
   /** Picks the child of a turn: by its index, or by asking the model (a name it does not know falls back to round-robin). */
   const choose = (agent: Drive["agent"], messages: ReadonlyArray<Message.Message>, state: State) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const index = state.turn % children.length
       if (policy === "round_robin") return { child: names[index]!, reason: `round-robin index ${index}` }
       const invoker = yield* Invoker
       const system = [
         agent.prompt,
         settings.instructions ?? "",
-        `You coordinate these agents: ${names.join(", ")}. Reply with the name of the one that should act next, and nothing else; reply ${DONE} when the task is complete.`
+        `You coordinate these agents: ${
+          names.join(", ")
+        }. Reply with the name of the one that should act next, and nothing else; reply ${DONE} when the task is complete.`
       ]
         .filter((part) => part !== "")
         .join("\n\n")
-      const request = { model: agent.model, messages: [Message.system(system), Message.user(render(messages, state.results))], tools: [] }
+      const request = {
+        model: agent.model,
+        messages: [Message.system(system), Message.user(render(messages, state.results))],
+        tools: []
+      }
       // the selector's model call is a named step (`select-<turn>`): another engine may journal it
       const hook = yield* Effect.serviceOption(RunEngine)
       const response = yield* hook._tag === "None"
         ? invoker.chat(request)
-        : hook.value.wrap({ callModel: (_name, asked) => invoker.chat(asked), runTool: selectorRunsNoTool }).callModel(`select-${state.turn}`, request)
+        : hook.value.wrap({ callModel: (_name, asked) => invoker.chat(asked), runTool: selectorRunsNoTool }).callModel(
+          `select-${state.turn}`,
+          request
+        )
       const reply = response.content.trim()
       if (reply === DONE) return { child: DONE, reason: `selector returned '${DONE}'`, usage: response.usage }
       if (byName.has(reply)) return { child: reply, reason: `selector returned '${reply}'`, usage: response.usage }
-      return { child: names[index]!, reason: `selector returned '${reply.slice(0, 64)}'; fallback round-robin index ${index}`, usage: response.usage }
+      return {
+        child: names[index]!,
+        reason: `selector returned '${reply.slice(0, 64)}'; fallback round-robin index ${index}`,
+        usage: response.usage
+      }
     })
 
   const program = (drive: Pick<Drive, "agent" | "messages">): Lifecycle.Program<AgentError, RunContext | Invoker> => ({
@@ -141,7 +161,9 @@ export const make = <R>(settings: Settings): Cognition<R> => {
     body: (start) =>
       Effect.contextWithEffect((env: Context.Context<RunContext>) => {
         const context = Context.get(env, RunContext)
-        const run = start.state === undefined ? new Run(drive.agent.name, [...drive.messages]) : Run.fromState(start.state)
+        const run = start.state === undefined
+          ? new Run(drive.agent.name, [...drive.messages])
+          : Run.fromState(start.state)
         const saved = decodeState(run.cognitionState)
         let state: State = Option.getOrElse(saved, () => initial)
         // the task is the input conversation: the messages before the first turn's answer
@@ -150,10 +172,10 @@ export const make = <R>(settings: Settings): Cognition<R> => {
           start.durable === undefined
             ? Effect.void
             : start.durable.checkpoint(status, () => {
-                run.cognitionState = state
-                run.iteration = state.turn
-                return run.toState(context, "coordinator")
-              })
+              run.cognitionState = state
+              run.iteration = state.turn
+              return run.toState(context, "coordinator")
+            })
         const finish = (stopReason: AgentResult["stopReason"]): AgentResult => ({
           output: state.results.at(-1)?.output ?? "",
           usage: Usage.add(run.usage, Lifecycle.usageOf(state.childUsage)),
@@ -163,7 +185,7 @@ export const make = <R>(settings: Settings): Cognition<R> => {
           stopReason,
           transcript: run.transcript.slice()
         })
-        const loop: Effect.Effect<AgentResult, AgentError, RunContext | Invoker> = Effect.gen(function* () {
+        const loop: Effect.Effect<AgentResult, AgentError, RunContext | Invoker> = Effect.gen(function*() {
           while (state.turn < maxTurns) {
             yield* Cancellation.check(context.cancellation)
             let pick = state.current
@@ -187,7 +209,9 @@ export const make = <R>(settings: Settings): Cognition<R> => {
             const child = byName.get(pick.child)!
             const childContext = yield* context.child(`${child.name}#${state.turn}`)
             const ran = yield* outcome(
-              child.run(render(input, state.results)).pipe(Effect.provideService(RunContext, childContext)) as Effect.Effect<
+              child.run(render(input, state.results)).pipe(
+                Effect.provideService(RunContext, childContext)
+              ) as Effect.Effect<
                 AgentResult,
                 AgentError,
                 Invoker
@@ -213,7 +237,8 @@ export const make = <R>(settings: Settings): Cognition<R> => {
               results: [...state.results, { child: child.name, output: ran.value.output }],
               childUsage: Lifecycle.usageState(Usage.add(Lifecycle.usageOf(state.childUsage), ran.value.usage))
             }
-            const stop = settings.stopWhen?.({ turn: state.turn - 1, child: child.name, output: ran.value.output }) === true
+            const stop =
+              settings.stopWhen?.({ turn: state.turn - 1, child: child.name, output: ran.value.output }) === true
             yield* save("running")
             if (stop) return finish("completed")
           }
@@ -226,11 +251,15 @@ export const make = <R>(settings: Settings): Cognition<R> => {
   const initial: State = { version: 1, policy, turn: 0, results: [], childUsage: Lifecycle.usageState(Usage.zero) }
 
   const drive = ({ agent, messages }: Drive) =>
-    Effect.annotateCurrentSpan({ [Tracing.Attribute.isCoordinator]: true, [Tracing.Attribute.coordinatorPolicy]: policyName(policy) }).pipe(
+    Effect.annotateCurrentSpan({
+      [Tracing.Attribute.isCoordinator]: true,
+      [Tracing.Attribute.coordinatorPolicy]: policyName(policy)
+    }).pipe(
       Effect.zipRight(Lifecycle.drive(program({ agent, messages })))
     )
 
-  const resume = ({ agent, decisions, runId }: Resume) => Lifecycle.resume(program({ agent, messages: [] }), runId, decisions, check)
+  const resume = ({ agent, decisions, runId }: Resume) =>
+    Lifecycle.resume(program({ agent, messages: [] }), runId, decisions, check)
 
   return { name: "coordinator", tools, drive, resume } as Cognition<R>
 }

@@ -23,14 +23,17 @@ export const fanOut = <A, B, E, R>(
   Effect.forEach(
     items,
     (item, index) =>
-      Effect.flatMap(context.child(segment(item, index)), (child) => Effect.provideService(run(item, index), RunContext, child)),
+      Effect.flatMap(context.child(segment(item, index)), (child) =>
+        Effect.provideService(run(item, index), RunContext, child)),
     { concurrency: Math.max(1, context.budget.maxConcurrency) }
   ) as Effect.Effect<Array<B>, E | DepthExceeded, Exclude<R, RunContext>>
 
 /** The failures that end a whole run tree whatever the caller asked: budgets, cancellation, a lost or broken store. */
 export const endsTree = (error: unknown): boolean => {
   if (endsRun(error)) return true
-  const tag = typeof error === "object" && error !== null && "_tag" in error ? (error as { readonly _tag: unknown })._tag : undefined
+  const tag = typeof error === "object" && error !== null && "_tag" in error
+    ? (error as { readonly _tag: unknown })._tag
+    : undefined
   return tag === "StaleLease" || tag === "CorruptEntry"
 }
 
@@ -46,9 +49,14 @@ export type Outcome<A> =
 export const outcome = <A, E, R>(run: Effect.Effect<A, E, R>): Effect.Effect<Outcome<A>, Exclude<E, RunSuspended>, R> =>
   Effect.matchEffect(run, {
     onSuccess: (value): Effect.Effect<Outcome<A>> => {
-      const suspended = (value as { readonly suspended?: { readonly pending: ReadonlyArray<PendingEntry> } | undefined }).suspended
-      return Effect.succeed(suspended === undefined ? { _tag: "Done", value } : { _tag: "Waiting", pending: suspended.pending })
+      const suspended =
+        (value as { readonly suspended?: { readonly pending: ReadonlyArray<PendingEntry> } | undefined }).suspended
+      return Effect.succeed(
+        suspended === undefined ? { _tag: "Done", value } : { _tag: "Waiting", pending: suspended.pending }
+      )
     },
     onFailure: (error) =>
-      error instanceof RunSuspended ? Effect.succeed({ _tag: "Waiting", pending: error.pending }) : Effect.fail(error as Exclude<E, RunSuspended>)
+      error instanceof RunSuspended
+        ? Effect.succeed({ _tag: "Waiting", pending: error.pending })
+        : Effect.fail(error as Exclude<E, RunSuspended>)
   })

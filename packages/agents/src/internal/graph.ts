@@ -34,10 +34,10 @@ import type { AgentError } from "../Cognition.js"
 import { InvalidDecision } from "../Errors.js"
 import * as RunState from "../RunState.js"
 import { fanOut, type Outcome, outcome } from "./fanOut.js"
+import { lazy } from "./lazy.js"
 import * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
-import { lazy } from "./lazy.js"
 
 /** What a node is given: the graph's task and the outputs of its `after` nodes. */
 export interface Inputs {
@@ -59,14 +59,23 @@ export interface Runnable<E, R> {
 }
 
 export type Node<E, R> =
-  | { readonly _tag: "Agent"; readonly after: ReadonlyArray<string>; readonly runnable: Runnable<E, R>; readonly input: (inputs: Inputs) => string }
-  | { readonly _tag: "Fn"; readonly after: ReadonlyArray<string>; readonly run: (inputs: Inputs) => Effect.Effect<string, E, R> }
   | {
-      readonly _tag: "Tool"
-      readonly after: ReadonlyArray<string>
-      readonly tool: ToolRegistry.AnyTool
-      readonly args: (inputs: Inputs) => Readonly<Record<string, unknown>>
-    }
+    readonly _tag: "Agent"
+    readonly after: ReadonlyArray<string>
+    readonly runnable: Runnable<E, R>
+    readonly input: (inputs: Inputs) => string
+  }
+  | {
+    readonly _tag: "Fn"
+    readonly after: ReadonlyArray<string>
+    readonly run: (inputs: Inputs) => Effect.Effect<string, E, R>
+  }
+  | {
+    readonly _tag: "Tool"
+    readonly after: ReadonlyArray<string>
+    readonly tool: ToolRegistry.AnyTool
+    readonly args: (inputs: Inputs) => Readonly<Record<string, unknown>>
+  }
   | { readonly _tag: "Gate"; readonly after: ReadonlyArray<string> }
 
 /** The graph's part of the run state (`cognitionState`), versioned. */
@@ -114,15 +123,20 @@ export interface Settings<E, R> {
   readonly maxSteps: number
 }
 
-type NodeOutcome = Outcome<{ readonly output: string; readonly usage: Usage.Usage }> | { readonly _tag: "Rejected"; readonly output: string }
+type NodeOutcome = Outcome<{ readonly output: string; readonly usage: Usage.Usage }> | {
+  readonly _tag: "Rejected"
+  readonly output: string
+}
 
 /** The entries a resume may decide: the graph's own gates accept approve or reject only. */
 const checkDecisions = (state: RunState.RunState, raw: Readonly<Record<string, unknown>>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (const entry of state.pending) {
       if (entry.path !== state.runId || entry.kind !== "Gate" || !Object.hasOwn(raw, entry.id)) continue
       const given = raw[entry.id]
-      const verdict = typeof given === "object" && given !== null ? (given as { readonly verdict?: unknown }).verdict : undefined
+      const verdict = typeof given === "object" && given !== null
+        ? (given as { readonly verdict?: unknown }).verdict
+        : undefined
       if (verdict !== "approve" && verdict !== "reject") {
         const text = CanonicalJson.stringify(given ?? null)
         return yield* new InvalidDecision({
@@ -139,10 +153,20 @@ const checkDecisions = (state: RunState.RunState, raw: Readonly<Record<string, u
 
 const emptyRegistry: ToolRegistry.ToolRegistry = ToolRegistry.fromTools([])
 
-export const program = <E, R>(settings: Settings<E, R>, task: string): Lifecycle.Program<E | AgentError, R | RunContext | Invoker> => {
+export const program = <E, R>(
+  settings: Settings<E, R>,
+  task: string
+): Lifecycle.Program<E | AgentError, R | RunContext | Invoker> => {
   const { maxSteps, name, nodes } = settings
   const ids = Array.from(nodes.keys())
-  const initial: State = { version: 1, outputs: {}, order: [], rejected: [], steps: 0, usage: Lifecycle.usageState(Usage.zero) }
+  const initial: State = {
+    version: 1,
+    outputs: {},
+    order: [],
+    rejected: [],
+    steps: 0,
+    usage: Lifecycle.usageState(Usage.zero)
+  }
   return {
     agent: name,
     cognition: "graph",
@@ -162,11 +186,14 @@ export const program = <E, R>(settings: Settings<E, R>, task: string): Lifecycle
           start.durable === undefined
             ? Effect.void
             : start.durable.checkpoint(status, () => {
-                run.cognitionState = state
-                run.iteration = state.steps
-                return run.toState(context, "graph")
-              })
-        const result = (stopReason: GraphResult["stopReason"], pending?: ReadonlyArray<Approval.PendingEntry>): GraphResult => {
+              run.cognitionState = state
+              run.iteration = state.steps
+              return run.toState(context, "graph")
+            })
+        const result = (
+          stopReason: GraphResult["stopReason"],
+          pending?: ReadonlyArray<Approval.PendingEntry>
+        ): GraphResult => {
           const output = renderOutputs(state.outputs, state.order)
           return {
             output,
@@ -177,7 +204,9 @@ export const program = <E, R>(settings: Settings<E, R>, task: string): Lifecycle
             partial: stopReason !== "complete",
             stopReason,
             transcript: [...run.transcript, Message.assistant(output)],
-            ...(pending === undefined ? {} : { suspended: { _tag: "Suspended" as const, runId: context.runId, pending } })
+            ...(pending === undefined
+              ? {}
+              : { suspended: { _tag: "Suspended" as const, runId: context.runId, pending } })
           }
         }
         const inputsOf = (node: Node<E, R>): Inputs => {
@@ -215,33 +244,50 @@ export const program = <E, R>(settings: Settings<E, R>, task: string): Lifecycle
                 if (decision.verdict === "approve" && decision.digest === entry.digest) {
                   return Effect.succeed({ _tag: "Done" as const, value: { output: "approved", usage: Usage.zero } })
                 }
-                const reason = decision.verdict === "reject" && decision.reason !== undefined ? `: ${decision.reason}` : ""
+                const reason = decision.verdict === "reject" && decision.reason !== undefined
+                  ? `: ${decision.reason}`
+                  : ""
                 return Effect.succeed({ _tag: "Rejected" as const, output: `rejected${reason}` })
               })
             case "Agent":
               return Effect.map(outcome(node.runnable.run(node.input(inputsOf(node)))), (ran) =>
-                ran._tag === "Waiting" ? ran : { _tag: "Done" as const, value: { output: ran.value.output, usage: ran.value.usage } }
-              )
+                ran._tag === "Waiting"
+                  ? ran
+                  : { _tag: "Done" as const, value: { output: ran.value.output, usage: ran.value.usage } })
             case "Fn":
-              return Effect.map(outcome(Effect.map(node.run(inputsOf(node)), (output) => ({ output, usage: Usage.zero }))), (ran) => ran)
+              return Effect.map(
+                outcome(Effect.map(node.run(inputsOf(node)), (output) => ({ output, usage: Usage.zero }))),
+                (ran) => ran
+              )
             case "Tool":
-              return Effect.gen(function* () {
+              return Effect.gen(function*() {
                 const invoker = yield* Invoker
-                const call = { id: `${context.runId}/${id}`, name: node.tool.name, arguments: node.args(inputsOf(node)) as Record<string, unknown> }
+                const call = {
+                  id: `${context.runId}/${id}`,
+                  name: node.tool.name,
+                  arguments: node.args(inputsOf(node)) as Record<string, unknown>
+                }
                 const ran = yield* Effect.either(invoker.tool(call, node.tool))
-                if (ran._tag === "Right") return { _tag: "Done" as const, value: { output: ran.right.text, usage: Usage.zero } }
+                if (ran._tag === "Right") {
+                  return { _tag: "Done" as const, value: { output: ran.right.text, usage: Usage.zero } }
+                }
                 if (endsRun(ran.left)) return yield* Effect.fail(ran.left as AgentError)
-                return { _tag: "Done" as const, value: { output: toolFailureText(node.tool.name, ran.left), usage: Usage.zero } }
+                return {
+                  _tag: "Done" as const,
+                  value: { output: toolFailureText(node.tool.name, ran.left), usage: Usage.zero }
+                }
               })
           }
         }
 
-        const loop: Effect.Effect<GraphResult, E | AgentError, R | RunContext | Invoker> = Effect.gen(function* () {
+        const loop: Effect.Effect<GraphResult, E | AgentError, R | RunContext | Invoker> = Effect.gen(function*() {
           while (true) {
             yield* Cancellation.check(context.cancellation)
             const open = ids.filter((id) => !Object.hasOwn(state.outputs, id) && !skipped(id))
             if (open.length === 0) return result("complete")
-            const ready = open.filter((id) => nodes.get(id)!.after.every((dep) => Object.hasOwn(state.outputs, dep) && !state.rejected.includes(dep)))
+            const ready = open.filter((id) =>
+              nodes.get(id)!.after.every((dep) => Object.hasOwn(state.outputs, dep) && !state.rejected.includes(dep))
+            )
             if (ready.length === 0) return result("deadlock")
             if (state.steps >= maxSteps) return result("max_steps")
             const wave = ready.slice(0, maxSteps - state.steps)
@@ -260,11 +306,11 @@ export const program = <E, R>(settings: Settings<E, R>, task: string): Lifecycle
                     order: [...state.order, id],
                     rejected: ran._tag === "Rejected" ? [...state.rejected, id] : state.rejected,
                     steps: state.steps + 1,
-                    usage: ran._tag === "Done" ? Lifecycle.usageState(Usage.add(Lifecycle.usageOf(state.usage), ran.value.usage)) : state.usage
+                    usage: ran._tag === "Done"
+                      ? Lifecycle.usageState(Usage.add(Lifecycle.usageOf(state.usage), ran.value.usage))
+                      : state.usage
                   }
-                })
-              )
-            )
+                })))
             if (waiting.length > 0) {
               run.phase = "suspended"
               run.pending = waiting

@@ -7,7 +7,9 @@
 import type { ParseOptions } from "effect/SchemaAST"
 
 /** `make()`'s function, made on the first call and reused after. */
-export const lazy = <I, B>(make: () => (input: I, options?: ParseOptions) => B): ((input: I, options?: ParseOptions) => B) => {
+export const lazy = <I, B>(
+  make: () => (input: I, options?: ParseOptions) => B
+): (input: I, options?: ParseOptions) => B => {
   let made: ((input: I, options?: ParseOptions) => B) | undefined
   return (input, options) => (made ??= make())(input, options)
 }

@@ -42,12 +42,12 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Results from "../AgentResult.js"
 import * as Approval from "../Approval.js"
+import type { LifecycleError } from "../Cognition.js"
 import { InvalidDecisions, RunInProgress, RunNotResumable, RunStateCorrupt, RunSuspended } from "../Errors.js"
 import { RunLease } from "../RunLease.js"
 import * as RunState from "../RunState.js"
 import type { StructuredOutput } from "../StructuredOutput.js"
-import type { LifecycleError } from "../Cognition.js"
-import { type LeaseHolder, makeWriter, type Writer, type WriteError } from "./checkpointer.js"
+import { type LeaseHolder, makeWriter, type WriteError, type Writer } from "./checkpointer.js"
 import { lazy } from "./lazy.js"
 
 /** What the lifecycle adds to a run's own errors (the public `LifecycleError` of `Cognition`). */
@@ -55,7 +55,10 @@ export type { LifecycleError }
 
 /** How a run's body saves its state; absent without a store. */
 export interface Durable {
-  readonly checkpoint: (status: "running" | "suspended", state: () => RunState.RunState) => Effect.Effect<void, WriteError>
+  readonly checkpoint: (
+    status: "running" | "suspended",
+    state: () => RunState.RunState
+  ) => Effect.Effect<void, WriteError>
 }
 
 /** Where a body starts: a fresh run (no state), or a saved state, with decisions when it waits on some. */
@@ -96,7 +99,9 @@ const leaseSettings = Effect.map(Effect.serviceOption(RunLease), Option.getOrEls
 /** The context's state fields: enough to rebuild it in another process. */
 export const contextState = (context: RunContext.Service): RunState.RunState["context"] => {
   const { orgId, domainId, userId, sessionId } = context.scope
-  const scope: { -readonly [K in keyof RunState.RunState["context"]["scope"]]: RunState.RunState["context"]["scope"][K] } = {}
+  const scope: {
+    -readonly [K in keyof RunState.RunState["context"]["scope"]]: RunState.RunState["context"]["scope"][K]
+  } = {}
   if (orgId !== undefined) scope.orgId = orgId
   if (domainId !== undefined) scope.domainId = domainId
   if (userId !== undefined) scope.userId = userId
@@ -149,10 +154,18 @@ const encodeResult = (
 const decodeRecordedResult = lazy(() => Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult)))
 const decodeRecordedReason = lazy(() => Schema.decodeUnknownOption(Schema.parseJson(RunState.RecordedReason)))
 
-const recordedResult = (record: CheckpointStore.RunRecord, structured: StructuredOutput<unknown> | undefined): Effect.Effect<AgentResult, RunStateCorrupt> => {
+const recordedResult = (
+  record: CheckpointStore.RunRecord,
+  structured: StructuredOutput<unknown> | undefined
+): Effect.Effect<AgentResult, RunStateCorrupt> => {
   const decoded = decodeRecordedResult(record.result ?? "")
   if (decoded._tag === "Left") {
-    return Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }" }))
+    return Effect.fail(
+      new RunStateCorrupt({
+        runId: record.runId,
+        detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }"
+      })
+    )
   }
   const { error, output, outputs, ownUsage, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
   const base: AgentResult = {
@@ -168,16 +181,30 @@ const recordedResult = (record: CheckpointStore.RunRecord, structured: Structure
   if (encoded === undefined || structured === undefined) return Effect.succeed(result)
   const parsed = structured.decode(encoded)
   return parsed._tag === "Left"
-    ? Effect.fail(new RunStateCorrupt({ runId: record.runId, detail: `its recorded structured output does not decode with the agent's output schema: ${parsed.left}` }))
+    ? Effect.fail(
+      new RunStateCorrupt({
+        runId: record.runId,
+        detail: `its recorded structured output does not decode with the agent's output schema: ${parsed.left}`
+      })
+    )
     : Effect.succeed({ ...result, parsed: parsed.right })
 }
 
 const otherTenant = (runId: string): RunNotResumable =>
-  new RunNotResumable({ runId, message: `run '${runId}' belongs to another tenant; a run is only driven in its own tenant's scope` })
+  new RunNotResumable({
+    runId,
+    message: `run '${runId}' belongs to another tenant; a run is only driven in its own tenant's scope`
+  })
 
 const notResumable = (record: CheckpointStore.RunRecord): RunNotResumable => {
-  const reason = Option.match(decodeRecordedReason(record.result ?? ""), { onNone: () => "", onSome: (r) => `: ${r.reason}` })
-  return new RunNotResumable({ runId: record.runId, message: `run '${record.runId}' is ${record.status}${reason}; it is never driven again` })
+  const reason = Option.match(decodeRecordedReason(record.result ?? ""), {
+    onNone: () => "",
+    onSome: (r) => `: ${r.reason}`
+  })
+  return new RunNotResumable({
+    runId: record.runId,
+    message: `run '${record.runId}' is ${record.status}${reason}; it is never driven again`
+  })
 }
 
 /** Why a run failed, as recorded: its error's tag and message. */
@@ -195,7 +222,9 @@ const reasonOf = (error: unknown): string => {
  */
 const allowance = (state: RunState.RunState): Budget.Snapshot => {
   const turn = state.transcript.at(-1)
-  const open = state.phase === "tools" && turn?.role === "assistant" ? turn.toolCalls.length - state.turn.completed.length : 0
+  const open = state.phase === "tools" && turn?.role === "assistant"
+    ? turn.toolCalls.length - state.turn.completed.length
+    : 0
   return {
     ...state.budget,
     inFlightModelCalls: Math.max(state.budget.inFlightModelCalls, state.phase === "model" ? 1 : 0),
@@ -234,8 +263,9 @@ const endingRun = <E, R>(
   idempotency === undefined || context.parentRunId !== undefined
     ? self
     : Effect.onExit(self, (exit) =>
-        Exit.isSuccess(exit) && exit.value.suspended !== undefined ? Effect.void : Effect.ignore(idempotency.endRun(context.runId))
-      )
+      Exit.isSuccess(exit) && exit.value.suspended !== undefined
+        ? Effect.void
+        : Effect.ignore(idempotency.endRun(context.runId)))
 
 const none: Start = { state: undefined, decisions: undefined, durable: undefined }
 
@@ -250,7 +280,11 @@ export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, 
     const store = Context.getOption(env as Context.Context<never>, CheckpointStore)
     const idempotency = Option.getOrUndefined(Context.getOption(env as Context.Context<never>, IdempotencyStore))
     if (context.parentRunId === undefined) {
-      return endingRun(idempotency, context, Option.isNone(store) ? program.body(none, fiber) : root(program, store.value, context, true))
+      return endingRun(
+        idempotency,
+        context,
+        Option.isNone(store) ? program.body(none, fiber) : root(program, store.value, context, true)
+      )
     }
     const tree = Context.getOption(env as Context.Context<never>, RunTree)
     return suspendsParent(
@@ -267,9 +301,16 @@ export const drive = <E, R>(program: Program<E, R>): Effect.Effect<AgentResult, 
  * passes it through, and the loop above suspends the whole tree on it. A sub-run never ends
  * with an empty answer its parent would take for one.
  */
-const suspendsParent = <E, R>(context: RunContext.Service, self: Effect.Effect<AgentResult, E, R>): Effect.Effect<AgentResult, E | RunSuspended, R> =>
-  Effect.flatMap(self, (result) =>
-    result.suspended === undefined ? Effect.succeed(result) : Effect.fail(new RunSuspended({ runId: context.runId, pending: result.suspended.pending }))
+const suspendsParent = <E, R>(
+  context: RunContext.Service,
+  self: Effect.Effect<AgentResult, E, R>
+): Effect.Effect<AgentResult, E | RunSuspended, R> =>
+  Effect.flatMap(
+    self,
+    (result) =>
+      result.suspended === undefined
+        ? Effect.succeed(result)
+        : Effect.fail(new RunSuspended({ runId: context.runId, pending: result.suspended.pending }))
   )
 
 const root = <E, R>(
@@ -278,7 +319,7 @@ const root = <E, R>(
   context: RunContext.Service,
   retry: boolean
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* leaseSettings
     const runId = context.runId
     const request = { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) }
@@ -303,7 +344,11 @@ const root = <E, R>(
         if (error._tag !== "RunExists") return yield* Effect.fail(error as StoreError | CorruptEntry)
         // another drive created it first: look again, once
         if (retry) return yield* root(program, store, context, false)
-        return yield* new StoreError({ operation: "create", message: `run '${runId}' exists but could not be read back`, retryable: true })
+        return yield* new StoreError({
+          operation: "create",
+          message: `run '${runId}' exists but could not be read back`,
+          retryable: true
+        })
       }
       return yield* supervise(program, store, context, { current: created.right.lease }, created.right.version, {
         state: undefined,
@@ -333,9 +378,15 @@ const root = <E, R>(
     const claimed = yield* Effect.either(store.claim(runId, request))
     if (claimed._tag === "Left") {
       const error = claimed.left
-      if (error._tag === "LeaseHeld") return yield* new RunInProgress({ runId, owner: error.owner, expiresAt: error.expiresAt })
-      if (error._tag === "RunFinished" && retry) return yield* root(program, store, context, false)
-      if (error._tag === "RunFinished" || error._tag === "RunNotFound") return yield* new RunNotResumable({ runId, message: error.message })
+      if (error._tag === "LeaseHeld") {
+        return yield* new RunInProgress({ runId, owner: error.owner, expiresAt: error.expiresAt })
+      }
+      if (error._tag === "RunFinished" && retry) {
+        return yield* root(program, store, context, false)
+      }
+      if (error._tag === "RunFinished" || error._tag === "RunNotFound") {
+        return yield* new RunNotResumable({ runId, message: error.message })
+      }
       return yield* Effect.fail(error)
     }
     const holder: LeaseHolder = { current: claimed.right.lease }
@@ -355,7 +406,7 @@ const takeOver = <E, R>(
   maxRecoveries: number,
   decisions: ReadonlyMap<string, Approval.Decision> | undefined
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const decoded = yield* Effect.either(stateOf(record, program))
     if (decoded._tag === "Left") {
       yield* Effect.ignore(store.release(holder.current))
@@ -365,12 +416,24 @@ const takeOver = <E, R>(
     const recoveries = saved.recoveries + 1
     if (recoveries > maxRecoveries) {
       const reason = `recovered more than ${maxRecoveries} times`
-      yield* makeWriter(store, holder, record.runId, record.version).finish("failed", CanonicalJson.stringify({ reason }))
-      return yield* new RunNotResumable({ runId: record.runId, message: `run '${record.runId}' is failed: ${reason}; it is never driven again` })
+      yield* makeWriter(store, holder, record.runId, record.version).finish(
+        "failed",
+        CanonicalJson.stringify({ reason })
+      )
+      return yield* new RunNotResumable({
+        runId: record.runId,
+        message: `run '${record.runId}' is failed: ${reason}; it is never driven again`
+      })
     }
     const state: RunState.RunState = { ...saved, recoveries, budget: allowance(saved) }
-    const waitingOn = state.phase === "suspended" ? (decisions ?? (yield* recordedDecisions(store, record.rootRunId))) : undefined
-    return yield* supervise(program, store, context, holder, record.version, { state, decisions: waitingOn, saveFirst: true })
+    const waitingOn = state.phase === "suspended"
+      ? (decisions ?? (yield* recordedDecisions(store, record.rootRunId)))
+      : undefined
+    return yield* supervise(program, store, context, holder, record.version, {
+      state,
+      decisions: waitingOn,
+      saveFirst: true
+    })
   })
 
 interface Begin {
@@ -392,7 +455,7 @@ const supervise = <E, R>(
   version: number,
   begin: Begin
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* leaseSettings
     const writer = makeWriter(store, holder, context.runId, version)
     if (begin.state !== undefined) restoreInto(context, begin.state)
@@ -409,7 +472,7 @@ const supervise = <E, R>(
       .pipe(Effect.provideService(RunTree, { store, holder }))
     const lost = { value: false }
     return yield* Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const fiber = yield* Effect.fork(restore(body))
         const beat = yield* Effect.fork(restore(heartbeat(store, holder, settings, context, fiber, lost)))
         const awaited = yield* Effect.exit(restore(Fiber.await(fiber)))
@@ -449,12 +512,12 @@ const heartbeat = (
       onFailure: (error) =>
         error._tag === "StaleLease"
           ? Effect.as(
-              Effect.sync(() => {
-                lost.value = true
-                fiber.unsafeInterruptAsFork(fiber.id())
-              }),
-              false
-            )
+            Effect.sync(() => {
+              lost.value = true
+              fiber.unsafeInterruptAsFork(fiber.id())
+            }),
+            false
+          )
           : Effect.as(Effect.logWarning(`run '${context.runId}': heartbeat failed: ${error.message}`), true)
     })
   )
@@ -475,7 +538,9 @@ const end = (
   if (lost) return Effect.void // another process has the run
   if (Exit.isSuccess(exit)) {
     // a suspension saved its state as it stopped; the lease ends so a resume can claim it at once
-    return exit.value.suspended !== undefined ? store.release(holder.current) : writer.finish("done", encodeResult(exit.value, output))
+    return exit.value.suspended !== undefined
+      ? store.release(holder.current)
+      : writer.finish("done", encodeResult(exit.value, output))
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) {
@@ -508,7 +573,7 @@ const child = <E, R>(
   holder: LeaseHolder,
   context: RunContext.Service
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const runId = context.runId
     const found = yield* store.load(runId)
     let version = 1
@@ -528,7 +593,11 @@ const child = <E, R>(
           holder.current
         )
       )
-      if (created._tag === "Left") return yield* Effect.fail(created.left._tag === "RunExists" || created.left._tag === "RunNotFound" ? lostRun(holder) : created.left)
+      if (created._tag === "Left") {
+        return yield* Effect.fail(
+          created.left._tag === "RunExists" || created.left._tag === "RunNotFound" ? lostRun(holder) : created.left
+        )
+      }
     } else {
       const record = found.value
       if (record.status === "done") return yield* recordedResult(record, program.output)
@@ -539,7 +608,9 @@ const child = <E, R>(
       // suspended sub-run goes on with the decisions its root was resumed with, for its own entries
       begin = {
         state: { ...saved, budget: allowance(saved) },
-        decisions: saved.phase === "suspended" ? decisionsFor(saved, yield* recordedDecisions(store, context.rootRunId)) : undefined,
+        decisions: saved.phase === "suspended"
+          ? decisionsFor(saved, yield* recordedDecisions(store, context.rootRunId))
+          : undefined,
         saveFirst: saved.phase === "suspended"
       }
     }
@@ -549,7 +620,9 @@ const child = <E, R>(
       const state = begin.state
       yield* writer.save("running", () => state)
     }
-    const exit = yield* Effect.exit(program.body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } }))
+    const exit = yield* Effect.exit(
+      program.body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } })
+    )
     yield* childEnd(writer, context, exit, program.output)
     return yield* exit
   })
@@ -580,7 +653,8 @@ const decisionsFor = (
   return found
 }
 
-const lostRun = (holder: LeaseHolder): WriteError => new StaleLease({ runId: holder.current.rootRunId, token: holder.current.token })
+const lostRun = (holder: LeaseHolder): WriteError =>
+  new StaleLease({ runId: holder.current.rootRunId, token: holder.current.token })
 
 const childEnd = (
   writer: Writer,
@@ -588,7 +662,11 @@ const childEnd = (
   exit: Exit.Exit<AgentResult, unknown>,
   output: StructuredOutput<unknown> | undefined
 ): Effect.Effect<void, WriteError> => {
-  if (Exit.isSuccess(exit)) return exit.value.suspended !== undefined ? Effect.void : writer.finish("done", encodeResult(exit.value, output))
+  if (Exit.isSuccess(exit)) {
+    return exit.value.suspended !== undefined
+      ? Effect.void
+      : writer.finish("done", encodeResult(exit.value, output))
+  }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isNone(failure)) {
     return Cause.isInterruptedOnly(exit.cause) && context.cancellation.isCancelled
@@ -596,10 +674,16 @@ const childEnd = (
       : Effect.void
   }
   const tag = (failure.value as { readonly _tag?: unknown })._tag
-  if (tag === "StaleLease" || tag === "StoreError" || tag === "CorruptEntry" || tag === "RunStateCorrupt" || tag === "RunStateVersionUnsupported") {
+  if (
+    tag === "StaleLease" || tag === "StoreError" || tag === "CorruptEntry" || tag === "RunStateCorrupt" ||
+    tag === "RunStateVersionUnsupported"
+  ) {
     return Effect.void
   }
-  return writer.finish(tag === "Cancelled" ? "cancelled" : "failed", CanonicalJson.stringify({ reason: reasonOf(failure.value) }))
+  return writer.finish(
+    tag === "Cancelled" ? "cancelled" : "failed",
+    CanonicalJson.stringify({ reason: reasonOf(failure.value) })
+  )
 }
 
 /** Checks a resume's decisions against the state it would continue: the cognition's rules. */
@@ -618,7 +702,13 @@ const canonical = (text: string): string => {
 }
 
 const describeValue = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`
+  value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "an array"
+    : typeof value === "object"
+    ? "an object"
+    : `${typeof value} ${String(value)}`
 
 /**
  * Continues a suspended root run with decisions: checked (shape, ids, digests, verdicts, edits)
@@ -633,7 +723,7 @@ export const resume = <E, R, V>(
   raw: unknown,
   validate: Validate<V>
 ): Effect.Effect<AgentResult, E | V | LifecycleError | InvalidDecisions | AlreadyDecided, R | RunContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* Effect.serviceOption(CheckpointStore)
     const nothing = new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume` })
     if (Option.isNone(store)) return yield* nothing
@@ -649,7 +739,10 @@ export const resume = <E, R, V>(
     const record = found.value
     if (record.tenant !== context.scope.storeKey) return yield* otherTenant(runId)
     if (record.runId !== record.rootRunId) {
-      return yield* new RunNotResumable({ runId, message: `run '${runId}' is a sub-run: resume its root '${record.rootRunId}'` })
+      return yield* new RunNotResumable({
+        runId,
+        message: `run '${runId}' is a sub-run: resume its root '${record.rootRunId}'`
+      })
     }
     if (record.status === "done") return yield* nothing
     if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
@@ -659,12 +752,18 @@ export const resume = <E, R, V>(
         return yield* new RunInProgress({ runId, owner: record.lease.owner, expiresAt: record.lease.expiresAt })
       }
       const peek = yield* stateOf(record, program)
-      if (peek.phase !== "suspended") return yield* new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume (it is running)` })
+      if (peek.phase !== "suspended") {
+        return yield* new RunNotResumable({ runId, message: `no suspended run '${runId}' to resume (it is running)` })
+      }
     }
-    const claimed = yield* Effect.either(store.value.claim(runId, { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) }))
+    const claimed = yield* Effect.either(
+      store.value.claim(runId, { owner: settings.owner, ttlMs: Duration.toMillis(settings.ttl) })
+    )
     if (claimed._tag === "Left") {
       const error = claimed.left
-      if (error._tag === "LeaseHeld") return yield* new RunInProgress({ runId, owner: error.owner, expiresAt: error.expiresAt })
+      if (error._tag === "LeaseHeld") {
+        return yield* new RunInProgress({ runId, owner: error.owner, expiresAt: error.expiresAt })
+      }
       if (error._tag === "RunFinished" || error._tag === "RunNotFound") return yield* nothing
       return yield* Effect.fail(error)
     }
@@ -672,7 +771,7 @@ export const resume = <E, R, V>(
     const current = claimed.right.record
     // from here on, a refusal releases the lease and changes nothing else
     const checked = yield* Effect.either(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (current.status !== "suspended" && current.status !== "running") return yield* nothing
         const state = yield* stateOf(current, program)
         if (state.phase !== "suspended") return yield* nothing
@@ -684,7 +783,12 @@ export const resume = <E, R, V>(
           texts.set(entry.id, text)
           const first = recorded.find((r) => r.pendingId === entry.id)
           if (first !== undefined && canonical(first.decision) !== text) {
-            return yield* new AlreadyDecided({ rootRunId: runId, pendingId: entry.id, decision: first.decision, by: first.by })
+            return yield* new AlreadyDecided({
+              rootRunId: runId,
+              pendingId: entry.id,
+              decision: first.decision,
+              by: first.by
+            })
           }
         }
         for (const entry of state.pending) {
@@ -700,27 +804,25 @@ export const resume = <E, R, V>(
       return yield* Effect.fail(checked.left)
     }
     // the run goes on as itself, whatever run id the resuming process's context carries
-    const own =
-      context.runId === runId
-        ? context
-        : yield* RunContext.make({
-            runId,
-            threadId: current.threadId,
-            correlationId: checked.right.state.context.correlationId,
-            scope: context.scope,
-            budget: context.budget,
-            autonomy: context.autonomy,
-            cancellation: context.cancellation,
-            tracing: context.tracing
-          }).pipe(Effect.orDie)
-    const run =
-      current.status === "running"
-        ? takeOver(program, store.value, own, holder, current, settings.maxRecoveries, checked.right.resolved)
-        : supervise(program, store.value, own, holder, current.version, {
-            state: checked.right.state,
-            decisions: checked.right.resolved,
-            saveFirst: true
-          })
+    const own = context.runId === runId
+      ? context
+      : yield* RunContext.make({
+        runId,
+        threadId: current.threadId,
+        correlationId: checked.right.state.context.correlationId,
+        scope: context.scope,
+        budget: context.budget,
+        autonomy: context.autonomy,
+        cancellation: context.cancellation,
+        tracing: context.tracing
+      }).pipe(Effect.orDie)
+    const run = current.status === "running"
+      ? takeOver(program, store.value, own, holder, current, settings.maxRecoveries, checked.right.resolved)
+      : supervise(program, store.value, own, holder, current.version, {
+        state: checked.right.state,
+        decisions: checked.right.resolved,
+        saveFirst: true
+      })
     const idempotency = Option.getOrUndefined(yield* Effect.serviceOption(IdempotencyStore))
     return yield* endingRun(idempotency, own, Effect.provideService(run, RunContext, own))
   }) as Effect.Effect<AgentResult, E | V | LifecycleError | InvalidDecisions | AlreadyDecided, R | RunContext>

@@ -30,8 +30,15 @@ export const trifectaOf = (caps: Iterable<Capability>): Array<Capability> => {
  * The caps of everything an agent can reach: its cognition's, else the union of its tools'; a tool
  * whose description is untrusted adds the untrusted leg (the model reads it when it is advertised).
  */
-export const reach = (cognition: { readonly tools: ToolRegistry.ToolRegistry; readonly caps?: ReadonlyArray<Capability> | undefined }) =>
-  Object.freeze(trifectaOf([...(cognition.caps ?? cognition.tools.tools().flatMap((tool) => tool.caps)), ...advertisedLegs(cognition.tools)]))
+export const reach = (
+  cognition: { readonly tools: ToolRegistry.ToolRegistry; readonly caps?: ReadonlyArray<Capability> | undefined }
+) =>
+  Object.freeze(
+    trifectaOf([
+      ...(cognition.caps ?? cognition.tools.tools().flatMap((tool) => tool.caps)),
+      ...advertisedLegs(cognition.tools)
+    ])
+  )
 
 /**
  * The legs advertising these tools touches: the untrusted leg when any description is untrusted
@@ -46,7 +53,10 @@ const untrustedOnly: ReadonlyArray<Capability> = Object.freeze(["untrusted_conte
  * The legs a conversation passed in has touched: each tool result counts for its tool's caps; a
  * result from a tool the registry does not know counts as private and untrusted (fail closed).
  */
-export const historyLegs = (messages: ReadonlyArray<Message.Message>, registry: ToolRegistry.ToolRegistry): ReadonlyArray<Capability> => {
+export const historyLegs = (
+  messages: ReadonlyArray<Message.Message>,
+  registry: ToolRegistry.ToolRegistry
+): ReadonlyArray<Capability> => {
   let found: Set<Capability> | undefined
   for (const message of messages) {
     if (message.role !== "tool") continue
@@ -134,7 +144,9 @@ export const checkSpan = (
 }
 
 /** The legs a tool's result counts for, success or error: its trifecta caps. */
-export const capsOf = (tool: ToolRegistry.AnyTool): ReadonlyArray<Capability> => (tool.caps.length === 0 ? none : tool.caps)
+export const capsOf = (
+  tool: ToolRegistry.AnyTool
+): ReadonlyArray<Capability> => (tool.caps.length === 0 ? none : tool.caps)
 
 /** The legs a delegating call's result carries: what its sub-runs touched. */
 export const touchedOf = (legs: Legs): ReadonlyArray<Capability> => {
@@ -150,15 +162,24 @@ export const touchedOf = (legs: Legs): ReadonlyArray<Capability> => {
 export const untrustedErrorBytes = 2048
 
 /** The text the model sees for a successful result that carries these legs (untrusted output is wrapped). */
-export const shownOutput = (policy: RunPolicy, toolName: string, text: string, legs: ReadonlyArray<Capability>): string =>
-  legs.includes("untrusted_content") ? policy.wrapUntrusted(text, toolName) : text
+export const shownOutput = (
+  policy: RunPolicy,
+  toolName: string,
+  text: string,
+  legs: ReadonlyArray<Capability>
+): string => legs.includes("untrusted_content") ? policy.wrapUntrusted(text, toolName) : text
 
 /**
  * The text the model sees for a failed call that carries these legs: the failure text; from an
  * untrusted source it is capped, then wrapped like untrusted output (its message may hold the
  * attacker's words).
  */
-export const shownFailure = (policy: RunPolicy, toolName: string, error: unknown, legs: ReadonlyArray<Capability>): string => {
+export const shownFailure = (
+  policy: RunPolicy,
+  toolName: string,
+  error: unknown,
+  legs: ReadonlyArray<Capability>
+): string => {
   const text = toolFailureText(toolName, error)
   if (!legs.includes("untrusted_content")) return text
   const { droppedBytes, kept } = Utf8.cut(text, untrustedErrorBytes)
@@ -170,9 +191,9 @@ export const staticCheck = (policy: RunPolicy, caps: ReadonlyArray<Capability>):
   policy.static === "off" || caps.length < allCapabilities.length
     ? Effect.void
     : policy.static === "deny"
-      ? Effect.fail(new PolicyDenied({ capabilities: [...caps] }))
-      : Tracing.addEvent(Tracing.EventName.policyFlagged, {
-          [Tracing.Attribute.policyMode]: policy.static,
-          [Tracing.Attribute.policyCapabilities]: caps.join(","),
-          [Tracing.Attribute.policyReason]: trifectaReason
-        })
+    ? Effect.fail(new PolicyDenied({ capabilities: [...caps] }))
+    : Tracing.addEvent(Tracing.EventName.policyFlagged, {
+      [Tracing.Attribute.policyMode]: policy.static,
+      [Tracing.Attribute.policyCapabilities]: caps.join(","),
+      [Tracing.Attribute.policyReason]: trifectaReason
+    })

@@ -64,7 +64,16 @@ export const inProcess: SuiteEngine<SuiteOutcome & { readonly result: AgentResul
       if (decisions === undefined) break
       const resumed = await Effect.runPromiseExit(run.agent.resume(run.runId, decisions).pipe(Effect.provide(layer)))
       const refused = Exit.isFailure(resumed) ? Option.getOrUndefined(Cause.failureOption(resumed.cause)) : undefined
-      if (refused !== undefined) return { output: "", stopReason: result.stopReason, pending: result.suspended.pending, resumes, refused: refused._tag, result }
+      if (refused !== undefined) {
+        return {
+          output: "",
+          stopReason: result.stopReason,
+          pending: result.suspended.pending,
+          resumes,
+          refused: refused._tag,
+          result
+        }
+      }
       if (Exit.isFailure(resumed)) throw Cause.squash(resumed.cause)
       resumes++
       result = resumed.value

@@ -22,10 +22,10 @@
  *
  * @internal
  */
-import * as Anthropic from "@anthropic-ai/sdk"
-import * as Duration from "effect/Duration"
 import { ChatModelError, errorMessage } from "@agentkit/core"
 import type { ChatModelErrorReason } from "@agentkit/core"
+import * as Anthropic from "@anthropic-ai/sdk"
+import * as Duration from "effect/Duration"
 
 type Reason = ChatModelErrorReason
 
@@ -126,7 +126,11 @@ export interface FailureContext {
 
 const withOptional = (
   fields: ConstructorParameters<typeof ChatModelError>[0],
-  extra: { readonly status?: number | undefined; readonly requestId?: string | undefined; readonly retryAfter?: Duration.Duration | undefined }
+  extra: {
+    readonly status?: number | undefined
+    readonly requestId?: string | undefined
+    readonly retryAfter?: Duration.Duration | undefined
+  }
 ): ChatModelError =>
   new ChatModelError({
     ...fields,
@@ -142,7 +146,12 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
 
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return withOptional(
-      { reason: "timeout", retryable: !context.emitted, message: `Anthropic request timed out${committed}`, cause: error },
+      {
+        reason: "timeout",
+        retryable: !context.emitted,
+        message: `Anthropic request timed out${committed}`,
+        cause: error
+      },
       { requestId: context.requestId }
     )
   }
@@ -154,7 +163,12 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
   }
   if (error instanceof Anthropic.APIConnectionError) {
     return withOptional(
-      { reason: "network", retryable: !context.emitted, message: `Anthropic connection error: ${error.message}${committed}`, cause: error },
+      {
+        reason: "network",
+        retryable: !context.emitted,
+        message: `Anthropic connection error: ${error.message}${committed}`,
+        cause: error
+      },
       { requestId: context.requestId }
     )
   }
@@ -195,7 +209,12 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
   // A read of the response body failed mid-stream (socket reset, bad SSE data).
   const message = errorMessage(error)
   return withOptional(
-    { reason: "stream", retryable: !context.emitted, message: `Anthropic stream failed: ${message}${committed}`, cause: error },
+    {
+      reason: "stream",
+      retryable: !context.emitted,
+      message: `Anthropic stream failed: ${message}${committed}`,
+      cause: error
+    },
     { requestId: context.requestId }
   )
 }
@@ -206,7 +225,9 @@ export const incompleteStream = (context: FailureContext): ChatModelError =>
     {
       reason: "stream",
       retryable: !context.emitted,
-      message: `Anthropic stream ended before message_stop${context.emitted ? " (after text was streamed; not retryable)" : ""}`
+      message: `Anthropic stream ended before message_stop${
+        context.emitted ? " (after text was streamed; not retryable)" : ""
+      }`
     },
     { requestId: context.requestId }
   )

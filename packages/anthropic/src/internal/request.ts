@@ -17,8 +17,8 @@
  *
  * @internal
  */
-import type Anthropic from "@anthropic-ai/sdk"
 import type { Chat, Message } from "@agentkit/core"
+import type Anthropic from "@anthropic-ai/sdk"
 
 /** The settings the layer resolved once. */
 export interface RequestSettings {
@@ -36,7 +36,9 @@ type ToolUseBlock = Anthropic.ToolUseBlockParam
 type UserBlock = TextBlock | ToolResultBlock
 type AssistantBlock = TextBlock | ToolUseBlock
 
-const EPHEMERAL: Anthropic.CacheControlEphemeral = Object.freeze({ type: "ephemeral" }) as Anthropic.CacheControlEphemeral
+const EPHEMERAL: Anthropic.CacheControlEphemeral = Object.freeze({
+  type: "ephemeral"
+}) as Anthropic.CacheControlEphemeral
 
 /** The model a request is sent to: the request's own, else the layer's default, else `undefined`. */
 export const resolveModel = (request: Chat.ChatRequest, settings: RequestSettings): string | undefined =>
@@ -158,7 +160,9 @@ export const toParams = (request: Chat.ChatRequest, model: string, settings: Req
     max_tokens: request.maxTokens ?? settings.maxTokens,
     ...(system.length > 0 ? { system } : {}),
     ...(request.tools.length > 0 ? { tools: toolParams(request.tools, settings.cache) } : {}),
-    ...(request.toolChoice === undefined ? {} : { tool_choice: { type: "tool" as const, name: request.toolChoice.name } }),
+    ...(request.toolChoice === undefined
+      ? {}
+      : { tool_choice: { type: "tool" as const, name: request.toolChoice.name } }),
     messages: messageParams(request.messages, settings.cache),
     stream: true
   }
@@ -169,5 +173,7 @@ export const requestProblem = (request: Chat.ChatRequest): string | undefined =>
   const choice = request.toolChoice
   if (choice === undefined || request.tools.some((tool) => tool.name === choice.name)) return undefined
   const names = request.tools.map((tool) => tool.name)
-  return `AnthropicChatModel: toolChoice names '${choice.name}', which is not one of the request's tools (${names.length === 0 ? "none" : names.join(", ")})`
+  return `AnthropicChatModel: toolChoice names '${choice.name}', which is not one of the request's tools (${
+    names.length === 0 ? "none" : names.join(", ")
+  })`
 }

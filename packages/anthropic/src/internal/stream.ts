@@ -16,8 +16,8 @@
  *
  * @internal
  */
-import type Anthropic from "@anthropic-ai/sdk"
 import type { Chat, ToolCall } from "@agentkit/core"
+import type Anthropic from "@anthropic-ai/sdk"
 
 /** The key that carries tool input the model sent but that is not a JSON object. */
 export const RAW_ARGUMENTS_KEY = "_raw"
@@ -66,7 +66,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** `{}` for no input, the object for a JSON object, `{ _raw }` for anything else. */
-export const coerceToolInput = (raw: string): { readonly value: Record<string, unknown>; readonly invalid: boolean } => {
+export const coerceToolInput = (
+  raw: string
+): { readonly value: Record<string, unknown>; readonly invalid: boolean } => {
   if (raw.trim() === "") return { value: {}, invalid: false }
   try {
     const parsed: unknown = JSON.parse(raw)

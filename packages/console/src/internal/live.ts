@@ -4,6 +4,7 @@
  * tenant of each changed run, and publishes it; each server-sent-event stream forwards only the
  * changes of tenants its operator may see. @internal
  */
+import type { Operator as Op } from "@agentkit/agents"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,6 @@ import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { Operator as Op } from "@agentkit/agents"
 import * as OperatorAuth from "../OperatorAuth.js"
 
 /** One change as the browser and the CLI receive it. */
@@ -31,10 +31,10 @@ export interface Live {
 
 /** Starts the poller in the given scope. */
 export const start = (operator: Op.Service, interval: Duration.Duration): Effect.Effect<Live, never, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const changes = yield* Effect.acquireRelease(PubSub.sliding<Change>(1024), PubSub.shutdown)
     let cursor: string | undefined = undefined
-    const poll = Effect.gen(function* () {
+    const poll = Effect.gen(function*() {
       const next = yield* operator.changes(cursor)
       const first = cursor === undefined
       cursor = next.cursor
@@ -59,7 +59,9 @@ export const start = (operator: Op.Service, interval: Duration.Duration): Effect
         { concurrency: 4, discard: true }
       )
     }).pipe(
-      Effect.catchAll((error) => Effect.logWarning(`console: polling the operator service for changes failed: ${error.message}`))
+      Effect.catchAll((error) =>
+        Effect.logWarning(`console: polling the operator service for changes failed: ${error.message}`)
+      )
     )
     yield* Effect.forkScoped(Effect.repeat(poll, Schedule.spaced(interval)))
     return { changes }
@@ -82,7 +84,10 @@ export const stream = (
     Stream.map((change) => `event: change\ndata: ${JSON.stringify(change)}\n\n`)
   )
   const keepalive = Stream.repeatEffectWithSchedule(Effect.succeed(": keepalive\n\n"), Schedule.spaced("15 seconds"))
-  const body = Stream.concat(Stream.succeed("retry: 2000\n: connected\n\n"), Stream.merge(events, keepalive, { haltStrategy: "either" })).pipe(
+  const body = Stream.concat(
+    Stream.succeed("retry: 2000\n: connected\n\n"),
+    Stream.merge(events, keepalive, { haltStrategy: "either" })
+  ).pipe(
     Stream.map((text) => encoder.encode(text))
   )
   return HttpServerResponse.stream(body, { contentType: "text/event-stream" }).pipe(

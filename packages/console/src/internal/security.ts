@@ -13,13 +13,13 @@
  * - Without an authenticator only loopback peers are served, and only under a loopback `Host`
  *   (no DNS rebinding); writes still need the CSRF header (a per-process secret).
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import type * as Cookies from "@effect/platform/Cookies"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Forbidden, Unauthorized } from "../Errors.js"
 import * as OperatorAuth from "../OperatorAuth.js"
 
@@ -31,7 +31,8 @@ export const csrfHeader = "x-agentkit-csrf"
 const processSecret = randomBytes(32).toString("hex")
 
 /** The CSRF token of a session credential. */
-export const csrfOf = (secret: string): string => createHash("sha256").update(`agentkit-console-csrf\0${secret}`).digest("hex")
+export const csrfOf = (secret: string): string =>
+  createHash("sha256").update(`agentkit-console-csrf\0${secret}`).digest("hex")
 
 const equal = (a: string, b: string): boolean => {
   const x = createHash("sha256").update(a).digest()
@@ -42,7 +43,8 @@ const equal = (a: string, b: string): boolean => {
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
 
 /** Whether a bind host or a `Host` header's name is loopback. */
-export const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host)
+export const isLoopbackHost = (host: string): boolean =>
+  LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host)
 
 const isLoopbackAddress = (address: string | undefined): boolean =>
   address !== undefined && (address === "::1" || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(address))
@@ -71,7 +73,9 @@ const checkSameOrigin = (request: HttpServerRequest.HttpServerRequest): Effect.E
       host = undefined
     }
     if (host === undefined || host !== request.headers["host"]) {
-      return Effect.fail(new Forbidden({ message: `a write from origin ${origin} is refused: only this console's own pages may write` }))
+      return Effect.fail(
+        new Forbidden({ message: `a write from origin ${origin} is refused: only this console's own pages may write` })
+      )
     }
   }
   return Effect.void
@@ -95,14 +99,16 @@ export const authenticate = (
   request: HttpServerRequest.HttpServerRequest,
   authenticator: Option.Option<OperatorAuth.Service>
 ): Effect.Effect<Authenticated, Unauthorized | Forbidden> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* checkSameOrigin(request)
     const unsafe = !isSafe(request.method)
     if (Option.isNone(authenticator)) {
       const remote = Option.getOrUndefined(request.remoteAddress)
       const host = request.headers["host"]
       if (!isLoopbackAddress(remote) || host === undefined || !isLoopbackHost(hostnameOf(host))) {
-        return yield* new Forbidden({ message: "this console has no authenticator: it serves loopback peers (and a loopback Host) only" })
+        return yield* new Forbidden({
+          message: "this console has no authenticator: it serves loopback peers (and a loopback Host) only"
+        })
       }
       const csrf = csrfOf(processSecret)
       if (unsafe && !equal(request.headers[csrfHeader] ?? "", csrf)) {
@@ -114,7 +120,9 @@ export const authenticate = (
     const cookie = bearer === undefined ? request.cookies[cookieName] : undefined
     const token = bearer ?? cookie
     if (token === undefined || token === "") {
-      return yield* new Unauthorized({ message: "sign in: send an operator token (Authorization: Bearer) or use the sign-in form" })
+      return yield* new Unauthorized({
+        message: "sign in: send an operator token (Authorization: Bearer) or use the sign-in form"
+      })
     }
     const principal = yield* authenticator.value
       .authenticate(Redacted.make(token))
@@ -169,5 +177,8 @@ export const securityHeaders: Readonly<Record<string, string>> = {
 }
 
 /** Adds the security headers (and `Cache-Control`) to a response. */
-export const secure = (response: HttpServerResponse.HttpServerResponse, cache = "no-store"): HttpServerResponse.HttpServerResponse =>
+export const secure = (
+  response: HttpServerResponse.HttpServerResponse,
+  cache = "no-store"
+): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.setHeaders(response, { ...securityHeaders, "cache-control": cache })

@@ -3,7 +3,10 @@
  * argument check, error mapping), the web app's files and the live stream, as layers on an
  * `HttpLayerRouter`. @internal
  */
-import { readFileSync } from "node:fs"
+import type { Approval, DigestMismatch, InvalidDecision, UnknownPending } from "@agentkit/agents"
+import { Operator as Op } from "@agentkit/agents"
+import type { AlreadyDecided, StoreError, ToolArgumentError } from "@agentkit/core"
+import { SpanStore } from "@agentkit/core"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpApp from "@effect/platform/HttpApp"
@@ -16,12 +19,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { readFileSync } from "node:fs"
 import * as ConsoleApi from "../ConsoleApi.js"
 import * as Errors from "../Errors.js"
-import type { Approval, DigestMismatch, InvalidDecision, UnknownPending } from "@agentkit/agents"
-import { Operator as Op } from "@agentkit/agents"
-import type { AlreadyDecided, StoreError, ToolArgumentError } from "@agentkit/core"
-import { SpanStore } from "@agentkit/core"
 import * as OperatorAuth from "../OperatorAuth.js"
 import * as live from "./live.js"
 import * as security from "./security.js"
@@ -37,12 +37,17 @@ export interface Settings {
 const unavailable = (error: StoreError, cursor: string | undefined) =>
   cursor !== undefined && !error.retryable
     ? new Errors.BadRequest({ message: error.message })
-    : new Errors.Unavailable({ message: `the operator service failed (${error.operation}): ${error.message}`, retryable: error.retryable })
+    : new Errors.Unavailable({
+      message: `the operator service failed (${error.operation}): ${error.message}`,
+      retryable: error.retryable
+    })
 
 const notFound = (runId: string) => new Errors.NotFound({ message: `no run '${runId}' that you may see` })
 
 /** What the operator service is told of the tenants a principal may see. */
-const accessOf = (principal: OperatorAuth.Principal): Op.Access => (principal.tenants === "*" ? {} : { tenants: principal.tenants })
+const accessOf = (
+  principal: OperatorAuth.Principal
+): Op.Access => (principal.tenants === "*" ? {} : { tenants: principal.tenants })
 
 /** The run, when the principal may see its tenant; else the same 404 as a missing run. */
 const visibleRun = (operator: Op.Service, principal: OperatorAuth.Principal, runId: string) =>
@@ -51,7 +56,8 @@ const visibleRun = (operator: Op.Service, principal: OperatorAuth.Principal, run
       RunNotFound: () => Effect.fail(notFound(runId)),
       OtherTenant: () => Effect.fail(notFound(runId)),
       RunStateCorrupt: (error) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
-      RunStateVersionUnsupported: (error) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
+      RunStateVersionUnsupported: (error) =>
+        Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
       StoreError: (error) => Effect.fail(unavailable(error, undefined))
     }),
     Effect.filterOrFail(
@@ -61,7 +67,10 @@ const visibleRun = (operator: Op.Service, principal: OperatorAuth.Principal, run
   )
 
 /** The tenants a list may cover: the principal's, narrowed by a requested one. */
-const scopeOf = (principal: OperatorAuth.Principal, requested: string | undefined): ReadonlyArray<string> | undefined => {
+const scopeOf = (
+  principal: OperatorAuth.Principal,
+  requested: string | undefined
+): ReadonlyArray<string> | undefined => {
   if (principal.tenants === "*") return requested === undefined ? undefined : [requested]
   if (requested === undefined) return principal.tenants
   return principal.tenants.includes(requested) ? [requested] : []
@@ -70,17 +79,22 @@ const scopeOf = (principal: OperatorAuth.Principal, requested: string | undefine
 const mustApprove = (principal: OperatorAuth.Principal) =>
   principal.role === "approver"
     ? Effect.void
-    : Effect.fail(new Errors.Forbidden({ message: `operator '${principal.id}' is a viewer: deciding needs the approver role` }))
+    : Effect.fail(
+      new Errors.Forbidden({ message: `operator '${principal.id}' is a viewer: deciding needs the approver role` })
+    )
 
 const decideErrors = (runId: string) => ({
   RunNotFound: () => Effect.fail(notFound(runId)),
   OtherTenant: () => Effect.fail(notFound(runId)),
   RunFinished: (error: { readonly message: string }) => Effect.fail(new Errors.Finished({ message: error.message })),
-  RunStateCorrupt: (error: { readonly message: string }) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
-  RunStateVersionUnsupported: (error: { readonly message: string }) => Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
+  RunStateCorrupt: (error: { readonly message: string }) =>
+    Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
+  RunStateVersionUnsupported: (error: { readonly message: string }) =>
+    Effect.fail(new Errors.Unavailable({ message: error.message, retryable: false })),
   UnknownPending: (error: UnknownPending) => Effect.fail(new Errors.BadRequest({ message: error.message })),
   InvalidDecision: (error: InvalidDecision) => Effect.fail(new Errors.BadRequest({ message: error.message })),
-  DigestMismatch: (error: DigestMismatch) => Effect.fail(new Errors.StaleDigest({ message: error.message, expected: error.expected })),
+  DigestMismatch: (error: DigestMismatch) =>
+    Effect.fail(new Errors.StaleDigest({ message: error.message, expected: error.expected })),
   ToolArgumentError: (error: ToolArgumentError) =>
     Effect.fail(
       new Errors.InvalidArguments({
@@ -96,7 +110,9 @@ const decideErrors = (runId: string) => ({
     let verdict: string | undefined
     try {
       const parsed: unknown = JSON.parse(error.decision)
-      if (typeof parsed === "object" && parsed !== null && typeof (parsed as { verdict?: unknown }).verdict === "string") {
+      if (
+        typeof parsed === "object" && parsed !== null && typeof (parsed as { verdict?: unknown }).verdict === "string"
+      ) {
         verdict = (parsed as { verdict: string }).verdict
       }
     } catch {
@@ -113,14 +129,18 @@ const decideErrors = (runId: string) => ({
   StoreError: (error: StoreError) => Effect.fail(unavailable(error, undefined))
 })
 
-const securityHeaders = HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(security.secure(response)))
+const securityHeaders = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(security.secure(response))
+)
 
 const SecurityHeadersLive = Layer.succeed(ConsoleApi.SecurityHeaders, securityHeaders)
 
 const AuthenticationLive = Layer.effect(
   ConsoleApi.Authentication,
-  Effect.map(Effect.serviceOption(OperatorAuth.Authenticator), (authenticator) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => security.authenticate(request, authenticator))
+  Effect.map(
+    Effect.serviceOption(OperatorAuth.Authenticator),
+    (authenticator) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => security.authenticate(request, authenticator))
   )
 )
 
@@ -128,16 +148,19 @@ const cookieSecurity = HttpApiSecurity.apiKey({ in: "cookie", key: security.cook
 
 const handlers = (settings: Settings) => {
   const ReadLive = HttpApiBuilder.group(ConsoleApi.ConsoleApi, "read", (h) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const operator = yield* Op.Operator
       const spans = yield* Effect.serviceOption(SpanStore.SpanStore)
       return h
-        .handle("session", () => Effect.map(ConsoleApi.CurrentOperator, (current) => ({ operator: current.principal, csrf: current.csrf })))
+        .handle("session", () =>
+          Effect.map(ConsoleApi.CurrentOperator, (current) => ({ operator: current.principal, csrf: current.csrf })))
         .handle("runs", ({ urlParams: q }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { principal } = yield* ConsoleApi.CurrentOperator
             const tenant = scopeOf(principal, q.tenant)
-            if (tenant !== undefined && tenant.length === 0) return { runs: [] }
+            if (tenant !== undefined && tenant.length === 0) {
+              return { runs: [] }
+            }
             const page = yield* operator
               .list({
                 status: q.status,
@@ -151,53 +174,63 @@ const handlers = (settings: Settings) => {
                 limit: q.limit,
                 order: q.order
               })
-              .pipe(Effect.mapError((error) => unavailable(error, q.cursor)))
+              .pipe(Effect.mapError((error) =>
+                unavailable(error, q.cursor)
+              ))
             // the service filters by tenant; the console checks again (fail closed)
             const runs = page.runs.filter((run) => OperatorAuth.canSee(principal, run.tenant))
             return page.cursor === undefined ? { runs } : { runs, cursor: page.cursor }
-          })
-        )
+          }))
         .handle("run", ({ urlParams }) =>
-          Effect.flatMap(ConsoleApi.CurrentOperator, ({ principal }) => visibleRun(operator, principal, urlParams.runId))
-        )
+          Effect.flatMap(ConsoleApi.CurrentOperator, ({ principal }) =>
+            visibleRun(operator, principal, urlParams.runId)))
         .handle("trace", ({ urlParams }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { principal } = yield* ConsoleApi.CurrentOperator
             const run = yield* visibleRun(operator, principal, urlParams.runId)
-            if (Option.isNone(spans)) return { spans: [] }
+            if (Option.isNone(spans)) {
+              return { spans: [] }
+            }
             const found = yield* spans.value
               .trace(run.correlationId ?? run.rootRunId)
-              .pipe(Effect.mapError((error) => new Errors.Unavailable({ message: `the span store failed (${error.operation}): ${error.message}`, retryable: error.retryable })))
+              .pipe(Effect.mapError((error) =>
+                new Errors.Unavailable({
+                  message: `the span store failed (${error.operation}): ${error.message}`,
+                  retryable: error.retryable
+                })
+              ))
             return { spans: found }
-          })
-        )
+          }))
         .handle("audit", ({ urlParams: q }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { principal } = yield* ConsoleApi.CurrentOperator
-            if (q.runId !== undefined) yield* visibleRun(operator, principal, q.runId)
+            if (q.runId !== undefined) {
+              yield* visibleRun(operator, principal, q.runId)
+            }
             const tenant = principal.tenants === "*" ? undefined : principal.tenants
             const page = yield* operator
               .audit({ runId: q.runId, tenant, cursor: q.cursor, limit: q.limit })
-              .pipe(Effect.mapError((error) => unavailable(error, q.cursor)))
+              .pipe(Effect.mapError((error) =>
+                unavailable(error, q.cursor)
+              ))
             const records = page.records.filter((record) => OperatorAuth.canSee(principal, record.tenant))
             return page.cursor === undefined ? { records } : { records, cursor: page.cursor }
-          })
-        )
-    })
-  )
+          }))
+    }))
 
   const DecideLive = HttpApiBuilder.group(ConsoleApi.ConsoleApi, "decide", (h) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const operator = yield* Op.Operator
       return h
         .handle("decide", ({ payload }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { principal } = yield* ConsoleApi.CurrentOperator
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
             if (payload.verdict !== "reject" && !settings.requesterMayApprove && run.requestedBy === principal.id) {
               return yield* new Errors.Forbidden({
-                message: `operator '${principal.id}' requested run '${run.runId}' and may not approve it: another operator must`
+                message:
+                  `operator '${principal.id}' requested run '${run.runId}' and may not approve it: another operator must`
               })
             }
             const by = principal.id
@@ -212,16 +245,19 @@ const handlers = (settings: Settings) => {
             } else {
               decision = { verdict: payload.verdict, digest: payload.digest, by, ...reason }
             }
-            return yield* operator.decide(run.rootRunId, payload.pendingId, decision, accessOf(principal)).pipe(Effect.catchTags(decideErrors(run.runId)))
-          })
-        )
+            return yield* operator.decide(run.rootRunId, payload.pendingId, decision, accessOf(principal)).pipe(
+              Effect.catchTags(decideErrors(run.runId))
+            )
+          }))
         .handle("resolve", ({ payload }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { principal } = yield* ConsoleApi.CurrentOperator
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
             if (payload.verdict === "markDone" && payload.outcome === undefined) {
-              return yield* new Errors.BadRequest({ message: "markDone carries the call's `outcome` (the text the model sees)" })
+              return yield* new Errors.BadRequest({
+                message: "markDone carries the call's `outcome` (the text the model sees)"
+              })
             }
             if (payload.verdict === "markFailed" && payload.reason === undefined) {
               return yield* new Errors.BadRequest({ message: "markFailed carries a `reason`" })
@@ -231,19 +267,18 @@ const handlers = (settings: Settings) => {
                 run.rootRunId,
                 payload.pendingId,
                 {
-                verdict: payload.verdict,
-                digest: payload.digest,
-                by: principal.id,
-                ...(payload.outcome === undefined ? {} : { outcome: payload.outcome }),
-                ...(payload.reason === undefined ? {} : { reason: payload.reason })
+                  verdict: payload.verdict,
+                  digest: payload.digest,
+                  by: principal.id,
+                  ...(payload.outcome === undefined ? {} : { outcome: payload.outcome }),
+                  ...(payload.reason === undefined ? {} : { reason: payload.reason })
                 },
                 accessOf(principal)
               )
               .pipe(Effect.catchTags(decideErrors(run.runId)))
-          })
-        )
+          }))
         .handle("cancel", ({ payload }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { principal } = yield* ConsoleApi.CurrentOperator
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
@@ -256,21 +291,21 @@ const handlers = (settings: Settings) => {
               })
             )
             return { cancelled: run.runId }
-          })
-        )
-    })
-  )
+          }))
+    }))
 
   const LoginLive = HttpApiBuilder.group(ConsoleApi.ConsoleApi, "login", (h) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const authenticator = yield* Effect.serviceOption(OperatorAuth.Authenticator)
       return h
         .handle("login", ({ payload }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
             yield* security.checkLogin(request)
             if (Option.isNone(authenticator)) {
-              return yield* new Errors.Forbidden({ message: "this console has no authenticator: it serves loopback peers without signing in" })
+              return yield* new Errors.Forbidden({
+                message: "this console has no authenticator: it serves loopback peers without signing in"
+              })
             }
             const principal = yield* authenticator.value
               .authenticate(payload.token)
@@ -281,10 +316,9 @@ const handlers = (settings: Settings) => {
               security.cookieOptions(settings.basePath, security.isHttps(request))
             )
             return { operator: principal, csrf: security.csrfOf(Redacted.value(payload.token)) }
-          })
-        )
+          }))
         .handle("logout", () =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
             yield* security.checkLogin(request)
             yield* HttpApp.appendPreResponseHandler((_request, response) =>
@@ -296,10 +330,8 @@ const handlers = (settings: Settings) => {
               )
             )
             return { signedOut: true }
-          })
-        )
-    })
-  )
+          }))
+    }))
 
   return Layer.mergeAll(ReadLive, DecideLive, LoginLive)
 }
@@ -312,7 +344,7 @@ interface Asset {
 }
 
 const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c)
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c] ?? c)
 
 const loadAssets = (settings: Settings): Record<string, Asset> => {
   const read = (name: string) => readFileSync(new URL(name, webDir))
@@ -330,14 +362,17 @@ const loadAssets = (settings: Settings): Record<string, Asset> => {
 
 const routes = (settings: Settings) =>
   HttpLayerRouter.use((router) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const operator = yield* Op.Operator
       const authenticator = yield* Effect.serviceOption(OperatorAuth.Authenticator)
       const hub = yield* live.start(operator, settings.pollInterval)
       const assets = loadAssets(settings)
       for (const [path, asset] of Object.entries(assets)) {
         const response = Effect.succeed(
-          security.secure(HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType }), path === "/" ? "no-store" : "no-cache")
+          security.secure(
+            HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType }),
+            path === "/" ? "no-store" : "no-cache"
+          )
         )
         yield* router.add("GET", path as HttpLayerRouter.PathInput, response)
         if (path === "/") yield* router.add("GET", "/index.html", response)
@@ -345,12 +380,16 @@ const routes = (settings: Settings) =>
       yield* router.add(
         "GET",
         "/api/live",
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const authenticated = yield* Effect.either(security.authenticate(request, authenticator))
           if (authenticated._tag === "Left") {
             const status = authenticated.left._tag === "Unauthorized" ? 401 : 403
-            return security.secure(HttpServerResponse.unsafeJson({ _tag: authenticated.left._tag, message: authenticated.left.message }, { status }))
+            return security.secure(
+              HttpServerResponse.unsafeJson({ _tag: authenticated.left._tag, message: authenticated.left.message }, {
+                status
+              })
+            )
           }
           const url = new URL(request.url, "http://console.invalid")
           const runId = url.searchParams.get("runId") ?? undefined
@@ -363,7 +402,8 @@ const routes = (settings: Settings) =>
 /** The largest request body the console reads (a sign-in, a decision with edited arguments). */
 export const maxBodyBytes = 1024 * 1024
 
-const limit = <A, E, R>(effect: Effect.Effect<A, E, R>) => HttpIncomingMessage.withMaxBodySize(effect, Option.some(maxBodyBytes))
+const limit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  HttpIncomingMessage.withMaxBodySize(effect, Option.some(maxBodyBytes))
 
 /** The router, prefixed by `basePath`, with every console route reading at most `maxBodyBytes`. */
 export const mountedRouter = (router: HttpLayerRouter.HttpRouter, basePath: string): HttpLayerRouter.HttpRouter => {
@@ -371,12 +411,17 @@ export const mountedRouter = (router: HttpLayerRouter.HttpRouter, basePath: stri
   return HttpLayerRouter.HttpRouter.of({
     ...inner,
     addAll: ((routes: ReadonlyArray<HttpLayerRouter.Route<unknown, unknown>>) =>
-      inner.addAll(routes.map((route) => ({ ...route, handler: limit(route.handler) })))) as HttpLayerRouter.HttpRouter["addAll"],
+      inner.addAll(routes.map((route) => ({ ...route, handler: limit(route.handler) })))) as HttpLayerRouter.HttpRouter[
+        "addAll"
+      ],
     add: ((method, path, handler, options) =>
       inner.add(
         method,
         path,
-        Effect.isEffect(handler) ? limit(handler) : (request: HttpServerRequest.HttpServerRequest) => limit(handler(request)),
+        Effect.isEffect(handler)
+          ? limit(handler)
+          : (request: HttpServerRequest.HttpServerRequest) =>
+            limit(handler(request)),
         options
       )) as HttpLayerRouter.HttpRouter["add"]
   })

@@ -57,7 +57,9 @@ export interface MemoryOperator extends Operator.Service {
   readonly calls: Record<string, number>
 }
 
-export const make = (options: { readonly owner?: "auto" | "manual"; readonly now?: () => number } = {}): MemoryOperator => {
+export const make = (
+  options: { readonly owner?: "auto" | "manual"; readonly now?: () => number } = {}
+): MemoryOperator => {
   const checkpoints = CheckpointStore.makeMemory()
   const audit = AuditStore.makeMemory()
   const calls: Record<string, number> = {}
@@ -88,7 +90,9 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
       pinned = undefined
     }
   }
-  const service = Effect.runSync(Operator.make.pipe(Effect.provide(Layer.merge(CheckpointStore.layer(checkpoints), AuditStore.layer(audit)))))
+  const service = Effect.runSync(
+    Operator.make.pipe(Effect.provide(Layer.merge(CheckpointStore.layer(checkpoints), AuditStore.layer(audit))))
+  )
   const ownerLease = { owner: "the run's owner", ttlMs: 60_000 }
 
   const plant = (input: PlantedRun): Operator.RunSummary => {
@@ -116,7 +120,13 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
       })
     })
     const usage = input.usage ?? { inputTokens: 1200, outputTokens: 300, costUsd: 0.0042 }
-    const spent = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: Math.round(usage.costUsd * 1e9) }
+    const spent = {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costNanos: Math.round(usage.costUsd * 1e9)
+    }
     const status = input.status ?? (pending.length > 0 ? "suspended" : "done")
     const state: RunState.RunState = {
       version: 1,
@@ -131,7 +141,14 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
       turn: { completed: [] },
       pending: status === "suspended" ? pending : [],
       legs: { privateData: false, untrustedContent: false, egress: false },
-      budget: { modelCalls: 1, toolCalls: 0, tokens: 0, costNanos: spent.costNanos, inFlightModelCalls: 0, inFlightToolCalls: 0 },
+      budget: {
+        modelCalls: 1,
+        toolCalls: 0,
+        tokens: 0,
+        costNanos: spent.costNanos,
+        inFlightModelCalls: 0,
+        inFlightToolCalls: 0
+      },
       recoveries: 0,
       context: {
         scope: input.requestedBy === undefined ? {} : { userId: input.requestedBy },
@@ -142,14 +159,30 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
       }
     }
     const text = RunState.encode(state)
-    const run = { runId: input.runId, rootRunId: input.runId, agent: state.agent, tenant: input.tenant, threadId: input.threadId, state: text }
+    const run = {
+      runId: input.runId,
+      rootRunId: input.runId,
+      agent: state.agent,
+      tenant: input.tenant,
+      threadId: input.threadId,
+      state: text
+    }
     const { lease } = at(createdAt, checkpoints.create(run, ownerLease))
     if (input.updatedAt !== undefined) tick = Math.max(tick, input.updatedAt)
     const last = input.updatedAt
-    if (status === "suspended") at(last, Effect.zipRight(checkpoints.save(lease, { runId: input.runId, expectedVersion: 1, status, state: text }), checkpoints.release(lease)))
-    else if (status === "running") at(last, checkpoints.release(lease))
+    if (status === "suspended") {
+      at(
+        last,
+        Effect.zipRight(
+          checkpoints.save(lease, { runId: input.runId, expectedVersion: 1, status, state: text }),
+          checkpoints.release(lease)
+        )
+      )
+    } else if (status === "running") at(last, checkpoints.release(lease))
     else {
-      const result = CanonicalJson.stringify(status === "done" ? { output: "done", transcript: state.transcript } : { reason: `${status} by the test` })
+      const result = CanonicalJson.stringify(
+        status === "done" ? { output: "done", transcript: state.transcript } : { reason: `${status} by the test` }
+      )
       at(last, checkpoints.finish(lease, { runId: input.runId, expectedVersion: 1, status, result }))
     }
     // the summary as list shows it (built here: a lookup per plant would scan every record)
@@ -176,7 +209,7 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
 
   /** The owner applies a run's decisions once every entry has one (`owner: "auto"`). */
   const applyIfDecided = (rootRunId: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (options.owner === "manual") return
       const run = yield* Effect.orDie(service.show(rootRunId))
       if (run.status !== "suspended" && run.status !== "in_doubt") return
@@ -197,16 +230,25 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
     list: (filter) => ticking(Effect.suspend(() => (count("list"), service.list(filter)))),
     show: (runId, access) => ticking(Effect.suspend(() => (count("show"), service.show(runId, access)))),
     decide: (rootRunId, pendingId, decision, access) =>
-      ticking(Effect.suspend(() => (count("decide"), Effect.tap(service.decide(rootRunId, pendingId, decision, access), () => applyIfDecided(rootRunId))))),
+      ticking(
+        Effect.suspend(() => (count("decide"),
+          Effect.tap(service.decide(rootRunId, pendingId, decision, access), () => applyIfDecided(rootRunId)))
+        )
+      ),
     resolve: (rootRunId, pendingId, decision, access) =>
-      ticking(Effect.suspend(() => (count("resolve"), Effect.tap(service.resolve(rootRunId, pendingId, decision, access), () => applyIfDecided(rootRunId))))),
+      ticking(
+        Effect.suspend(
+          () => (count("resolve"),
+            Effect.tap(service.resolve(rootRunId, pendingId, decision, access), () => applyIfDecided(rootRunId)))
+        )
+      ),
     cancel: (runId, by, access) =>
       ticking(
         Effect.suspend(() => {
           count("cancel")
           // the owner sees the request at its next heartbeat and finishes the run cancelled
           return Effect.tap(service.cancel(runId, by, access), () =>
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               const claimed = yield* Effect.orDie(checkpoints.claim(runId, ownerLease))
               yield* Effect.orDie(
                 checkpoints.finish(claimed.lease, {
@@ -216,8 +258,7 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
                   result: CanonicalJson.stringify({ reason: `Cancelled: cancelled by ${by}` })
                 })
               )
-            })
-          )
+            }))
         })
       ),
     audit: (filter) => ticking(Effect.suspend(() => (count("audit"), service.audit(filter)))),
@@ -227,14 +268,28 @@ export const make = (options: { readonly owner?: "auto" | "manual"; readonly now
   const setStatus = (runId: string, status: Operator.RunSummary["status"]) =>
     at(
       undefined,
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const claimed = yield* Effect.either(checkpoints.claim(runId, ownerLease))
         if (claimed._tag === "Left") return
         const { lease, record } = claimed.right
         if (status === "done" || status === "failed" || status === "cancelled") {
-          yield* Effect.orDie(checkpoints.finish(lease, { runId, expectedVersion: record.version, status, result: CanonicalJson.stringify({ reason: status }) }))
+          yield* Effect.orDie(
+            checkpoints.finish(lease, {
+              runId,
+              expectedVersion: record.version,
+              status,
+              result: CanonicalJson.stringify({ reason: status })
+            })
+          )
         } else {
-          yield* Effect.orDie(checkpoints.save(lease, { runId, expectedVersion: record.version, status: status === "running" ? "running" : "suspended", state: record.state }))
+          yield* Effect.orDie(
+            checkpoints.save(lease, {
+              runId,
+              expectedVersion: record.version,
+              status: status === "running" ? "running" : "suspended",
+              state: record.state
+            })
+          )
           yield* checkpoints.release(lease)
         }
       })

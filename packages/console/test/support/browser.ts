@@ -17,10 +17,11 @@ const candidates = [process.env.CHROMIUM_PATH, "/usr/lib/chromium/chromium", "/u
 export const chromiumPath: string | undefined = candidates.find((path) => existsSync(path))
 
 /** Why the browser tests cannot run here, or undefined when they can. */
-export const unavailable: string | undefined =
-  chromiumPath === undefined
-    ? `no chromium at ${candidates.join(", ")} (install it: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH)`
-    : undefined
+export const unavailable: string | undefined = chromiumPath === undefined
+  ? `no chromium at ${
+    candidates.join(", ")
+  } (install it: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH)`
+  : undefined
 
 /** Screenshots go here (gitignored). */
 export const artifacts = fileURLToPath(new URL("../../build/screenshots/", import.meta.url))

@@ -74,7 +74,12 @@ export interface Reply {
 export const call = async (
   url: string,
   path: string,
-  options: { readonly token?: string; readonly method?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
+  options: {
+    readonly token?: string
+    readonly method?: string
+    readonly body?: unknown
+    readonly headers?: Record<string, string>
+  } = {}
 ): Promise<Reply> => {
   const headers: Record<string, string> = { accept: "application/json", ...options.headers }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
@@ -95,7 +100,8 @@ export const call = async (
   return { status: response.status, body, headers: response.headers }
 }
 
-export const hostile = '<script>window.__pwned = true; document.title = "pwned"</script><img src=x onerror="window.__pwned=true">'
+export const hostile =
+  "<script>window.__pwned = true; document.title = \"pwned\"</script><img src=x onerror=\"window.__pwned=true\">"
 
 /** The runs every test world starts with. */
 export const seed = (operator: MemoryOperator.MemoryOperator) => ({
@@ -105,7 +111,11 @@ export const seed = (operator: MemoryOperator.MemoryOperator) => ({
     threadId: "thread-7",
     requestedBy: "bob",
     usage: { inputTokens: 2100, outputTokens: 420, costUsd: 0.0123 },
-    pending: [{ tool: "cancel_order", arguments: { order_id: "A-771", reason: hostile }, reasons: ["requires_approval", "autonomy_gated"] }]
+    pending: [{
+      tool: "cancel_order",
+      arguments: { order_id: "A-771", reason: hostile },
+      reasons: ["requires_approval", "autonomy_gated"]
+    }]
   }),
   globex: operator.plant({
     runId: "run-globex-1",
@@ -134,5 +144,7 @@ export const traceRun = (store: SpanStore.Service, runId: string, tracer?: Layer
   const llm = FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall()] }), Turn({ content: Seed.ANSWER })])
   const teed = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)))
   const tee = tracer === undefined ? teed : teed.pipe(Layer.provide(tracer))
-  return Effect.runPromise(agent.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: runId })), Effect.provide(tee)))
+  return Effect.runPromise(
+    agent.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: runId })), Effect.provide(tee))
+  )
 }

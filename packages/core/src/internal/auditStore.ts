@@ -17,7 +17,11 @@ export const makeMemory = (): MemoryStore => {
         const from = query.cursor === undefined ? 0 : Number(query.cursor)
         if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(from) || from < 0) {
           return Effect.fail(
-            new StoreError({ operation: "list", message: "limit must be a positive integer and cursor one this store returned", retryable: false })
+            new StoreError({
+              operation: "list",
+              message: "limit must be a positive integer and cursor one this store returned",
+              retryable: false
+            })
           )
         }
         const page: Array<AuditRecord> = []

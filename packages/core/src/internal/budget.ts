@@ -48,7 +48,9 @@ export interface Tally {
 }
 
 /** `Budget.modelCall` of a chat call, in the caller's step on `fiber`, its usage charged to `tally`. */
-export const modelCall: Regions["modelCall"] = (budget, fiber, self, tally) => regions!.modelCall(budget, fiber, self, tally)
+export const modelCall: Regions["modelCall"] = (budget, fiber, self, tally) =>
+  regions!.modelCall(budget, fiber, self, tally)
 
 /** `Budget.toolCall`, in the caller's step on `fiber`, with its value mapped in the settlement. */
-export const toolCall: Regions["toolCall"] = (budget, fiber, self, permit, map) => regions!.toolCall(budget, fiber, self, permit, map)
+export const toolCall: Regions["toolCall"] = (budget, fiber, self, permit, map) =>
+  regions!.toolCall(budget, fiber, self, permit, map)

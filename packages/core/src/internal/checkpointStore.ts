@@ -10,8 +10,15 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { CheckpointStatus, Lease, ListQuery, MemoryStore, RecordedDecision, RunRecord } from "../CheckpointStore.js"
 import { stringify } from "../CanonicalJson.js"
+import type {
+  CheckpointStatus,
+  Lease,
+  ListQuery,
+  MemoryStore,
+  RecordedDecision,
+  RunRecord
+} from "../CheckpointStore.js"
 import {
   AlreadyDecided,
   CorruptEntry,
@@ -78,11 +85,16 @@ const leaseOf = (row: Row): Lease => ({
 const badTtl = (operation: string, ttlMs: unknown): StoreError | undefined =>
   typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs > 0
     ? undefined
-    : new StoreError({ operation, message: `ttlMs must be a positive number of milliseconds; got ${String(ttlMs)}`, retryable: false })
+    : new StoreError({
+      operation,
+      message: `ttlMs must be a positive number of milliseconds; got ${String(ttlMs)}`,
+      retryable: false
+    })
 
 /** The cursor of a page: the sort key of its last record. */
 const encodeCursor = (row: Row, order: "asc" | "desc"): string =>
-  Buffer.from(JSON.stringify(order === "asc" ? [row.updatedAt, row.runId] : [row.updatedAt, row.runId, "desc"])).toString("base64url")
+  Buffer.from(JSON.stringify(order === "asc" ? [row.updatedAt, row.runId] : [row.updatedAt, row.runId, "desc"]))
+    .toString("base64url")
 
 const decodeCursor = (cursor: string, order: "asc" | "desc"): readonly [number, string] | undefined => {
   try {
@@ -103,7 +115,10 @@ const decodeCursor = (cursor: string, order: "asc" | "desc"): readonly [number, 
 }
 
 /** Sort order of `list`: `updatedAt`, then `runId` (code units: what a SQL `ORDER BY` on text gives for ASCII ids). */
-const compareRows = (a: { readonly updatedAt: number; readonly runId: string }, b: { readonly updatedAt: number; readonly runId: string }): number =>
+const compareRows = (
+  a: { readonly updatedAt: number; readonly runId: string },
+  b: { readonly updatedAt: number; readonly runId: string }
+): number =>
   a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0
 
 /** Thrown inside one store step and turned into the step's typed failure. */
@@ -124,8 +139,7 @@ const step = <A, E>(body: (now: number) => A): Effect.Effect<A, E> =>
         if (thrown instanceof Refused) return Effect.fail(thrown.error as E)
         throw thrown
       }
-    })
-  )
+    }))
 
 export const makeMemory = (): MemoryStore => {
   const entries = new Map<string, unknown>()
@@ -135,14 +149,24 @@ export const makeMemory = (): MemoryStore => {
     if (!entries.has(runId)) return undefined
     const raw = entries.get(runId)
     if (typeof raw !== "string") {
-      return refuse(new CorruptEntry({ store: "checkpoints", key: runId, detail: `expected an encoded record; got ${typeof raw}` }))
+      return refuse(
+        new CorruptEntry({ store: "checkpoints", key: runId, detail: `expected an encoded record; got ${typeof raw}` })
+      )
     }
     const decoded = decodeRow(raw)
     if (Either.isLeft(decoded)) {
-      return refuse(new CorruptEntry({ store: "checkpoints", key: runId, detail: ParseResult.TreeFormatter.formatErrorSync(decoded.left) }))
+      return refuse(
+        new CorruptEntry({
+          store: "checkpoints",
+          key: runId,
+          detail: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+        })
+      )
     }
     if (decoded.right.runId !== runId) {
-      return refuse(new CorruptEntry({ store: "checkpoints", key: runId, detail: `it holds run '${decoded.right.runId}'` }))
+      return refuse(
+        new CorruptEntry({ store: "checkpoints", key: runId, detail: `it holds run '${decoded.right.runId}'` })
+      )
     }
     return decoded.right
   }
@@ -177,7 +201,11 @@ export const makeMemory = (): MemoryStore => {
         if (isRoot) {
           if (!("ttlMs" in request)) {
             return refuse(
-              new StoreError({ operation: "create", message: "a top-level run is created with { owner, ttlMs }, not an existing lease", retryable: false })
+              new StoreError({
+                operation: "create",
+                message: "a top-level run is created with { owner, ttlMs }, not an existing lease",
+                retryable: false
+              })
             )
           }
           const invalid = badTtl("create", request.ttlMs)
@@ -185,7 +213,13 @@ export const makeMemory = (): MemoryStore => {
           lease = { rootRunId: run.runId, owner: request.owner, token: 1, expiresAt: now + request.ttlMs }
         } else {
           if (!("token" in request)) {
-            return refuse(new StoreError({ operation: "create", message: "a sub-run's record is created under its root's lease", retryable: false }))
+            return refuse(
+              new StoreError({
+                operation: "create",
+                message: "a sub-run's record is created under its root's lease",
+                retryable: false
+              })
+            )
           }
           const root = readFound(run.rootRunId)
           refuseFinished(root)
@@ -218,8 +252,13 @@ export const makeMemory = (): MemoryStore => {
         const row = readFound(rootRunId)
         if (row.runId !== row.rootRunId) refuse(new RunNotFound({ runId: rootRunId }))
         refuseFinished(row)
-        if (live(row, now)) refuse(new LeaseHeld({ runId: rootRunId, owner: row.lease!.owner, expiresAt: row.lease!.expiresAt }))
-        const next: Row = { ...row, lease: { owner: request.owner, token: (row.lease?.token ?? 0) + 1, expiresAt: now + request.ttlMs } }
+        if (live(row, now)) {
+          refuse(new LeaseHeld({ runId: rootRunId, owner: row.lease!.owner, expiresAt: row.lease!.expiresAt }))
+        }
+        const next: Row = {
+          ...row,
+          lease: { owner: request.owner, token: (row.lease?.token ?? 0) + 1, expiresAt: now + request.ttlMs }
+        }
         write(next)
         return { lease: leaseOf(next), record: toRecord(next) }
       }),
@@ -278,15 +317,33 @@ export const makeMemory = (): MemoryStore => {
       step(() => {
         const limit = query.limit ?? 100
         if (!Number.isInteger(limit) || limit < 1) {
-          refuse(new StoreError({ operation: "list", message: `limit must be a positive integer; got ${String(limit)}`, retryable: false }))
+          refuse(
+            new StoreError({
+              operation: "list",
+              message: `limit must be a positive integer; got ${String(limit)}`,
+              retryable: false
+            })
+          )
         }
         const order = query.order ?? "asc"
         if (order !== "asc" && order !== "desc") {
-          refuse(new StoreError({ operation: "list", message: `order must be asc or desc; got ${JSON.stringify(order)}`, retryable: false }))
+          refuse(
+            new StoreError({
+              operation: "list",
+              message: `order must be asc or desc; got ${JSON.stringify(order)}`,
+              retryable: false
+            })
+          )
         }
         const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order)
         if (query.cursor !== undefined && after === undefined) {
-          refuse(new StoreError({ operation: "list", message: `cursor ${JSON.stringify(query.cursor)} is not one this store returned`, retryable: false }))
+          refuse(
+            new StoreError({
+              operation: "list",
+              message: `cursor ${JSON.stringify(query.cursor)} is not one this store returned`,
+              retryable: false
+            })
+          )
         }
         const rows: Array<Row> = []
         for (const runId of entries.keys()) {
@@ -307,7 +364,10 @@ export const makeMemory = (): MemoryStore => {
         }
         rows.sort(order === "asc" ? compareRows : (a, b) => compareRows(b, a))
         const page = rows.slice(0, limit)
-        return { records: page.map(toRecord), cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!, order) : undefined }
+        return {
+          records: page.map(toRecord),
+          cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!, order) : undefined
+        }
       }),
 
     decide: (rootRunId, pendingId, decision) =>
@@ -315,7 +375,9 @@ export const makeMemory = (): MemoryStore => {
         refuseFinished(readFound(rootRunId))
         const recorded = decisionsByRoot.get(rootRunId) ?? []
         const first = recorded.find((entry) => entry.pendingId === pendingId)
-        if (first !== undefined) refuse(new AlreadyDecided({ rootRunId, pendingId, decision: first.decision, by: first.by }))
+        if (first !== undefined) {
+          refuse(new AlreadyDecided({ rootRunId, pendingId, decision: first.decision, by: first.by }))
+        }
         const entry: RecordedDecision = { rootRunId, pendingId, decision: decision.decision, by: decision.by, at: now }
         recorded.push(entry)
         decisionsByRoot.set(rootRunId, recorded)

@@ -136,7 +136,9 @@ export const contained = (tracer: Tracer.Tracer): Tracer.Tracer => {
       Tracer.make({
         span(name, parent, context, links, startTime, kind, options) {
           // the wrapped tracer sees its own spans as parents, never the wrappers
-          const own = Option.isSome(parent) && parent.value instanceof ContainedSpan ? Option.some(unwrap(parent.value)) : parent
+          const own = Option.isSome(parent) && parent.value instanceof ContainedSpan
+            ? Option.some(unwrap(parent.value))
+            : parent
           let inner: Tracer.Span | undefined
           try {
             inner = tracer.span(name, own, context, links, startTime, kind, options)
@@ -150,7 +152,9 @@ export const contained = (tracer: Tracer.Tracer): Tracer.Tracer => {
         context: (execution, fiber) => {
           const stepping = fiber as unknown as Stepping
           const current = stepping.currentSpan
-          if (!(current instanceof ContainedSpan) || current.inner === undefined) return tracer.context(execution, fiber)
+          if (!(current instanceof ContainedSpan) || current.inner === undefined) {
+            return tracer.context(execution, fiber)
+          }
           const own = current.inner
           stepping.currentSpan = own
           try {

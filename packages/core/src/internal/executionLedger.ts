@@ -1,8 +1,8 @@
 /** The in-memory execution ledger: one entry per claimed call, never evicted by count. @internal */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Claim, MemoryLedger, Outcome } from "../ExecutionLedger.js"
 import { LedgerConflict, markedFailedText } from "../Errors.js"
+import type { Claim, MemoryLedger, Outcome } from "../ExecutionLedger.js"
 
 interface Entry {
   readonly digest: string
@@ -51,12 +51,13 @@ export const makeMemory = (): MemoryLedger => {
           }
           if (resolution._tag === "Retry") entries.delete(key)
           else {
-            const outcome = resolution._tag === "Done" ? copy(resolution.outcome) : { text: markedFailedText(resolution.reason), isError: true }
+            const outcome = resolution._tag === "Done"
+              ? copy(resolution.outcome)
+              : { text: markedFailedText(resolution.reason), isError: true }
             entries.set(key, { ...entry, outcome, completedAt: now })
           }
           return Effect.void
-        })
-      ),
+        })),
     prune: ({ before }) =>
       Effect.sync(() => {
         let pruned = 0

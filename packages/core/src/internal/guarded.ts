@@ -48,7 +48,6 @@ export interface Settle<in A, in E, out B1, out E1, out R1, out B2, out E2, out 
   onSuccess(a: A): Effect.Effect<B2, E2, R2>
 }
 
-
 /**
  * Effect 3's `FiberRuntime` members that its public interface lacks: the current runtime flags,
  * the fiber's message queue and the setter a flag update runs (`patchRuntimeFlags`, to be called
@@ -58,7 +57,10 @@ interface Flagged {
   readonly currentRuntimeFlags: RuntimeFlags.RuntimeFlags
   /** The messages waiting for the fiber (read by its run loop between steps). */
   readonly _queue: ReadonlyArray<unknown>
-  patchRuntimeFlags(oldFlags: RuntimeFlags.RuntimeFlags, patch: RuntimeFlagsPatch.RuntimeFlagsPatch): RuntimeFlags.RuntimeFlags
+  patchRuntimeFlags(
+    oldFlags: RuntimeFlags.RuntimeFlags,
+    patch: RuntimeFlagsPatch.RuntimeFlagsPatch
+  ): RuntimeFlags.RuntimeFlags
 }
 
 type Runtime = Fiber.RuntimeFiber<unknown, unknown> & Flagged
@@ -109,10 +111,16 @@ function work(this: Primitive): Effect.Effect<unknown, unknown, unknown> {
  * no message waits for the fiber (the run loop reads them between steps: one a step sent to its
  * own fiber, an interruption say, stops the steps after it there, and so it does here).
  */
-const inStep = (fiber: Runtime, effect: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
+const inStep = (
+  fiber: Runtime,
+  effect: Effect.Effect<unknown, unknown, unknown>
+): Effect.Effect<unknown, unknown, unknown> => {
   let at = effect as unknown as Primitive
   for (let depth = 0; depth < maxInStep && at._op === "WithRuntime" && fiber._queue.length === 0; depth++) {
-    at = (at.effect_instruction_i0 as WithRuntime)(fiber, FiberStatus.running(fiber.currentRuntimeFlags)) as unknown as Primitive
+    at = (at.effect_instruction_i0 as WithRuntime)(
+      fiber,
+      FiberStatus.running(fiber.currentRuntimeFlags)
+    ) as unknown as Primitive
   }
   return at as unknown as Effect.Effect<unknown, unknown, unknown>
 }
@@ -131,7 +139,10 @@ type WithRuntime = (fiber: Runtime, status: FiberStatus.FiberStatus) => Effect.E
  * but for an interruption the inner settlement sends its own fiber: the two settlements are one
  * step, so the enclosing one sees the work's outcome and the caller is interrupted after both.
  */
-const fused = (region: Region, work: Effect.Effect<unknown, unknown, unknown>): Effect.Effect<unknown, unknown, unknown> => {
+const fused = (
+  region: Region,
+  work: Effect.Effect<unknown, unknown, unknown>
+): Effect.Effect<unknown, unknown, unknown> => {
   const inner = innerRegion(region.fiber, work)
   if (inner === undefined) return work
   // the inner region closed interruption in place, for a flag update that now never runs
@@ -184,7 +195,8 @@ class Stacked implements AnySettle {
 }
 
 /** The match's handlers, shared by every region: the region is on the matched flag update. */
-const regionOf = (match: Primitive): Region => (match.effect_instruction_i0 as Primitive).effect_instruction_i2 as Region
+const regionOf = (match: Primitive): Region =>
+  (match.effect_instruction_i0 as Primitive).effect_instruction_i2 as Region
 
 const handlers = {
   onFailure(this: Primitive, cause: Cause.Cause<unknown>) {
@@ -222,13 +234,17 @@ export const inPlace = (() => {
   const match = Core.matchCauseEffect(update as unknown as Effect.Effect<void>, handlers) as unknown as Primitive
   const step = (): Effect.Effect<void> => Core.void
   const withRuntime = Core.withFiberRuntime(step) as unknown as Primitive
-  return withRuntime._op === "WithRuntime" && withRuntime.effect_instruction_i0 === step && update._op === "UpdateRuntimeFlags" && "effect_instruction_i1" in update && update.effect_instruction_i1 === undefined &&
-    "effect_instruction_i2" in update && match._op === "OnSuccessAndFailure" && match.effect_instruction_i0 === update &&
+  return withRuntime._op === "WithRuntime" && withRuntime.effect_instruction_i0 === step &&
+    update._op === "UpdateRuntimeFlags" && "effect_instruction_i1" in update &&
+    update.effect_instruction_i1 === undefined &&
+    "effect_instruction_i2" in update && match._op === "OnSuccessAndFailure" &&
+    match.effect_instruction_i0 === update &&
     match.effect_instruction_i1 === handlers.onFailure && match.effect_instruction_i2 === handlers.onSuccess
 })()
 
 const isFlagged = (fiber: unknown): fiber is Flagged =>
-  typeof (fiber as Partial<Flagged>).currentRuntimeFlags === "number" && Array.isArray((fiber as Partial<Flagged>)._queue) &&
+  typeof (fiber as Partial<Flagged>).currentRuntimeFlags === "number" &&
+  Array.isArray((fiber as Partial<Flagged>)._queue) &&
   typeof (fiber as Partial<Flagged>).patchRuntimeFlags === "function"
 
 /**
@@ -250,7 +266,10 @@ export const guarded = <A, E, R, B1, E1, R1, B2, E2, R2>(
   const update = Core.patchRuntimeFlags(openInterruption) as unknown as Primitive
   update.effect_instruction_i1 = work
   update.effect_instruction_i2 = new Region(fiber, self, settle as AnySettle)
-  return Core.matchCauseEffect(update as unknown as Effect.Effect<A, E, R>, handlers as unknown as ReturnType<typeof bound<A, E, B1, E1, R1, B2, E2, R2>>)
+  return Core.matchCauseEffect(
+    update as unknown as Effect.Effect<A, E, R>,
+    handlers as unknown as ReturnType<typeof bound<A, E, B1, E1, R1, B2, E2, R2>>
+  )
 }
 
 /** A settlement as a match's handlers (which are called as methods of the match). */
@@ -269,9 +288,9 @@ const reopen = <B, E2, R2>(fiber: Runtime, result: Effect.Effect<B, E2, R2>): Ef
   Exit.isExit(result)
     ? opened(fiber, result as Exit.Exit<B, E2>)
     : Core.matchCauseEffect(result, {
-        onFailure: (cause) => opened(fiber, Exit.failCause(cause)),
-        onSuccess: (b) => opened(fiber, Exit.succeed(b))
-      })
+      onFailure: (cause) => opened(fiber, Exit.failCause(cause)),
+      onSuccess: (b) => opened(fiber, Exit.succeed(b))
+    })
 
 const opened = <B, E2>(fiber: Runtime, exit: Exit.Exit<B, E2>): Exit.Exit<B, E2> => {
   fiber.patchRuntimeFlags(fiber.currentRuntimeFlags, openInterruption)

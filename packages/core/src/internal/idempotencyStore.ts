@@ -12,10 +12,17 @@ import { ConfigurationError } from "../Errors.js"
 import type { MemoryOptions, MemoryStore } from "../IdempotencyStore.js"
 import type { ToolOutcome } from "../Middleware.js"
 
-export const durationOption = (field: string, input: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number => {
+export const durationOption = (
+  field: string,
+  input: Duration.DurationInput | undefined,
+  fallback: Duration.DurationInput
+): number => {
   const decoded = Duration.decodeUnknown(input ?? fallback)
   if (Option.isNone(decoded) || !(Duration.toMillis(decoded.value) > 0)) {
-    throw new ConfigurationError({ field, message: `${field} must be a positive duration (e.g. "1 hour"); got ${String(input)}` })
+    throw new ConfigurationError({
+      field,
+      message: `${field} must be a positive duration (e.g. "1 hour"); got ${String(input)}`
+    })
   }
   return Duration.toMillis(decoded.value)
 }
@@ -57,7 +64,7 @@ export const makeMemory = (options: MemoryOptions): MemoryStore => {
         if (previous !== undefined && previous.runId !== runId) keysByRun.get(previous.runId)?.delete(key)
         outcomes.set(key, { outcome, runId })
         let keys = keysByRun.get(runId)
-        if (keys === undefined) keysByRun.set(runId, (keys = new Set()))
+        if (keys === undefined) keysByRun.set(runId, keys = new Set())
         keys.add(key)
         endedAt.delete(runId)
       }),

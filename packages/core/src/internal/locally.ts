@@ -11,13 +11,13 @@
  *
  * @internal
  */
+import type * as Arr from "effect/Array"
 import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Core from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
-import type * as Arr from "effect/Array"
 import * as Equal from "effect/Equal"
+import type * as Fiber from "effect/Fiber"
 import type * as FiberId from "effect/FiberId"
 import type * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
@@ -106,8 +106,11 @@ function copyInto(this: typeof copying, value: unknown, key: unknown): void {
  * `Context.add(context, tag, service)` without `new Map(map)`'s iterator: a new context with the
  * service (once per run for the run context, once per span for its parent).
  */
-export const addService = <C, I, S>(context: Context.Context<C>, tag: Context.Tag<I, S>, service: S): Context.Context<C | I> =>
-  Context.unsafeMake(copyWith(context.unsafeMap, tag.key, service as unknown))
+export const addService = <C, I, S>(
+  context: Context.Context<C>,
+  tag: Context.Tag<I, S>,
+  service: S
+): Context.Context<C | I> => Context.unsafeMake(copyWith(context.unsafeMap, tag.key, service as unknown))
 
 /**
  * Whether two fiber ids are the same fiber's: `Equal.equals`, whose first test (the two ids'
@@ -115,7 +118,10 @@ export const addService = <C, I, S>(context: Context.Context<C>, tag: Context.Ta
  * compared field by field for two runtime ids, which is what their own equality compares.
  */
 const sameFiber = (a: FiberId.Single, b: FiberId.Single): boolean =>
-  a === b || (a._tag === "Runtime" && b._tag === "Runtime" ? a.id === b.id && a.startTimeMillis === b.startTimeMillis : Equal.equals(a, b))
+  a === b ||
+  (a._tag === "Runtime" && b._tag === "Runtime"
+    ? a.id === b.id && a.startTimeMillis === b.startTimeMillis
+    : Equal.equals(a, b))
 
 /**
  * Sets a fiber ref of the running fiber, as `FiberRef.set` does (a new map of refs, the ref's
@@ -125,7 +131,11 @@ const sameFiber = (a: FiberId.Single, b: FiberId.Single): boolean =>
  * Returns the fiber's refs it installed (`undefined` on a runtime without them, where it is
  * `FiberRef.set`'s own write).
  */
-export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRef.FiberRef<X>, value: X): FiberRefs.FiberRefs | undefined => {
+export const set = <X>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  ref: FiberRef.FiberRef<X>,
+  value: X
+): FiberRefs.FiberRefs | undefined => {
   const runtime = fiber as unknown as Writable
   const refs = runtime._fiberRefs
   if (refs === undefined || !(refs.locals instanceof Map) || typeof runtime.setFiberRefs !== "function") {
@@ -144,7 +154,9 @@ export const set = <X>(fiber: Fiber.RuntimeFiber<unknown, unknown>, ref: FiberRe
     next[0] = entry
   } else next = [entry].concat(stack)
   const locals = copyWith<FiberRef.FiberRef<unknown>, Stack>(refs.locals, ref as FiberRef.FiberRef<unknown>, next)
-  const installed = FiberRefs.unsafeMake(locals as Map<FiberRef.FiberRef<unknown>, Arr.NonEmptyReadonlyArray<readonly [FiberId.Single, unknown]>>)
+  const installed = FiberRefs.unsafeMake(
+    locals as Map<FiberRef.FiberRef<unknown>, Arr.NonEmptyReadonlyArray<readonly [FiberId.Single, unknown]>>
+  )
   runtime.setFiberRefs(installed)
   return installed
 }
@@ -166,6 +178,7 @@ export const restore = <X>(
   before: FiberRefs.FiberRefs | undefined,
   after: FiberRefs.FiberRefs | undefined
 ): void => {
-  if (before !== undefined && after !== undefined && refsOf(fiber) === after) (fiber as unknown as Writable).setFiberRefs(before)
-  else set(fiber, ref, outer)
+  if (before !== undefined && after !== undefined && refsOf(fiber) === after) {
+    ;(fiber as unknown as Writable).setFiberRefs(before)
+  } else set(fiber, ref, outer)
 }

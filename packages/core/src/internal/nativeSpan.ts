@@ -88,9 +88,15 @@ export class LazySpan implements Tracer.Span {
     const map = new Map<string, unknown>()
     if (this._annotations !== undefined) HashMap.forEach(this._annotations, (value, key) => map.set(key, value))
     if (this._opened !== undefined) setAll(map, this._opened, false)
-    if (this._written !== undefined) for (const { record, skipUndefined } of this._written) setAll(map, record, skipUndefined)
+    if (this._written !== undefined) {
+      for (const { record, skipUndefined } of this._written) setAll(map, record, skipUndefined)
+    }
     if (this._ended !== undefined) setAll(map, this._ended, true)
-    this._annotations = this._opened = this._written = this._ended = undefined
+    this._annotations =
+      this._opened =
+      this._written =
+      this._ended =
+        undefined
     return (this._attributes = map)
   }
 

@@ -9,10 +9,10 @@
  *
  * @internal
  */
+import type * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
@@ -82,16 +82,25 @@ export const spanIn = <A, E, R>(
   const clock = timingClock(fiber)
   if (!propagates(fiber, options)) {
     // Effect's own no-op span (with its parent), as `Effect.withSpan` makes it
-    return Effect.flatMap(Effect.makeSpan(name, noStackTrace(options)), (current) =>
-      Effect.withFiberRuntime((fiber) => within(fiber, current, clock, options, self))
+    return Effect.flatMap(
+      Effect.makeSpan(name, noStackTrace(options)),
+      (current) => Effect.withFiberRuntime((fiber) => within(fiber, current, clock, options, self))
     )
   }
-  return within(fiber, open(fiber, name, options, clock === undefined ? noTime : clock.unsafeCurrentTimeNanos()), clock, options, self)
+  return within(
+    fiber,
+    open(fiber, name, options, clock === undefined ? noTime : clock.unsafeCurrentTimeNanos()),
+    clock,
+    options,
+    self
+  )
 }
 
 /** The fiber's clock when its tracer times spans, else `undefined`. */
 const timingClock = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Clock.Clock | undefined =>
-  fiber.getFiberRef(FiberRef.currentTracerTimingEnabled) ? Context.get(fiber.currentDefaultServices, Clock.Clock) : undefined
+  fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+    ? Context.get(fiber.currentDefaultServices, Clock.Clock)
+    : undefined
 
 /** The span's region: the context holds the span while `self` runs. */
 const within = <A, E, R>(
@@ -147,7 +156,9 @@ class Ended<A, E> implements Settle<A, E, never, E, never, A, never, never> {
         else setOn(span, attributes)
       }
     }
-    if (span.status._tag !== "Ended") span.end(this.clock === undefined ? noTime : this.clock.unsafeCurrentTimeNanos(), exit)
+    if (span.status._tag !== "Ended") {
+      span.end(this.clock === undefined ? noTime : this.clock.unsafeCurrentTimeNanos(), exit)
+    }
   }
 }
 
@@ -185,13 +196,32 @@ const open = (
   const tracer = Context.get(services, EffectTracer.Tracer)
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
   if (tracer === nativeTracer) {
-    return new LazySpan(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", annotations, options.attributes)
+    return new LazySpan(
+      name,
+      parent,
+      options.context ?? Context.empty(),
+      links,
+      startTime,
+      options.kind ?? "internal",
+      annotations,
+      options.attributes
+    )
   }
-  const made = tracer.span(name, parent, options.context ?? Context.empty(), links, startTime, options.kind ?? "internal", options)
+  const made = tracer.span(
+    name,
+    parent,
+    options.context ?? Context.empty(),
+    links,
+    startTime,
+    options.kind ?? "internal",
+    options
+  )
   if (HashMap.size(annotations) > 0) HashMap.forEach(annotations, (value, key) => made.attribute(key, value))
   const { attributes } = options
   // its own keys, as Effect sets them, without an array of them made per span
-  if (attributes !== undefined) for (const key in attributes) if (Object.hasOwn(attributes, key)) made.attribute(key, attributes[key])
+  if (attributes !== undefined) {
+    for (const key in attributes) if (Object.hasOwn(attributes, key)) made.attribute(key, attributes[key])
+  }
   return made
 }
 

@@ -13,8 +13,19 @@
  * and the sub-runs' records keep where they are, so a re-driven call replays them, and a sub-run
  * that suspends reaches the loop as a suspension, never journaled as the call's result. @internal
  */
-import { BudgetExceeded, Cancelled, Chat, ChatModelError, endsRun, RecordedFailure, RunContext, StoreError, toolFailureText, ToolInDoubt } from "@agentkit/core"
 import type { RunEngine } from "@agentkit/agents"
+import {
+  BudgetExceeded,
+  Cancelled,
+  Chat,
+  ChatModelError,
+  endsRun,
+  RecordedFailure,
+  RunContext,
+  StoreError,
+  toolFailureText,
+  ToolInDoubt
+} from "@agentkit/core"
 import * as Activity from "@effect/workflow/Activity"
 import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import * as Effect from "effect/Effect"
@@ -35,37 +46,43 @@ const journaled = (name: string) => (error: unknown): Schema.Schema.Type<typeof 
 /** A step's journal name: the root's as it is, a sub-run's under its path below the root. */
 export const scoped = (context: RunContext.Service, name: string): string => {
   if (context.runId === context.rootRunId) return name
-  const below = context.runId.startsWith(`${context.rootRunId}/`) ? context.runId.slice(context.rootRunId.length + 1) : context.runId
+  const below = context.runId.startsWith(`${context.rootRunId}/`)
+    ? context.runId.slice(context.rootRunId.length + 1)
+    : context.runId
   return `${below}/${name}`
 }
 
 /** The calls of one workflow execution, each an activity named after the step (and the sub-run it is in). */
-export const wrap =
-  (journal: Journal) =>
-  (calls: RunEngine.Calls): RunEngine.Calls => ({
-    callModel: (name, request) =>
-      Effect.flatMap(RunContext, (context) =>
-        Activity.make({ name: scoped(context, name), success: Chat.ChatResponse, error: ModelFailure, execute: calls.callModel(name, request) }).pipe(
+export const wrap = (journal: Journal) => (calls: RunEngine.Calls): RunEngine.Calls => ({
+  callModel: (name, request) =>
+    Effect.flatMap(
+      RunContext,
+      (context) =>
+        Activity.make({
+          name: scoped(context, name),
+          success: Chat.ChatResponse,
+          error: ModelFailure,
+          execute: calls.callModel(name, request)
+        }).pipe(
           Effect.provideService(WorkflowEngine, journal.engine),
           Effect.provideService(WorkflowInstance, journal.instance)
         )
-      ),
-    runTool: (name, call, tool, meta) =>
-      tool.delegating
-        ? calls.runTool(name, call, tool, meta)
-        : Effect.flatMap(RunContext, (context) =>
-            Activity.make({
-              name: scoped(context, name),
-              success: ToolResult,
-              error: ToolFailure,
-              execute: calls.runTool(name, call, tool, meta).pipe(
-                Effect.map((outcome) => ({ text: outcome.text })),
-                Effect.mapError(journaled(call.name))
-              )
-            }).pipe(
-              Effect.map((result) => ({ text: result.text, value: result.text })),
-              Effect.provideService(WorkflowEngine, journal.engine),
-              Effect.provideService(WorkflowInstance, journal.instance)
-            )
+    ),
+  runTool: (name, call, tool, meta) =>
+    tool.delegating
+      ? calls.runTool(name, call, tool, meta)
+      : Effect.flatMap(RunContext, (context) =>
+        Activity.make({
+          name: scoped(context, name),
+          success: ToolResult,
+          error: ToolFailure,
+          execute: calls.runTool(name, call, tool, meta).pipe(
+            Effect.map((outcome) => ({ text: outcome.text })),
+            Effect.mapError(journaled(call.name))
           )
-  })
+        }).pipe(
+          Effect.map((result) => ({ text: result.text, value: result.text })),
+          Effect.provideService(WorkflowEngine, journal.engine),
+          Effect.provideService(WorkflowInstance, journal.instance)
+        ))
+})

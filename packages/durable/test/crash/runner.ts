@@ -38,7 +38,7 @@ const charge = Tool.make("charge_card", {
   parameters: { run: Schema.String },
   sideEffecting: true,
   handler: ({ run }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       log("charge-start", run)
       yield* Effect.sleep("400 millis")
       log("charge-done", run)
@@ -47,20 +47,25 @@ const charge = Tool.make("charge_card", {
 })
 
 const model = FakeLLM.respond((request) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = request.messages.find((m) => m.role === "user")
     const runId = user?.role === "user" ? user.content.replace("bill ", "") : "?"
     const answered = request.messages.some((m) => m.role === "tool")
     log(answered ? "model-final" : "model-first", runId)
     yield* Effect.sleep("150 millis")
-    return answered ? Turn({ content: `billed ${runId}` }) : Turn({ toolCalls: [{ id: `c-${runId}`, name: "charge_card", arguments: { run: runId } }] })
+    return answered
+      ? Turn({ content: `billed ${runId}` })
+      : Turn({ toolCalls: [{ id: `c-${runId}`, name: "charge_card", arguments: { run: runId } }] })
   })
 )
 
-const billing = DurableAgent.make(Agent.make({ name: "billing", model: "fake", cognition: ReActCognition.make({ tools: [charge] }) }), {
-  version: 1,
-  leaseRetry: "250 millis"
-})
+const billing = DurableAgent.make(
+  Agent.make({ name: "billing", model: "fake", cognition: ReActCognition.make({ tools: [charge] }) }),
+  {
+    version: 1,
+    leaseRetry: "250 millis"
+  }
+)
 
 const stores = db.startsWith("sqlite:")
   ? SqlStores.layerSqlite({ filename: db.slice("sqlite:".length) })
@@ -68,27 +73,32 @@ const stores = db.startsWith("sqlite:")
 
 const engine = db.startsWith("sqlite:")
   ? DurableRunner.layerSingle({
-      shardingConfig: {
-        shardLockExpiration: Duration.millis(lockMs),
-        shardLockRefreshInterval: Duration.millis(lockMs / 4),
-        entityTerminationTimeout: Duration.millis(drainMs)
-      }
-    })
+    shardingConfig: {
+      shardLockExpiration: Duration.millis(lockMs),
+      shardLockRefreshInterval: Duration.millis(lockMs / 4),
+      entityTerminationTimeout: Duration.millis(drainMs)
+    }
+  })
   : DurableRunner.layerCluster({
-      host: "127.0.0.1",
-      port: Number(env("DURABLE_PORT")),
-      lockExpiration: Duration.millis(lockMs),
-      lockRefresh: Duration.millis(lockMs / 4),
-      shardsPerGroup: 30,
-      shardingConfig: { entityTerminationTimeout: Duration.millis(drainMs) }
-    })
+    host: "127.0.0.1",
+    port: Number(env("DURABLE_PORT")),
+    lockExpiration: Duration.millis(lockMs),
+    lockRefresh: Duration.millis(lockMs / 4),
+    shardsPerGroup: 30,
+    shardingConfig: { entityTerminationTimeout: Duration.millis(drainMs) }
+  })
 
 const services = Layer.mergeAll(
   makeTestCtx({ llm: model }),
-  RunLease.layer({ ttl: Duration.millis(leaseMs), heartbeat: Duration.millis(leaseMs / 4), owner: runner, maxRecoveries: 5 })
+  RunLease.layer({
+    ttl: Duration.millis(leaseMs),
+    heartbeat: Duration.millis(leaseMs / 4),
+    owner: runner,
+    maxRecoveries: 5
+  })
 )
 
-const main = Effect.gen(function* () {
+const main = Effect.gen(function*() {
   const runs = yield* DurableRuns.DurableRuns
   for (let i = 0; i < submit; i++) yield* runs.start("billing", 1, { runId: `r-${i}`, input: `bill r-${i}` })
   process.stdout.write(`ready ${runner}\n`)
@@ -101,4 +111,6 @@ const live = Layer.mergeAll(billing.layer, DurableRunner.sweeper("500 millis")).
   Layer.provideMerge(Layer.merge(stores, services))
 )
 
-DurableRunner.launch(Layer.scopedDiscard(Effect.forkScoped(main)).pipe(Layer.provide(live)) as Layer.Layer<never, unknown>)
+DurableRunner.launch(
+  Layer.scopedDiscard(Effect.forkScoped(main)).pipe(Layer.provide(live)) as Layer.Layer<never, unknown>
+)

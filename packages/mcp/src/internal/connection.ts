@@ -38,12 +38,17 @@ export const guardedFetch = (server: string, policy: Egress.Policy): FetchLike =
   const target = typeof url === "string" ? url : url.href
   const checked = await Effect.runPromiseExit(policy.check(target))
   if (Exit.isFailure(checked)) {
-    throw checked.cause._tag === "Fail" ? checked.cause.error : new EgressDenied({ url: target, message: "egress check failed" })
+    throw checked.cause._tag === "Fail"
+      ? checked.cause.error
+      : new EgressDenied({ url: target, message: "egress check failed" })
   }
   const response = await fetch(url, { ...init, redirect: "manual" })
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined)
-    throw new EgressDenied({ url: target, message: `MCP server '${server}' answered with a redirect (HTTP ${response.status}); redirects are never followed` })
+    throw new EgressDenied({
+      url: target,
+      message: `MCP server '${server}' answered with a redirect (HTTP ${response.status}); redirects are never followed`
+    })
   }
   return response
 }
@@ -99,7 +104,13 @@ const connectOnce = (options: ConnectionOptions, onClose: (client: Client) => vo
         versionNegotiation: { mode: "auto" },
         inputRequired: { autoFulfill: false },
         // structured results are checked by the toolset (with agentkit's texts), not by the SDK
-        jsonSchemaValidator: { getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined }) },
+        jsonSchemaValidator: {
+          getValidator: () => (input: unknown) => ({
+            valid: true as const,
+            data: input as never,
+            errorMessage: undefined
+          })
+        },
         ...(options.onToolsChanged === undefined
           ? {}
           : { listChanged: { tools: { autoRefresh: false, onChanged: () => options.onToolsChanged?.() } } })
@@ -119,7 +130,11 @@ const connectOnce = (options: ConnectionOptions, onClose: (client: Client) => vo
     catch: (cause) => {
       const denied = egressRefusal(cause)
       const message = denied !== undefined ? denied.message : cause instanceof Error ? cause.message : String(cause)
-      return new McpConnectError({ server: options.server, message: redact(message, options.secrets), cause: denied ?? cause })
+      return new McpConnectError({
+        server: options.server,
+        message: redact(message, options.secrets),
+        cause: denied ?? cause
+      })
     }
   })
 
@@ -137,7 +152,9 @@ export const make = (options: ConnectionOptions): Effect.Effect<Connection> =>
     )
     const client: Effect.Effect<Client, McpConnectError> = lock.withPermits(1)(
       Effect.suspend(() => {
-        if (closed) return Effect.fail(new McpConnectError({ server: options.server, message: "the toolset is closed" }))
+        if (closed) {
+          return Effect.fail(new McpConnectError({ server: options.server, message: "the toolset is closed" }))
+        }
         if (current !== undefined) return Effect.succeed(current)
         return Effect.tap(open, (opened) => {
           current = opened

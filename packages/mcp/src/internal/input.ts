@@ -55,7 +55,11 @@ export const answerForm = (
   Effect.flatMap(Effect.serviceOption(Approval.Approver), (approver) => {
     if (Option.isNone(approver)) {
       return Effect.fail(
-        new McpInputRefused({ server: asker.server, tool: asker.tool, reason: "no Approver is provided to answer the server's request for input" })
+        new McpInputRefused({
+          server: asker.server,
+          tool: asker.tool,
+          reason: "no Approver is provided to answer the server's request for input"
+        })
       )
     }
     const requested = isObject(params.requestedSchema) ? params.requestedSchema : { type: "object", properties: {} }
@@ -72,7 +76,14 @@ export const answerForm = (
       arguments: { input: key, message, requestedSchema: requested }
     }
     // what the person answers: the form the server asked for, as an "Input" entry of the run
-    const form = { name: asker.tool, schema: { parameters: requested }, sideEffecting: true, idempotent: false, requiresApproval: true, caps: [] }
+    const form = {
+      name: asker.tool,
+      schema: { parameters: requested },
+      sideEffecting: true,
+      idempotent: false,
+      requiresApproval: true,
+      caps: []
+    }
     return Effect.flatMap(Clock.currentTimeMillis, (createdAt) => {
       const pending = Approval.makeEntry({
         kind: "Input",
@@ -84,12 +95,22 @@ export const answerForm = (
         reasons: ["input_requested"],
         createdAt
       })
-      return Effect.map(approver.value.decide({ runId: asker.runId, agent: `mcp:${asker.server}`, pending: [pending] }), (decisions): Answer => {
-      const decision = Approval.resolve(pending, decisions)
-      const content = decision.verdict === "edit" ? decision.arguments : decision.verdict === "approve" ? {} : undefined
-      if (content === undefined || check(content) !== undefined) return { action: "decline" }
-      return { action: "accept", content: content as Record<string, string | number | boolean | ReadonlyArray<string>> }
-      })
+      return Effect.map(
+        approver.value.decide({ runId: asker.runId, agent: `mcp:${asker.server}`, pending: [pending] }),
+        (decisions): Answer => {
+          const decision = Approval.resolve(pending, decisions)
+          const content = decision.verdict === "edit"
+            ? decision.arguments
+            : decision.verdict === "approve"
+            ? {}
+            : undefined
+          if (content === undefined || check(content) !== undefined) return { action: "decline" }
+          return {
+            action: "accept",
+            content: content as Record<string, string | number | boolean | ReadonlyArray<string>>
+          }
+        }
+      )
     })
   })
 
@@ -97,10 +118,17 @@ export const answerForm = (
 export const kindOf = (request: unknown): string => {
   if (!isObject(request)) return "a malformed request"
   const method = typeof request.method === "string" ? request.method : "an unknown request"
-  if (method === "elicitation/create" && isObject(request.params) && request.params.mode === "url") return "URL elicitation"
-  return method === "sampling/createMessage" ? "sampling (its model calls would bypass the run's budget and policy)" : method
+  if (method === "elicitation/create" && isObject(request.params) && request.params.mode === "url") {
+    return "URL elicitation"
+  }
+  return method === "sampling/createMessage"
+    ? "sampling (its model calls would bypass the run's budget and policy)"
+    : method
 }
 
 /** Whether an embedded request is a form elicitation (the only kind answered). */
-export const isForm = (request: unknown): request is { readonly method: "elicitation/create"; readonly params: JsonObject } =>
-  isObject(request) && request.method === "elicitation/create" && isObject(request.params) && request.params.mode !== "url"
+export const isForm = (
+  request: unknown
+): request is { readonly method: "elicitation/create"; readonly params: JsonObject } =>
+  isObject(request) && request.method === "elicitation/create" && isObject(request.params) &&
+  request.params.mode !== "url"

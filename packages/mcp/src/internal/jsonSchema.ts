@@ -21,11 +21,11 @@
  */
 import { invalidArgumentFields, PythonText } from "@agentkit/core"
 import type { ArgumentProblem } from "@agentkit/core"
-import { Ajv2019 } from "ajv/dist/2019.js"
-import { Ajv2020 } from "ajv/dist/2020.js"
 import AjvDraft7 from "ajv"
 import type { ErrorObject, ValidateFunction } from "ajv"
 import addFormatsModule from "ajv-formats"
+import { Ajv2019 } from "ajv/dist/2019.js"
+import { Ajv2020 } from "ajv/dist/2020.js"
 
 /** A JSON object. */
 export type JsonObject = { readonly [key: string]: unknown }
@@ -37,7 +37,9 @@ const Draft7 = AjvDraft7 as unknown as typeof AjvDraft7.default
 
 const engineOptions = { strict: false, allErrors: true, validateSchema: false, validateFormats: true } as const
 
-let engines: { readonly e2020: Ajv2020; readonly e2019: Ajv2019; readonly e7: InstanceType<typeof AjvDraft7.default> } | undefined
+let engines:
+  | { readonly e2020: Ajv2020; readonly e2019: Ajv2019; readonly e7: InstanceType<typeof AjvDraft7.default> }
+  | undefined
 
 const getEngines = () => {
   if (engines === undefined) {
@@ -53,19 +55,34 @@ const getEngines = () => {
 type Dialect = "2020-12" | "2019-09" | "draft-07"
 
 const dialectOf = (schema: JsonObject): Dialect => {
-  const declared = typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "").replace(/^http:/, "https:") : undefined
+  const declared = typeof schema.$schema === "string"
+    ? schema.$schema.replace(/#$/, "").replace(/^http:/, "https:")
+    : undefined
   if (declared === undefined || declared === "https://json-schema.org/draft/2020-12/schema") return "2020-12"
   if (declared === "https://json-schema.org/draft/2019-09/schema") return "2019-09"
-  if (declared === "https://json-schema.org/draft-07/schema" || declared === "https://json-schema.org/draft-06/schema") {
+  if (
+    declared === "https://json-schema.org/draft-07/schema" || declared === "https://json-schema.org/draft-06/schema"
+  ) {
     return "draft-07"
   }
-  throw new Error(`unsupported JSON Schema dialect ${JSON.stringify(declared)} (accepted: 2020-12, 2019-09, draft-07, draft-06)`)
+  throw new Error(
+    `unsupported JSON Schema dialect ${JSON.stringify(declared)} (accepted: 2020-12, 2019-09, draft-07, draft-06)`
+  )
 }
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"] as const
-const SCHEMA_SINGLES = ["items", "additionalItems", "contains", "propertyNames", "additionalProperties", "unevaluatedItems", "unevaluatedProperties", "not"] as const
+const SCHEMA_SINGLES = [
+  "items",
+  "additionalItems",
+  "contains",
+  "propertyNames",
+  "additionalProperties",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "not"
+] as const
 const BRANCH_LISTS = ["allOf", "anyOf", "oneOf"] as const
 const BRANCH_SINGLES = ["if", "then", "else"] as const
 
@@ -154,7 +171,9 @@ const messageOf = (error: ErrorObject, input: unknown): string => {
     case "type":
       return `Expected ${String(error.params.type)}, actual ${actual()}`
     case "enum":
-      return `Expected ${(error.params.allowedValues as ReadonlyArray<unknown>).map(render).join(" | ")}, actual ${actual()}`
+      return `Expected ${
+        (error.params.allowedValues as ReadonlyArray<unknown>).map(render).join(" | ")
+      }, actual ${actual()}`
     case "const":
       return `Expected ${render(error.params.allowedValue)}, actual ${actual()}`
     case "additionalProperties":
@@ -174,7 +193,8 @@ const problemsOf = (errors: ReadonlyArray<ErrorObject>, input: unknown): Readonl
     .filter((error) => !["anyOf", "oneOf", "if", "allOf"].includes(error.keyword) || errors.length === 1)
     .map((error) => ({ path: pathOf(error.instancePath), message: messageOf(error, input) }))
 
-const lines = (errors: ReadonlyArray<ErrorObject>, input: unknown): ReadonlyArray<string> => invalidArgumentFields(problemsOf(errors, input)).invalid
+const lines = (errors: ReadonlyArray<ErrorObject>, input: unknown): ReadonlyArray<string> =>
+  invalidArgumentFields(problemsOf(errors, input)).invalid
 
 /** The argument names a schema declares at its top level, sorted by code point. */
 export const acceptedOf = (schema: JsonObject): ReadonlyArray<string> =>
@@ -189,7 +209,11 @@ export const argumentCheck = (schema: JsonObject): ArgumentCheck => {
   return (input) => {
     if (!isObject(input)) {
       const got = input === null ? "null" : Array.isArray(input) ? "array" : typeof input
-      return { unexpected: [], missing: [], ...invalidArgumentFields([{ path: [], message: `expected an object of arguments, got ${got}` }]) }
+      return {
+        unexpected: [],
+        missing: [],
+        ...invalidArgumentFields([{ path: [], message: `expected an object of arguments, got ${got}` }])
+      }
     }
     if (validate(input)) return undefined
     const errors = validate.errors ?? []
@@ -202,7 +226,12 @@ export const argumentCheck = (schema: JsonObject): ArgumentCheck => {
       if (error.keyword === "required") missing.push(String(error.params.missingProperty))
     }
     if (unexpected.length > 0 || missing.length > 0) {
-      return { unexpected: PythonText.sorted(new Set(unexpected)), missing: PythonText.sorted(new Set(missing)), invalid: [], invalidArguments: [] }
+      return {
+        unexpected: PythonText.sorted(new Set(unexpected)),
+        missing: PythonText.sorted(new Set(missing)),
+        invalid: [],
+        invalidArguments: []
+      }
     }
     return { unexpected: [], missing: [], ...invalidArgumentFields(problemsOf(errors, input)) }
   }

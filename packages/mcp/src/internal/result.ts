@@ -28,11 +28,13 @@ export const block = (content: unknown, maxBytes: number = BLOCK_MAX_BYTES): str
       return typeof content.text === "string" ? cap(content.text, maxBytes) : "[malformed text block]"
     case "image":
     case "audio":
-      return `[${content.type} ${cap(str(content.mimeType), 100) || "of unknown type"}, ${sizeOfBase64(content.data)} bytes, not shown]`
+      return `[${content.type} ${cap(str(content.mimeType), 100) || "of unknown type"}, ${
+        sizeOfBase64(content.data)
+      } bytes, not shown]`
     case "resource_link":
-      return `[resource link ${cap(str(content.uri), 512)}${content.name === undefined ? "" : ` (${cap(str(content.name), 200)})`}${
-        content.mimeType === undefined ? "" : `, ${cap(str(content.mimeType), 100)}`
-      }]`
+      return `[resource link ${cap(str(content.uri), 512)}${
+        content.name === undefined ? "" : ` (${cap(str(content.name), 200)})`
+      }${content.mimeType === undefined ? "" : `, ${cap(str(content.mimeType), 100)}`}]`
     case "resource": {
       const resource = isObject(content.resource) ? content.resource : {}
       const uri = cap(str(resource.uri), 512)

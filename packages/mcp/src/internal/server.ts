@@ -19,15 +19,18 @@
  * @internal
  */
 import { Approval } from "@agentkit/agents"
-import { approvalDeniedText, CanonicalJson, errorMessage, Invoker, RunContext, toolFailureText, unknownToolText } from "@agentkit/core"
+import {
+  approvalDeniedText,
+  CanonicalJson,
+  errorMessage,
+  Invoker,
+  RunContext,
+  toolFailureText,
+  unknownToolText
+} from "@agentkit/core"
 import type { Autonomy, Budget, Scope } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
-import {
-  createRequestStateCodec,
-  inputRequired,
-  inputResponse,
-  Server
-} from "@modelcontextprotocol/server"
+import { createRequestStateCodec, inputRequired, inputResponse, Server } from "@modelcontextprotocol/server"
 import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -47,7 +50,10 @@ export interface Serving {
   readonly name: string
   readonly version: string
   readonly registry: ToolRegistry.ToolRegistry
-  readonly codec: { readonly mint: (payload: StatePayload) => Promise<string>; readonly verify: (state: string) => Promise<StatePayload> }
+  readonly codec: {
+    readonly mint: (payload: StatePayload) => Promise<string>
+    readonly verify: (state: string) => Promise<StatePayload>
+  }
 }
 
 /** What a signed `requestState` carries. */
@@ -64,7 +70,10 @@ export const makeCodec = (key: Uint8Array | string, ttlSeconds: number): Serving
   }
 }
 
-const text = (message: string, isError: boolean): CallToolResult => ({ content: [{ type: "text", text: message }], isError })
+const text = (message: string, isError: boolean): CallToolResult => ({
+  content: [{ type: "text", text: message }],
+  isError
+})
 
 /** The annotations a tool's flags become. */
 export const annotationsOf = (tool: ToolRegistry.AnyTool) => ({
@@ -86,8 +95,14 @@ const fingerprint = (tool: ToolRegistry.AnyTool): string =>
   })
 
 /** Whether a call waits for approval: the tool's own (possibly conditional) `requiresApproval`, or the principal's tier. */
-const needsApproval = (tool: ToolRegistry.AnyTool, args: unknown, context: RunContext.Service): Effect.Effect<boolean> =>
-  context.autonomy === "manual" || (context.autonomy === "gated" && tool.sideEffecting) ? Effect.succeed(true) : Approval.required(tool, args, context)
+const needsApproval = (
+  tool: ToolRegistry.AnyTool,
+  args: unknown,
+  context: RunContext.Service
+): Effect.Effect<boolean> =>
+  context.autonomy === "manual" || (context.autonomy === "gated" && tool.sideEffecting)
+    ? Effect.succeed(true)
+    : Approval.required(tool, args, context)
 
 /** One MCP `Server` over the registry, for one principal, running calls on `runtime`. */
 export const makeServer = (serving: Serving, principal: Principal, runtime: Runtime.Runtime<Invoker>): Server => {
@@ -103,7 +118,12 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
           budget: principal.budget
         }),
         (context) => Effect.provideService(effect, RunContext, context)
-      ).pipe(Effect.catchTag("ConfigurationError", (error) => Effect.succeed(text(`ERROR: ConfigurationError: ${errorMessage(error)}`, true) as A))),
+      ).pipe(
+        Effect.catchTag(
+          "ConfigurationError",
+          (error) => Effect.succeed(text(`ERROR: ConfigurationError: ${errorMessage(error)}`, true) as A)
+        )
+      ),
       { signal }
     )
 
@@ -118,8 +138,7 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
           annotations: annotationsOf(tool)
         }
       })
-    })
-  )
+    }))
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const name = request.params.name
@@ -135,20 +154,27 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
       )
 
     return run(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const context = yield* RunContext
         if (!(yield* needsApproval(tool, args, context))) return yield* execute(args)
         // the arguments are checked before anyone is asked
         const checked = yield* Effect.either(tool.validate(args))
         if (checked._tag === "Left") return text(toolFailureText(name, checked.left), true)
-        const digest = CanonicalJson.hash({ principal: principal.subject, tool: name, fingerprint: fingerprint(tool), arguments: args })
+        const digest = CanonicalJson.hash({
+          principal: principal.subject,
+          tool: name,
+          fingerprint: fingerprint(tool),
+          arguments: args
+        })
         const ask = Effect.map(
           Effect.promise(() => serving.codec.mint({ digest })),
           (requestState) =>
             inputRequired({
               inputRequests: {
                 approval: inputRequired.elicit({
-                  message: `The call ${name}(${CanonicalJson.stringify(args).slice(0, 1000)}) needs approval by this server's operators. Confirm to submit it.`,
+                  message: `The call ${name}(${
+                    CanonicalJson.stringify(args).slice(0, 1000)
+                  }) needs approval by this server's operators. Confirm to submit it.`,
                   requestedSchema: {
                     type: "object",
                     properties: { confirm: { type: "boolean", description: "Submit this exact call for approval" } },
@@ -169,7 +195,9 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
           return text(approvalDeniedText("the caller did not confirm the call"), true)
         }
         const approver = yield* Effect.serviceOption(Approval.Approver)
-        if (Option.isNone(approver)) return text(approvalDeniedText("approval required and this server has no approver"), true)
+        if (Option.isNone(approver)) {
+          return text(approvalDeniedText("approval required and this server has no approver"), true)
+        }
         const pending = Approval.makeEntry({
           kind: "Approval",
           path: context.runId,
@@ -180,12 +208,18 @@ export const makeServer = (serving: Serving, principal: Principal, runtime: Runt
           reasons: ["requires_approval"],
           createdAt: yield* Clock.currentTimeMillis
         })
-        const decisions = yield* approver.value.decide({ runId: context.runId, agent: `mcp-server:${serving.name}`, pending: [pending] })
+        const decisions = yield* approver.value.decide({
+          runId: context.runId,
+          agent: `mcp-server:${serving.name}`,
+          pending: [pending]
+        })
         const decision = Approval.resolve(pending, decisions)
         if (decision.verdict === "reject") return text(approvalDeniedText(decision.reason), true)
         if (decision.verdict === "edit") {
           const edited = yield* Effect.either(tool.validate(decision.arguments))
-          if (edited._tag === "Left") return text(approvalDeniedText(`the edited arguments were invalid: ${edited.left.message}`), true)
+          if (edited._tag === "Left") {
+            return text(approvalDeniedText(`the edited arguments were invalid: ${edited.left.message}`), true)
+          }
           return yield* execute(decision.arguments as Record<string, unknown>)
         }
         return yield* execute(args)

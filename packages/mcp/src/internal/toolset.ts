@@ -4,9 +4,17 @@
  *
  * @internal
  */
-import { ConfigurationError, errorMessage, ToolArgumentError, ToolDenied, ToolShapeError, ToolTimeoutError, Tracing } from "@agentkit/core"
-import type { RunContext } from "@agentkit/core"
 import { RunPolicy } from "@agentkit/agents"
+import {
+  ConfigurationError,
+  errorMessage,
+  ToolArgumentError,
+  ToolDenied,
+  ToolShapeError,
+  ToolTimeoutError,
+  Tracing
+} from "@agentkit/core"
+import type { RunContext } from "@agentkit/core"
 import { Tool } from "@agentkit/tools"
 import type { Client, ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/client"
 import { isInputRequiredResult, SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
@@ -21,7 +29,7 @@ import * as McpName from "../McpName.js"
 import type * as McpTransport from "../McpTransport.js"
 import * as McpTrust from "../McpTrust.js"
 import * as Connection from "./connection.js"
-import { type Definition, type Limits, type Rejected, read } from "./definition.js"
+import { type Definition, type Limits, read, type Rejected } from "./definition.js"
 import { type Answer, answerForm, type Asker, isForm, kindOf } from "./input.js"
 import * as Result from "./result.js"
 
@@ -106,24 +114,35 @@ const LIMITS = ["maxDescriptionLength", "maxSchemaBytes", "maxResultBytes", "max
 
 /** Checks the options that are not the transport's; throws `ConfigurationError` naming the field. */
 const checkOptions = (options: Options): string => {
-  if (typeof options !== "object" || options === null) throw new ConfigurationError({ field: "options", message: "McpToolset.make(options): options must be an object" })
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigurationError({ field: "options", message: "McpToolset.make(options): options must be an object" })
+  }
   const server = McpName.checkServer(options.name)
   McpTrust.check(options.trust, server)
   for (const field of LIMITS) {
     const value = options[field]
     if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
-      throw new ConfigurationError({ field, message: `MCP server '${server}': \`${field}\` must be a positive integer; got ${String(value)}` })
+      throw new ConfigurationError({
+        field,
+        message: `MCP server '${server}': \`${field}\` must be a positive integer; got ${String(value)}`
+      })
     }
   }
   return server
 }
 
 /** Opens a toolset; it lives until the scope closes. */
-export const make = (options: Options): Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> =>
-  Effect.gen(function* () {
+export const make = (
+  options: Options
+): Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function*() {
     const server = yield* Effect.try({
       try: () => checkOptions(options),
-      catch: (error) => (error instanceof ConfigurationError ? error : new ConfigurationError({ field: "options", message: errorMessage(error) }))
+      catch: (
+        error
+      ) => (error instanceof ConfigurationError
+        ? error
+        : new ConfigurationError({ field: "options", message: errorMessage(error) }))
     })
     const limits: Limits = {
       maxDescriptionLength: options.maxDescriptionLength ?? 1024,
@@ -164,7 +183,9 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         const problems = definition.check(args)
         return problems === undefined
           ? Effect.succeed(args)
-          : Effect.fail(new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted }))
+          : Effect.fail(
+            new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted })
+          )
       }
       // The advertised schema is the server's, and so is the argument check (the tool's own
       // decoder accepts any object and hands it to the handler, which checks it before sending).
@@ -173,7 +194,11 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
       // `Tool.make` parameters kind carrying a JSON Schema and its own checker would replace this.
       return Object.freeze(
         Object.assign(Object.create(Object.getPrototypeOf(made) as object) as object, made, {
-          schema: Object.freeze({ name: definition.name, description: definition.description, parameters: definition.parameters }),
+          schema: Object.freeze({
+            name: definition.name,
+            description: definition.description,
+            parameters: definition.parameters
+          }),
           accepted: definition.accepted,
           urlArg: definition.flags.urlArg,
           validate
@@ -196,13 +221,18 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         else next.set(result.definition.raw, result.definition)
       }
       const byName = new Map<string, Array<string>>()
-      for (const definition of next.values()) byName.set(definition.name, [...(byName.get(definition.name) ?? []), definition.raw])
+      for (const definition of next.values()) {
+        byName.set(definition.name, [...(byName.get(definition.name) ?? []), definition.raw])
+      }
       for (const [name, raws] of byName) {
         if (raws.length < 2) continue
         if (strict) return Effect.fail(new McpNameCollision({ server, name, tools: raws.sort() }))
         for (const raw of raws) {
           next.delete(raw)
-          refused.push({ tool: raw, reason: `its name collides with ${raws.filter((r) => r !== raw).join(", ")} as '${name}'` })
+          refused.push({
+            tool: raw,
+            reason: `its name collides with ${raws.filter((r) => r !== raw).join(", ")} as '${name}'`
+          })
         }
       }
       const waiting: Array<Held> = []
@@ -262,7 +292,10 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
       return token
     }
 
-    const catalog = yield* openSession(auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))), true)
+    const catalog = yield* openSession(
+      auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))),
+      true
+    )
     const listing = catalog.connection
     yield* Effect.addFinalizer(() =>
       Effect.forEach([catalog, ...tenants.values()], (session) => session.connection.close, { discard: true })
@@ -276,7 +309,8 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
       latest.set(tenant, context)
       const existing = tenants.get(tenant)
       if (existing !== undefined) return Effect.succeed(existing)
-      const token = () => runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest.get(tenant) ?? context)), remember)))
+      const token = () =>
+        runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest.get(tenant) ?? context)), remember)))
       return Effect.map(openSession(token, false), (session) => {
         const raced = tenants.get(tenant)
         if (raced !== undefined) return raced
@@ -291,13 +325,17 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
         catch: (cause) =>
           new McpConnectError({
             server,
-            message: Connection.redact(`listing the tools failed: ${cause instanceof Error ? cause.message : String(cause)}`, Array.from(secrets)),
+            message: Connection.redact(
+              `listing the tools failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+              Array.from(secrets)
+            ),
             cause
           })
       })
 
-    const refresh: Effect.Effect<void, McpConnectError | McpNameCollision> = Effect.flatMap(listing.client, (client) =>
-      Effect.flatMap(listTools(client), (result) => apply(result.tools, false))
+    const refresh: Effect.Effect<void, McpConnectError | McpNameCollision> = Effect.flatMap(
+      listing.client,
+      (client) => Effect.flatMap(listTools(client), (result) => apply(result.tools, false))
     )
 
     // connect and take the first listing: a collision fails the layer
@@ -307,35 +345,60 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
     // --- one call ------------------------------------------------------------------------------
     const fail = (definition: Definition, text: string) => {
       const capped = Tool.renderResult(Connection.redact(text, Array.from(secrets)), { maxBytes: ERROR_TEXT_BYTES })
-      const shown = definition.flags.caps.includes("untrusted_content") ? RunPolicy.wrapUntrustedOutput(capped, definition.name) : capped
+      const shown = definition.flags.caps.includes("untrusted_content")
+        ? RunPolicy.wrapUntrustedOutput(capped, definition.name)
+        : capped
       return new McpToolError({ server, tool: definition.raw, message: shown })
     }
 
-    const thrown = (definition: Definition, client: Client, connection: Connection.Connection) => (cause: unknown): Effect.Effect<never, CallError> => {
-      const denied = Connection.egressRefusal(cause)
-      if (denied !== undefined) return Effect.fail(new ToolDenied({ toolName: definition.name, reason: "egress", message: denied.message }))
-      if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout) {
-        return Effect.fail(new ToolTimeoutError({ toolName: definition.name, timeout: Duration.format(definition.flags.timeout) }))
+    const thrown =
+      (definition: Definition, client: Client, connection: Connection.Connection) =>
+      (cause: unknown): Effect.Effect<never, CallError> => {
+        const denied = Connection.egressRefusal(cause)
+        if (denied !== undefined) {
+          return Effect.fail(new ToolDenied({ toolName: definition.name, reason: "egress", message: denied.message }))
+        }
+        if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout) {
+          return Effect.fail(
+            new ToolTimeoutError({ toolName: definition.name, timeout: Duration.format(definition.flags.timeout) })
+          )
+        }
+        if (cause instanceof SdkError && cause.code === SdkErrorCode.ConnectionClosed) {
+          return Effect.zipRight(
+            connection.drop(client),
+            Effect.fail(new McpConnectError({ server, message: "the connection closed during the call", cause }))
+          )
+        }
+        return Effect.fail(fail(definition, cause instanceof Error ? cause.message : String(cause)))
       }
-      if (cause instanceof SdkError && cause.code === SdkErrorCode.ConnectionClosed) {
-        return Effect.zipRight(
-          connection.drop(client),
-          Effect.fail(new McpConnectError({ server, message: "the connection closed during the call", cause }))
-        )
-      }
-      return Effect.fail(fail(definition, cause instanceof Error ? cause.message : String(cause)))
-    }
 
-    const outcome = (definition: Definition, result: Record<string, unknown>): Effect.Effect<string, McpToolError | ToolShapeError> => {
+    const outcome = (
+      definition: Definition,
+      result: Record<string, unknown>
+    ): Effect.Effect<string, McpToolError | ToolShapeError> => {
       const text = Result.text(result.content)
-      if (result.isError === true) return Effect.fail(fail(definition, text ?? "the server reported an error without a message"))
+      if (result.isError === true) {
+        return Effect.fail(fail(definition, text ?? "the server reported an error without a message"))
+      }
       const structured = result.structuredContent
       if (definition.output !== undefined) {
-        const errors = structured === undefined ? ["top-level: the tool declares an output schema but returned no structuredContent"] : definition.output(structured)
+        const errors = structured === undefined
+          ? ["top-level: the tool declares an output schema but returned no structuredContent"]
+          : definition.output(structured)
         if (errors !== undefined) {
           return Effect.zipRight(
-            Tracing.addEvent(Tracing.EventName.toolShapeMismatch, { tool_name: definition.name, expected_shape: definition.outputName }),
-            Effect.fail(new ToolShapeError({ toolName: definition.name, expected: definition.outputName, raw: structured, errors: errors.slice(0, 20) }))
+            Tracing.addEvent(Tracing.EventName.toolShapeMismatch, {
+              tool_name: definition.name,
+              expected_shape: definition.outputName
+            }),
+            Effect.fail(
+              new ToolShapeError({
+                toolName: definition.name,
+                expected: definition.outputName,
+                raw: structured,
+                errors: errors.slice(0, 20)
+              })
+            )
           )
         }
       }
@@ -345,12 +408,16 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
 
     /** Answers one round of embedded input requests (2026-07-28). */
     const answerRound = (definition: Definition, requests: unknown, asker: Asker) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const responses: Record<string, Answer> = {}
         const entries = typeof requests === "object" && requests !== null ? Object.entries(requests) : []
         for (const [key, request] of entries) {
           if (!isForm(request)) {
-            return yield* new McpInputRefused({ server, tool: definition.raw, reason: `the server asked for ${kindOf(request)}, which agentkit does not answer` })
+            return yield* new McpInputRefused({
+              server,
+              tool: definition.raw,
+              reason: `the server asked for ${kindOf(request)}, which agentkit does not answer`
+            })
           }
           responses[key] = yield* answerForm(asker, key, request.params)
         }
@@ -361,15 +428,25 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
     const callTool = (
       definition: Definition,
       args: unknown,
-      call: { readonly context: RunContext.Service; readonly callId: string | undefined; readonly runId: string | undefined }
+      call: {
+        readonly context: RunContext.Service
+        readonly callId: string | undefined
+        readonly runId: string | undefined
+      }
     ): Effect.Effect<string, CallError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const now = current.get(definition.raw)
         if (now === undefined || now.hash !== definition.hash) {
-          return yield* new McpToolChanged({ server, tool: definition.raw, change: now === undefined ? "removed" : "changed" })
+          return yield* new McpToolChanged({
+            server,
+            tool: definition.raw,
+            change: now === undefined ? "removed" : "changed"
+          })
         }
         const problems = definition.check(args)
-        if (problems !== undefined) return yield* new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted })
+        if (problems !== undefined) {
+          return yield* new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted })
+        }
         const context = call.context
         const session = yield* sessionFor(context)
         const connection = session.connection
@@ -383,30 +460,43 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
           })
         }
         // the pending entries the Approver sees carry the model's call id (a direct `tool.run` has none: the tool's name)
-        const asker: Asker = { server, tool: definition.name, callId: call.callId ?? definition.name, runId: call.runId ?? context.correlationId }
+        const asker: Asker = {
+          server,
+          tool: definition.name,
+          callId: call.callId ?? definition.name,
+          runId: call.runId ?? context.correlationId
+        }
         const run = yield* Effect.runtime<never>()
         const entry: InFlight = {
           answer: (request) =>
             isForm(request)
               ? Runtime.runPromise(run)(
-                  answerForm(asker, "elicitation", request.params).pipe(
-                    Effect.catchAll(() => Effect.succeed<Answer>({ action: "decline" }))
-                  )
-                ) as Promise<ElicitResult>
+                answerForm(asker, "elicitation", request.params).pipe(
+                  Effect.catchAll(() => Effect.succeed<Answer>({ action: "decline" }))
+                )
+              ) as Promise<ElicitResult>
               : Promise.resolve({ action: "decline" })
         }
         const timeout = Duration.toMillis(definition.flags.timeout) + 1000
         const send = (params: Record<string, unknown>) =>
           Effect.tryPromise({
             try: (signal) =>
-              client.callTool(params as { name: string }, { signal, timeout, allowInputRequired: true }) as Promise<Record<string, unknown>>,
+              client.callTool(params as { name: string }, { signal, timeout, allowInputRequired: true }) as Promise<
+                Record<string, unknown>
+              >,
             catch: (cause) => cause
           }).pipe(Effect.catchAll(thrown(definition, client, connection)))
         const rounds = (params: Record<string, unknown>, round: number): Effect.Effect<string, CallError> =>
           Effect.flatMap(send(params), (result) => {
             if (!isInputRequiredResult(result)) return outcome(definition, result)
             if (round >= maxRounds) {
-              return Effect.fail(new McpInputRefused({ server, tool: definition.raw, reason: `the server asked for input more than ${maxRounds} times` }))
+              return Effect.fail(
+                new McpInputRefused({
+                  server,
+                  tool: definition.raw,
+                  reason: `the server asked for input more than ${maxRounds} times`
+                })
+              )
             }
             return Effect.flatMap(answerRound(definition, result.inputRequests, asker), (inputResponses) =>
               rounds(
@@ -417,8 +507,7 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
                   ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {})
                 },
                 round + 1
-              )
-            )
+              ))
           })
         return yield* Effect.acquireUseRelease(
           Effect.sync(() => session.inFlight.add(entry)),
@@ -439,7 +528,10 @@ export const make = (options: Options): Effect.Effect<Toolset, McpConnectError |
           const waiting = held.find((entry) => entry.tool === tool)
           if (waiting === undefined) {
             return Effect.fail(
-              new ConfigurationError({ field: "tool", message: `MCP server '${server}': no changed definition of '${tool}' waits to be accepted` })
+              new ConfigurationError({
+                field: "tool",
+                message: `MCP server '${server}': no changed definition of '${tool}' waits to be accepted`
+              })
             )
           }
           pinned.set(tool, waiting.offered)

@@ -35,8 +35,7 @@ export class Flights<A> {
         return Effect.flatMap(Deferred.await(existing), (shared) =>
           shared === undefined
             ? this.run(key, lead)
-            : Effect.map(shared as Exit.Exit<A, E>, (value) => ({ value, shared: true }))
-        )
+            : Effect.map(shared as Exit.Exit<A, E>, (value) => ({ value, shared: true })))
       }
       const deferred = Deferred.unsafeMake<Shared<A>>(FiberId.none)
       this.#inFlight.set(key, deferred)
@@ -45,8 +44,7 @@ export class Flights<A> {
           Effect.suspend(() => {
             this.#inFlight.delete(key)
             return Deferred.succeed(deferred, Exit.isInterrupted(exit) ? undefined : exit)
-          })
-        ),
+          })),
         (value) => ({ value, shared: false })
       )
     })

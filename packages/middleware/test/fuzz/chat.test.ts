@@ -29,7 +29,13 @@ const deep = (depth: number): unknown => {
   return value
 }
 const hostile = fc.oneof(
-  fc.constant("proxy").map(() => new Proxy({}, { ownKeys: () => { throw new Error("trap") } })),
+  fc.constant("proxy").map(() =>
+    new Proxy({}, {
+      ownKeys: () => {
+        throw new Error("trap")
+      }
+    })
+  ),
   fc.constantFrom(1000, 10_000).map(deep),
   fc.constant(10n),
   fc.constant("cycle").map(() => {
@@ -74,7 +80,11 @@ describe("attack suite: the chat pipeline", () => {
   )
 
   it("figures", () => {
-    console.log(`the chat pipeline: ${2 * (cached + hostileSeen)} model calls; JSON transcripts cached: ${cached}; hostile transcripts (no crash): ${hostileSeen}`)
+    console.log(
+      `the chat pipeline: ${
+        2 * (cached + hostileSeen)
+      } model calls; JSON transcripts cached: ${cached}; hostile transcripts (no crash): ${hostileSeen}`
+    )
     expect(hostileSeen).toBeGreaterThan(200)
     expect(cached).toBeGreaterThan(1000)
   })

@@ -104,7 +104,10 @@ export const toSchema = (node: Node): Schema.Schema.AnyNoContext => {
       return Schema.Array(toSchema(node.item))
     case "struct":
       return node.rest
-        ? (Schema.Struct(fieldsSchema(node.fields), Schema.Record({ key: Schema.String, value: Schema.Unknown })) as unknown as Schema.Schema.AnyNoContext)
+        ? (Schema.Struct(
+          fieldsSchema(node.fields),
+          Schema.Record({ key: Schema.String, value: Schema.Unknown })
+        ) as unknown as Schema.Schema.AnyNoContext)
         : (Schema.Struct(fieldsSchema(node.fields)) as unknown as Schema.Schema.AnyNoContext)
     case "record":
       return Schema.Record({ key: Schema.String, value: toSchema(node.value) })
@@ -128,21 +131,43 @@ const struct = (fields: ReadonlyArray<Field>, rest = false): Struct => ({ kind: 
 
 /** Schemas written by hand, so every feature appears in every run. */
 export const handWritten: ReadonlyArray<readonly [string, Struct]> = [
-  ["flat", struct([f("id", leaf("string")), f("qty", leaf("posint")), f("note", leaf("string"), "optional"), f("mode", leaf("enum"), "default")])],
+  [
+    "flat",
+    struct([
+      f("id", leaf("string")),
+      f("qty", leaf("posint")),
+      f("note", leaf("string"), "optional"),
+      f("mode", leaf("enum"), "default")
+    ])
+  ],
   [
     "shipping",
     struct([
       f("order_id", leaf("nonempty")),
-      f("shipping", struct([f("street", leaf("string")), f("city", leaf("string"), "optional"), f("zip", leaf("numstr"), "optional")]), "optional"),
+      f(
+        "shipping",
+        struct([
+          f("street", leaf("string")),
+          f("city", leaf("string"), "optional"),
+          f("zip", leaf("numstr"), "optional")
+        ]),
+        "optional"
+      ),
       f("billing", { kind: "nullable", inner: struct([f("street", leaf("string")), f("country", leaf("enum"))]) }),
-      f("items", { kind: "array", item: struct([f("sku", leaf("string")), f("qty", leaf("int")), f("gift", leaf("boolean"), "default")]) })
+      f("items", {
+        kind: "array",
+        item: struct([f("sku", leaf("string")), f("qty", leaf("int")), f("gift", leaf("boolean"), "default")])
+      })
     ])
   ],
   [
     "payment",
     struct([
       f("amount", leaf("number")),
-      f("method", { kind: "tagged", members: [[f("number", leaf("string")), f("cvv", leaf("int"), "optional")], [f("iban", leaf("nonempty"))], []] }),
+      f("method", {
+        kind: "tagged",
+        members: [[f("number", leaf("string")), f("cvv", leaf("int"), "optional")], [f("iban", leaf("nonempty"))], []]
+      }),
       f("when", leaf("date"), "optional")
     ])
   ],
@@ -150,23 +175,49 @@ export const handWritten: ReadonlyArray<readonly [string, Struct]> = [
     "catalog",
     struct([
       f("prices", { kind: "record", value: leaf("number") }),
-      f("stock", { kind: "record", value: struct([f("count", leaf("int")), f("where", { kind: "array", item: leaf("string") })]) }, "optional"),
+      f("stock", {
+        kind: "record",
+        value: struct([f("count", leaf("int")), f("where", { kind: "array", item: leaf("string") })])
+      }, "optional"),
       f("tags", { kind: "array", item: { kind: "nullable", inner: leaf("enum") } }, "optional")
     ])
   ],
-  ["search", struct([f("q", leaf("string")), f("limit", leaf("int"), "default"), f("filters", struct([f("lang", leaf("string"))], true), "optional")], true)],
+  [
+    "search",
+    struct([
+      f("q", leaf("string")),
+      f("limit", leaf("int"), "default"),
+      f("filters", struct([f("lang", leaf("string"))], true), "optional")
+    ], true)
+  ],
   [
     "deep",
     struct([
-      f("a", struct([f("b", struct([f("c", struct([f("d", { kind: "array", item: struct([f("e", leaf("string"))]) })]))]))])),
+      f(
+        "a",
+        struct([f("b", struct([f("c", struct([f("d", { kind: "array", item: struct([f("e", leaf("string"))]) })]))]))])
+      ),
       f("meta", { kind: "unknown" }, "optional")
     ])
   ],
   ["empty", struct([])],
-  ["unknowns", struct([f("payload", { kind: "unknown" }), f("extra", { kind: "record", value: { kind: "unknown" } }, "optional")])]
+  [
+    "unknowns",
+    struct([f("payload", { kind: "unknown" }), f("extra", { kind: "record", value: { kind: "unknown" } }, "optional")])
+  ]
 ]
 
-const leafArb: fc.Arbitrary<Leaf> = fc.constantFrom("string", "int", "number", "boolean", "enum", "posint", "nonempty", "date", "numstr")
+const leafArb: fc.Arbitrary<Leaf> = fc.constantFrom(
+  "string",
+  "int",
+  "number",
+  "boolean",
+  "enum",
+  "posint",
+  "nonempty",
+  "date",
+  "numstr"
+)
 
 /** Random descriptions (field names `f0`, `f1`, ... per level). */
 export const structArb: fc.Arbitrary<Struct> = fc.letrec<{ node: Node; struct: Struct }>((tie) => ({
@@ -176,21 +227,34 @@ export const structArb: fc.Arbitrary<Struct> = fc.letrec<{ node: Node; struct: S
     { arbitrary: tie("struct"), weight: 2 },
     { arbitrary: tie("node").map((item): Node => ({ kind: "array", item })), weight: 1 },
     { arbitrary: tie("node").map((value): Node => ({ kind: "record", value })), weight: 1 },
-    { arbitrary: tie("node").map((inner): Node => (inner.kind === "nullable" ? inner : { kind: "nullable", inner })), weight: 1 },
+    {
+      arbitrary: tie("node").map((inner): Node => (inner.kind === "nullable" ? inner : { kind: "nullable", inner })),
+      weight: 1
+    },
     {
       arbitrary: fc.array(fc.array(tie("node"), { maxLength: 2 }), { minLength: 1, maxLength: 3 }).map(
-        (members): Node => ({ kind: "tagged", members: members.map((nodes) => nodes.map((node, i) => f(`f${i}`, node))) })
+        (members): Node => ({
+          kind: "tagged",
+          members: members.map((nodes) => nodes.map((node, i) => f(`f${i}`, node)))
+        })
       ),
       weight: 1
     },
     { arbitrary: fc.constant<Node>({ kind: "unknown" }), weight: 1 }
   ),
   struct: fc
-    .tuple(fc.array(fc.tuple(tie("node"), fc.constantFrom<Field["mode"]>("required", "required", "optional", "default")), { maxLength: 4 }), fc.boolean())
+    .tuple(
+      fc.array(fc.tuple(tie("node"), fc.constantFrom<Field["mode"]>("required", "required", "optional", "default")), {
+        maxLength: 4
+      }),
+      fc.boolean()
+    )
     .map(([fields, rest]): Struct => ({
       kind: "struct",
       rest: rest && fields.length % 3 === 0,
-      fields: fields.map(([node, mode], i) => f(`f${i}`, node, mode === "default" && node.kind !== "leaf" ? "optional" : mode))
+      fields: fields.map(([node, mode], i) =>
+        f(`f${i}`, node, mode === "default" && node.kind !== "leaf" ? "optional" : mode)
+      )
     }))
 })).struct
 
@@ -230,7 +294,9 @@ const leafValue = (l: Leaf): fc.Arbitrary<unknown> => {
     case "nonempty":
       return fc.string({ minLength: 1, maxLength: 8 })
     case "date":
-      return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString())
+      return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) =>
+        d.toISOString()
+      )
     case "numstr":
       return fc.integer().map(String)
     case "url":
@@ -261,7 +327,9 @@ export const valueArb = (node: Node): fc.Arbitrary<unknown> => {
     case "record":
       return fc.dictionary(safeKey, valueArb(node.value), { maxKeys: 3 })
     case "tagged":
-      return fc.oneof(...node.members.map((fields, i) => fieldsValue(fields, false).map((v) => ({ kind: `m${i}`, ...v }))))
+      return fc.oneof(
+        ...node.members.map((fields, i) => fieldsValue(fields, false).map((v) => ({ kind: `m${i}`, ...v })))
+      )
     case "nullable":
       return fc.oneof(fc.constant(null), valueArb(node.inner))
     case "unknown":
@@ -325,7 +393,12 @@ const collect = (value: unknown, node: Node, path: Path, targets: Targets): void
   if (path.length > 0) targets.positions.push(path)
   const wrong = wrongValue(node)
   if (path.length > 0 && wrong !== undefined) targets.typed.push([path, wrong])
-  const visitFields = (object: Record<string, unknown>, fields: ReadonlyArray<Field>, strict: boolean, tagged: boolean) => {
+  const visitFields = (
+    object: Record<string, unknown>,
+    fields: ReadonlyArray<Field>,
+    strict: boolean,
+    tagged: boolean
+  ) => {
     targets.objects.push(path)
     if (strict) targets.strictObjects.push(path)
     const declared = new Set(fields.map((x) => x.name))
@@ -349,7 +422,9 @@ const collect = (value: unknown, node: Node, path: Path, targets: Targets): void
       return visitFields(value as Record<string, unknown>, node.fields, !node.rest, false)
     case "record":
       targets.objects.push(path)
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) collect(item, node.value, [...path, key], targets)
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        collect(item, node.value, [...path, key], targets)
+      }
       return
     case "tagged": {
       const object = value as Record<string, unknown>
@@ -424,7 +499,12 @@ const objectAt = (root: unknown, path: Path): Record<string, unknown> => {
 }
 
 const join = (path: Path): string => (path.length === 0 ? "(root)" : path.join("."))
-const invalidAt = (path: Path, clause?: RegExp): Expect => ({ kind: "invalid", path: join(path), top: path[0] ?? "(root)", clause })
+const invalidAt = (path: Path, clause?: RegExp): Expect => ({
+  kind: "invalid",
+  path: join(path),
+  top: path[0] ?? "(root)",
+  clause
+})
 
 class Widget {
   readonly size = 1
@@ -506,7 +586,8 @@ const printable = (call: Call): Call =>
     [fc.toStringMethod]: () => {
       let input: string
       try {
-        input = JSON.stringify(call.input, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v))?.slice(0, 2000) ?? String(call.input)
+        input = JSON.stringify(call.input, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v))?.slice(0, 2000) ??
+          String(call.input)
       } catch {
         input = "(hostile)"
       }
@@ -516,14 +597,18 @@ const printable = (call: Call): Call =>
 
 /** Calls of every class for a description: a valid value, then (maybe) one mutation of it. */
 export const callArb = (schema: Struct): fc.Arbitrary<Call> =>
-  fc.tuple(valueArb(schema), fc.nat(8), fc.nat(1_000_000), fc.nat(1_000_000)).map(([valid, pick, a, b]) => printable(mutate(schema, valid, pick, a, b)))
+  fc.tuple(valueArb(schema), fc.nat(8), fc.nat(1_000_000), fc.nat(1_000_000)).map(([valid, pick, a, b]) =>
+    printable(mutate(schema, valid, pick, a, b))
+  )
 
 const mutate = (schema: Struct, valid: unknown, pick: number, a: number, b: number): Call => {
   {
     const targets: Targets = { strictObjects: [], required: [], typed: [], objects: [], positions: [] }
     collect(valid, schema, [], targets)
     const input = clone(valid) as Record<string, unknown>
-    const choose = <A>(items: ReadonlyArray<A>): A | undefined => (items.length === 0 ? undefined : items[a % items.length])
+    const choose = <A>(
+      items: ReadonlyArray<A>
+    ): A | undefined => (items.length === 0 ? undefined : items[a % items.length])
     switch (pick) {
       case 1: {
         const at = choose(targets.strictObjects)
@@ -561,26 +646,49 @@ const mutate = (schema: Struct, valid: unknown, pick: number, a: number, b: numb
         const at = choose(targets.positions)
         const hostile = throwing(b)
         if (at === undefined) {
-          return { class: "proxies that throw", input: hostile, expect: invalidAt([], /: cannot be read \(a getter or proxy threw\)$/) }
+          return {
+            class: "proxies that throw",
+            input: hostile,
+            expect: invalidAt([], /: cannot be read \(a getter or proxy threw\)$/)
+          }
         }
         if (b % 7 === 0) {
           // a getter on the parent that throws
           const key = at[at.length - 1]!
-          Object.defineProperty(parentOf(input, at), key, { enumerable: true, configurable: true, get: () => { throw new Error("getter") } })
+          Object.defineProperty(parentOf(input, at), key, {
+            enumerable: true,
+            configurable: true,
+            get: () => {
+              throw new Error("getter")
+            }
+          })
         } else setAt(input, at, hostile)
-        return { class: "proxies that throw", input, expect: invalidAt(at, /: cannot be read \(a getter or proxy threw\)$/) }
+        return {
+          class: "proxies that throw",
+          input,
+          expect: invalidAt(at, /: cannot be read \(a getter or proxy threw\)$/)
+        }
       }
       case 7: {
         const at = choose(targets.objects)!
         const object = objectAt(input, at)
-        Object.defineProperty(object, "__proto__", { value: b % 2 === 0 ? { polluted: true } : "x", enumerable: true, writable: true, configurable: true })
+        Object.defineProperty(object, "__proto__", {
+          value: b % 2 === 0 ? { polluted: true } : "x",
+          enumerable: true,
+          writable: true,
+          configurable: true
+        })
         return { class: "prototype keys", input, expect: { kind: "unexpected", path: join([...at, "__proto__"]) } }
       }
       case 8: {
         const at = choose(targets.positions)
         if (at === undefined) break
         setAt(input, at, nonJson(b))
-        return { class: "non-JSON values", input, expect: invalidAt(at, /: (expected JSON data, got .+|a circular reference)$/) }
+        return {
+          class: "non-JSON values",
+          input,
+          expect: invalidAt(at, /: (expected JSON data, got .+|a circular reference)$/)
+        }
       }
     }
     return { class: "valid", input, expect: { kind: "valid" } }
@@ -616,7 +724,9 @@ export class Figures {
       `  valid calls rejected: ${this.validRejected}`,
       `  invalid calls whose error names the field: ${this.invalidNamingTheField} / ${this.invalid}`,
       ...(this.answeredFromStore > 0
-        ? [`  non-JSON calls canonically equal to an earlier valid call, answered by idempotency (handler not run): ${this.answeredFromStore}`]
+        ? [
+          `  non-JSON calls canonically equal to an earlier valid call, answered by idempotency (handler not run): ${this.answeredFromStore}`
+        ]
         : []),
       "  per class:",
       ...classes.map((c) => `    ${c.padEnd(20)} ${this.byClass.get(c)}`)
@@ -636,12 +746,16 @@ const names = (error: unknown, expect: Exclude<Expect, { kind: "valid" }>): bool
       case "invalid": {
         if (error.unexpected.length > 0 || error.missing.length > 0) return false
         const line = error.invalid.find(
-          (l) => (l.startsWith(`${expect.path}:`) || l.startsWith(`${expect.path}.`) || expect.path === "(root)") && (expect.clause === undefined || expect.clause.test(l))
+          (l) =>
+            (l.startsWith(`${expect.path}:`) || l.startsWith(`${expect.path}.`) || expect.path === "(root)") &&
+            (expect.clause === undefined || expect.clause.test(l))
         )
         // the summary names the top-level argument (a hostile root is named by its lines alone)
         return (
           line !== undefined &&
-          (expect.path === "(root)" || (error.invalidArguments?.includes(expect.top) === true && error.message.includes(PythonText.repr(expect.top))))
+          (expect.path === "(root)" ||
+            (error.invalidArguments?.includes(expect.top) === true &&
+              error.message.includes(PythonText.repr(expect.top))))
         )
       }
     }
@@ -687,7 +801,10 @@ export const toolFor = (name: string, schema: Struct, options: { readonly urlArg
 }
 
 /** The description with a required `url` argument (the egress middleware checks it). */
-export const withUrl = (schema: Struct): Struct => ({ ...schema, fields: [...schema.fields.filter((x) => x.name !== "url"), f("url", leaf("url"))] })
+export const withUrl = (schema: Struct): Struct => ({
+  ...schema,
+  fields: [...schema.fields.filter((x) => x.name !== "url"), f("url", leaf("url"))]
+})
 
 /**
  * Judges one call's exit against its verdict, counting into `figures`; returns what went wrong
@@ -723,7 +840,9 @@ export const judge = (
       const error = Option.getOrUndefined(Cause.failureOption(exit.cause))
       return fail(`valid call rejected: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}`)
     }
-    if (handlerRuns !== 1 && !(pipeline && handlerRuns === 0)) return fail(`valid call ran the handler ${handlerRuns} times`)
+    if (handlerRuns !== 1 && !(pipeline && handlerRuns === 0)) {
+      return fail(`valid call ran the handler ${handlerRuns} times`)
+    }
     return undefined
   }
   figures.invalid++
@@ -747,7 +866,11 @@ export const judge = (
     figures.invalidNamingTheField++
     return undefined
   }
-  return fail(`${call.class}: ${JSON.stringify(call.expect)} got ${error instanceof Error ? error.message.slice(0, 500) : String(error)}`)
+  return fail(
+    `${call.class}: ${JSON.stringify(call.expect)} got ${
+      error instanceof Error ? error.message.slice(0, 500) : String(error)
+    }`
+  )
 }
 
 /** The checks every suite ends with, after printing its figures. */

@@ -38,7 +38,14 @@ describe("attack suite: tool.run, hand-written schemas", () => {
 
   it("figures", () => {
     const result = verdict(figures, "tool.run, hand-written schemas", badArguments)
-    expect(result).toEqual({ crashes: 0, handlerRunsOnInvalid: 0, handlerSawBadArguments: 0, validRejected: 0, unnamed: 0, failures: [] })
+    expect(result).toEqual({
+      crashes: 0,
+      handlerRunsOnInvalid: 0,
+      handlerSawBadArguments: 0,
+      validRejected: 0,
+      unnamed: 0,
+      failures: []
+    })
     expect(figures.calls).toBe(RUNS_PER_SCHEMA * handWritten.length)
     for (const c of classes) expect(figures.byClass.get(c), c).toBeGreaterThanOrEqual(figures.calls * 0.04)
   })

@@ -40,7 +40,14 @@ describe("attack suite: tool.run, random schemas", () => {
 
   it("figures", () => {
     const result = verdict(figures, `tool.run, ${SCHEMAS} random schemas`, badArguments)
-    expect(result).toEqual({ crashes: 0, handlerRunsOnInvalid: 0, handlerSawBadArguments: 0, validRejected: 0, unnamed: 0, failures: [] })
+    expect(result).toEqual({
+      crashes: 0,
+      handlerRunsOnInvalid: 0,
+      handlerSawBadArguments: 0,
+      validRejected: 0,
+      unnamed: 0,
+      failures: []
+    })
     expect(figures.calls).toBe(RUNS_PER_SCHEMA * SCHEMAS)
     for (const c of classes) expect(figures.byClass.get(c), c).toBeGreaterThanOrEqual(figures.calls * 0.04)
   })

@@ -46,18 +46,19 @@ export const make = (env: Env): SqlAuditStore => {
   return {
     append: (record) =>
       runner.run("audit.append", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const checked = checkRecord(record)
           if (Either.isLeft(checked)) return yield* invalid("audit.append", `not an audit record: ${checked.left}`)
           yield* dialect.beforeWrite
           yield* sql`INSERT INTO ${audit} (run_id, tenant, tool, call_id, decision, at, record)
-            VALUES (${record.runId}, ${record.tenant}, ${record.tool}, ${record.callId}, ${record.decision}, ${record.at}, ${CanonicalJson.stringify(checked.right)})`
-        })
-      ),
+            VALUES (${record.runId}, ${record.tenant}, ${record.tool}, ${record.callId}, ${record.decision}, ${record.at}, ${
+            CanonicalJson.stringify(checked.right)
+          })`
+        })),
 
     list: (query: AuditStore.ListQuery = {}) =>
       runner.run("audit.list", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const limit = query.limit ?? 100
           const after = query.cursor === undefined ? 0 : /^\d{1,16}$/.test(query.cursor) ? Number(query.cursor) : -1
           if (!Number.isSafeInteger(limit) || limit < 1 || after < 0) {
@@ -68,7 +69,9 @@ export const make = (env: Env): SqlAuditStore => {
             ...(query.runId === undefined ? [] : [sql`run_id = ${query.runId}`]),
             ...(query.tenant === undefined ? [] : [sql`tenant = ${query.tenant}`])
           ]
-          const rows = yield* sql`SELECT seq, record FROM ${audit} WHERE ${sql.and(where)} ORDER BY seq LIMIT ${limit + 1}`
+          const rows = yield* sql`SELECT seq, record FROM ${audit} WHERE ${sql.and(where)} ORDER BY seq LIMIT ${
+            limit + 1
+          }`
           const page: Array<AuditStore.AuditRecord> = []
           let last = after
           for (const raw of rows.slice(0, limit)) {
@@ -76,21 +79,25 @@ export const make = (env: Env): SqlAuditStore => {
             const record = Either.flatMap(row, (r) => decodeRecord(r.record))
             if (Either.isLeft(record)) {
               const seq = Either.isRight(row) ? String(row.right.seq) : "(unreadable seq)"
-              return yield* new StoreError({ operation: "audit.list", message: `audit.list: audit record ${seq} is corrupt: ${record.left}`, retryable: false })
+              return yield* new StoreError({
+                operation: "audit.list",
+                message: `audit.list: audit record ${seq} is corrupt: ${record.left}`,
+                retryable: false
+              })
             }
             page.push(record.right)
             last = Either.getOrThrow(row).seq
           }
           return { records: page, cursor: rows.length > limit ? String(last) : undefined }
-        })
-      ),
+        })),
 
     prune: ({ before }) =>
       runner.run("audit.prune", () =>
-        Effect.gen(function* () {
-          if (!Number.isFinite(before)) return yield* invalid("audit.prune", `before must be a time in Unix ms; got ${String(before)}`)
+        Effect.gen(function*() {
+          if (!Number.isFinite(before)) {
+            return yield* invalid("audit.prune", `before must be a time in Unix ms; got ${String(before)}`)
+          }
           return yield* deleteInBatches(env, tables.audit, "seq", sql`at < ${before}`)
-        })
-      )
+        }))
   }
 }

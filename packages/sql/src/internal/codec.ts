@@ -9,21 +9,24 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 const describe = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value) : `${typeof value} ${String(value)}`
+  typeof value === "string"
+    ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)
+    : `${typeof value} ${String(value)}`
 
 /** An integer column, whatever the driver returns for it. */
 export const IntColumn: Schema.Schema<number, unknown> = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
   strict: true,
   decode: (value, _, ast) => {
-    const n =
-      typeof value === "number"
-        ? value
-        : typeof value === "bigint"
-          ? Number(value)
-          : typeof value === "string" && /^-?\d{1,16}$/.test(value)
-            ? Number(value)
-            : Number.NaN
-    return Number.isSafeInteger(n) ? ParseResult.succeed(n) : ParseResult.fail(new ParseResult.Type(ast, value, `expected an integer; got ${describe(value)}`))
+    const n = typeof value === "number"
+      ? value
+      : typeof value === "bigint"
+      ? Number(value)
+      : typeof value === "string" && /^-?\d{1,16}$/.test(value)
+      ? Number(value)
+      : Number.NaN
+    return Number.isSafeInteger(n)
+      ? ParseResult.succeed(n)
+      : ParseResult.fail(new ParseResult.Type(ast, value, `expected an integer; got ${describe(value)}`))
   },
   encode: ParseResult.succeed
 })
@@ -42,7 +45,8 @@ export const decodeWith = <A, I>(schema: Schema.Schema<A, I>) => {
 }
 
 /** A page cursor: the sort key of the last row of the page, opaque to the caller. */
-export const encodeCursor = (key: ReadonlyArray<string | number>): string => Buffer.from(JSON.stringify(key)).toString("base64url")
+export const encodeCursor = (key: ReadonlyArray<string | number>): string =>
+  Buffer.from(JSON.stringify(key)).toString("base64url")
 
 /** A cursor this store made, or undefined. */
 export const decodeCursor = <A>(cursor: string, read: (parsed: unknown) => A | undefined): A | undefined => {

@@ -13,9 +13,19 @@ import type * as Gate from "./gate.js"
 /** Postgres SQLSTATEs worth retrying: connection loss, serialization and deadlock, server shutting down or starting, lock timeouts, too many connections. */
 const transientPg = /^(08...|40001|40P01|53300|55P03|57P01|57P02|57P03|57014)$/
 /** Node socket errors worth retrying. */
-const transientNode = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ECONNABORTED"])
+const transientNode = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNABORTED"
+])
 /** Driver messages of a connection that went away (pg reports these without a code). */
-const transientText = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection timed out|database system is (starting up|shutting down)/i
+const transientText =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection timed out|database system is (starting up|shutting down)/i
 
 const codesOf = (error: unknown): ReadonlyArray<string> => {
   const codes: Array<string> = []
@@ -27,7 +37,7 @@ const codesOf = (error: unknown): ReadonlyArray<string> => {
     if (typeof code === "string") codes.push(code)
     visit((value as { readonly cause?: unknown }).cause, depth + 1)
     const errors = (value as { readonly errors?: unknown }).errors
-    if (Array.isArray(errors)) for (const item of errors) visit(item, depth + 1)
+    if (Array.isArray(errors)) { for (const item of errors) visit(item, depth + 1) }
   }
   visit(error, 0)
   return codes
@@ -38,7 +48,9 @@ const messageOf = (value: unknown): string => {
   let current: unknown = value
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const message = (current as { readonly message?: unknown }).message
-    if (typeof message === "string" && message !== "" && !parts.some((part) => part.includes(message))) parts.push(message)
+    if (typeof message === "string" && message !== "" && !parts.some((part) => part.includes(message))) {
+      parts.push(message)
+    }
     current = (current as { readonly cause?: unknown }).cause
   }
   return parts.length === 0 ? String(value) : parts.join(": ")
@@ -47,7 +59,9 @@ const messageOf = (value: unknown): string => {
 /** Whether trying the same operation again soon may succeed (the database was busy, restarting or unreachable). */
 export const isTransient = (error: SqlError): boolean =>
   codesOf(error.cause).some(
-    (code) => code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || transientPg.test(code) || transientNode.has(code)
+    (code) =>
+      code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || transientPg.test(code) ||
+      transientNode.has(code)
   ) || transientText.test(messageOf(error.cause))
 
 const recoverable =
@@ -60,7 +74,12 @@ const recoverable =
 export const fromSqlError = (operation: string, error: SqlError): StoreError => {
   const retryable = isTransient(error)
   const message = `${operation}: ${messageOf(error)}`
-  return new StoreError({ operation, message: retryable ? message : `${message}; ${recoverable}`, retryable, cause: error.cause })
+  return new StoreError({
+    operation,
+    message: retryable ? message : `${message}; ${recoverable}`,
+    retryable,
+    cause: error.cause
+  })
 }
 
 /** What runs every store operation: its database failures typed, the transient ones retried. */
@@ -94,8 +113,12 @@ export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>, gat
       ).pipe(
         Effect.matchEffect({
           onFailure: (error) => {
-            const typed = error instanceof SqlError ? fromSqlError(operation, error) : (error as Exclude<E, SqlError> | StoreError)
-            return typed instanceof StoreError && typed.retryable ? Effect.fail(typed) : Effect.succeed(Either.left(typed))
+            const typed = error instanceof SqlError
+              ? fromSqlError(operation, error)
+              : (error as Exclude<E, SqlError> | StoreError)
+            return typed instanceof StoreError && typed.retryable
+              ? Effect.fail(typed)
+              : Effect.succeed(Either.left(typed))
           },
           onSuccess: (value) => Effect.succeed(Either.right(value))
         })
@@ -107,7 +130,9 @@ export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>, gat
             Either.left(
               new StoreError({
                 operation,
-                message: `${last.message}; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${recoverable}`,
+                message: `${last.message}; gave up after ${attempts} attempt${
+                  attempts === 1 ? "" : "s"
+                }: ${recoverable}`,
                 retryable: true,
                 cause: last.cause
               })

@@ -66,8 +66,7 @@ export const make = (): Gate => {
         held
           ? self
           : Effect.uninterruptibleMask((restore) =>
-              Effect.zipRight(restore(take), Effect.ensuring(restore(Effect.locally(self, inside, true)), release))
-            )
-      )
+            Effect.zipRight(restore(take), Effect.ensuring(restore(Effect.locally(self, inside, true)), release))
+          ))
   }
 }

@@ -37,12 +37,12 @@
  *   settings; the busy timeout is set again before each write).
  * @internal
  */
-import type * as LibsqlTypes from "@libsql/client"
-import { statSync } from "node:fs"
 import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as LibsqlTypes from "@libsql/client"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import { statSync } from "node:fs"
 
 const BEGIN: Record<LibsqlTypes.TransactionMode, string> = {
   write: "BEGIN IMMEDIATE",
@@ -55,14 +55,13 @@ const slice = 5
 /** When the loop last turned under a statement of this module (`performance.now()`). */
 let turned = 0
 let nextTurn: Promise<void> | undefined
-const waitTurn = (): Promise<void> =>
-  (nextTurn ??= new Promise((resolve) =>
-    setImmediate(() => {
-      nextTurn = undefined
-      turned = performance.now()
-      resolve()
-    })
-  ))
+const waitTurn = (): Promise<void> => (nextTurn ??= new Promise((resolve) =>
+  setImmediate(() => {
+    nextTurn = undefined
+    turned = performance.now()
+    resolve()
+  })
+))
 /**
  * `statement`, settled in the loop's next turn when the loop has been held for `slice` ms or more.
  * Not for the statements inside a transaction: the write lock would be held across the turn (and
@@ -158,7 +157,9 @@ export const resilient = (make: () => LibsqlTypes.Client, path: string): LibsqlT
   }
   /** `client`'s statements, a busy failure replacing the current client as any other's. */
   const guardedClient = (client: LibsqlTypes.Client) =>
-    ({ execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => client.execute(...args).catch(failed) }) as LibsqlTypes.Client
+    ({
+      execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => client.execute(...args).catch(failed)
+    }) as LibsqlTypes.Client
   const guarded = {
     execute: (...args: Parameters<LibsqlTypes.Client["execute"]>) => fair(current.execute(...args).catch(failed)),
     batch: (...args: Parameters<LibsqlTypes.Client["batch"]>) => fair(current.batch(...args).catch(failed)),
@@ -166,7 +167,12 @@ export const resilient = (make: () => LibsqlTypes.Client, path: string): LibsqlT
     transaction: (mode: LibsqlTypes.TransactionMode = "write") => {
       const client = current
       if (opened === undefined || fileAt() !== opened) {
-        const gone = Object.assign(new Error(`SQLITE_CANTOPEN: unable to open database file: ${path} was removed or replaced since it was opened`), { code: "SQLITE_CANTOPEN" })
+        const gone = Object.assign(
+          new Error(
+            `SQLITE_CANTOPEN: unable to open database file: ${path} was removed or replaced since it was opened`
+          ),
+          { code: "SQLITE_CANTOPEN" }
+        )
         return Promise.resolve(failedTransaction(gone))
       }
       return client.execute(BEGIN[mode]).then(
@@ -227,8 +233,7 @@ export const shared = <E>(
                 open.set(path, entry)
                 return entry
               })
-            )
-          )
+            ))
         })
       ),
       (entry) =>

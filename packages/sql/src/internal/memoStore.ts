@@ -33,7 +33,7 @@ export const make = (env: Env, options: { readonly maxEntries: number; readonly 
   return {
     get: (key) =>
       runner.run("memo.get", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const rows = yield* sql`SELECT response, expires_at FROM ${memo} WHERE entry_key = ${key}`
           if (rows.length === 0) return Option.none<Chat.ChatResponse>()
@@ -41,17 +41,20 @@ export const make = (env: Env, options: { readonly maxEntries: number; readonly 
           if (Either.isRight(row) && row.right.expires_at <= now) return Option.none<Chat.ChatResponse>()
           const response = Either.flatMap(row, (r) => decodeResponse(r.response))
           if (Either.isLeft(response)) {
-            return yield* new StoreError({ operation: "memo.get", message: `memo.get: entry '${key}' is corrupt: ${response.left}`, retryable: false })
+            return yield* new StoreError({
+              operation: "memo.get",
+              message: `memo.get: entry '${key}' is corrupt: ${response.left}`,
+              retryable: false
+            })
           }
           yield* dialect.beforeWrite
           yield* sql`UPDATE ${memo} SET used_seq = (SELECT COALESCE(MAX(used_seq), 0) + 1 FROM ${memo}) WHERE entry_key = ${key}`
           return Option.some(response.right)
-        })
-      ),
+        })),
 
     set: (key, response, ttl) =>
       runner.run("memo.set", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const encoded = encodeResponse(response)
           if (Either.isLeft(encoded)) return yield* invalid("memo.set", `not a chat response: ${encoded.left.message}`)
           const ttlMs = ttl === undefined ? options.ttlMs : Duration.toMillis(ttl)
@@ -60,9 +63,11 @@ export const make = (env: Env, options: { readonly maxEntries: number; readonly 
           const expiresAt = Number.isFinite(ttlMs) ? now + ttlMs : Number.MAX_SAFE_INTEGER
           yield* transaction(
             env,
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               yield* sql`INSERT INTO ${memo} (entry_key, response, expires_at, used_seq)
-                VALUES (${key}, ${CanonicalJson.stringify(encoded.right)}, ${expiresAt}, (SELECT COALESCE(MAX(used_seq), 0) + 1 FROM ${memo}))
+                VALUES (${key}, ${
+                CanonicalJson.stringify(encoded.right)
+              }, ${expiresAt}, (SELECT COALESCE(MAX(used_seq), 0) + 1 FROM ${memo}))
                 ON CONFLICT (entry_key) DO UPDATE SET response = excluded.response, expires_at = excluded.expires_at, used_seq = excluded.used_seq`
               yield* sql`DELETE FROM ${memo} WHERE expires_at <= ${now}`
               // past the bound, the least recently used go first
@@ -71,12 +76,14 @@ export const make = (env: Env, options: { readonly maxEntries: number; readonly 
               )`
             })
           )
-        })
-      ),
+        })),
 
     prune: () =>
-      runner.run("memo.prune", () =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => deleteInBatches(env, tables.memo, "entry_key", sql`expires_at <= ${now}`))
+      runner.run(
+        "memo.prune",
+        () =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            deleteInBatches(env, tables.memo, "entry_key", sql`expires_at <= ${now}`))
       )
   }
 }

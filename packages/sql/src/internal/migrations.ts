@@ -21,9 +21,14 @@ export const latest = 3
 
 type Statements = ReadonlyArray<string>
 
-const statements = (t: Tables, d: Dialect): Record<number, { readonly name: string; readonly statements: Statements }> => {
+const statements = (
+  t: Tables,
+  d: Dialect
+): Record<number, { readonly name: string; readonly statements: Statements }> => {
   const key = d.keyType
-  const q = (name: string) => (t.schema === undefined ? `"${name}"` : `"${t.schema}"."${name.slice(t.schema.length + 1)}"`)
+  const q = (
+    name: string
+  ) => (t.schema === undefined ? `"${name}"` : `"${t.schema}"."${name.slice(t.schema.length + 1)}"`)
   return {
     1: {
       name: "runs_decisions_ledger_audit",
@@ -160,23 +165,29 @@ export const record = (
 const VersionRow = decodeWith(NullableInt)
 
 /** The newest migration recorded in the database (0 when it has none, or no migrations table). */
-export const currentVersion = (sql: SqlClient.SqlClient, tables: Tables, dialect: Dialect): Effect.Effect<number, SqlError | StoreError> =>
-  Effect.gen(function* () {
-    const present =
-      dialect.name === "pg"
-        ? yield* sql<{ readonly present: boolean }>`SELECT to_regclass(${tables.migrations}) IS NOT NULL AS present`.pipe(
-          Effect.map((rows) => rows[0]?.present === true)
-        )
-        : yield* sql<{ readonly n: unknown }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${tables.migrations}`.pipe(
-          Effect.map((rows) => Number(rows[0]?.n) > 0)
-        )
+export const currentVersion = (
+  sql: SqlClient.SqlClient,
+  tables: Tables,
+  dialect: Dialect
+): Effect.Effect<number, SqlError | StoreError> =>
+  Effect.gen(function*() {
+    const present = dialect.name === "pg"
+      ? yield* sql<{ readonly present: boolean }>`SELECT to_regclass(${tables.migrations}) IS NOT NULL AS present`.pipe(
+        Effect.map((rows) => rows[0]?.present === true)
+      )
+      : yield* sql<
+        { readonly n: unknown }
+      >`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${tables.migrations}`.pipe(
+        Effect.map((rows) => Number(rows[0]?.n) > 0)
+      )
     if (!present) return 0
     const rows = yield* sql<{ readonly id: unknown }>`SELECT MAX(migration_id) AS id FROM ${sql(tables.migrations)}`
     const decoded = VersionRow(rows[0]?.id ?? null)
     if (decoded._tag === "Left") {
       return yield* new StoreError({
         operation: "migrations",
-        message: `migrations: the migrations table ${tables.migrations} holds an unreadable migration id: ${decoded.left}`,
+        message:
+          `migrations: the migrations table ${tables.migrations} holds an unreadable migration id: ${decoded.left}`,
         retryable: false
       })
     }
@@ -187,18 +198,27 @@ const ensureSchema = (sql: SqlClient.SqlClient, tables: Tables, dialect: Dialect
   dialect.name !== "pg" || tables.schema === undefined
     ? Effect.void
     : Effect.flatMap(
-      sql<{ readonly n: unknown }>`SELECT COUNT(*) AS n FROM information_schema.schemata WHERE schema_name = ${tables.schema}`,
-      (rows) => (Number(rows[0]?.n) > 0 ? Effect.void : Effect.asVoid(sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${tables.schema}"`)))
+      sql<
+        { readonly n: unknown }
+      >`SELECT COUNT(*) AS n FROM information_schema.schemata WHERE schema_name = ${tables.schema}`,
+      (
+        rows
+      ) => (Number(rows[0]?.n) > 0
+        ? Effect.void
+        : Effect.asVoid(sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${tables.schema}"`)))
     )
 
 /** A migration that failed inside `Migrator` (it dies with a `MigrationError`) as a typed error. */
 const migrationFailure = (cause: Cause.Cause<unknown>): Option.Option<StoreError> =>
   Option.map(
-    Option.filter(Cause.dieOption(cause), (defect): defect is Migrator.MigrationError => defect instanceof Migrator.MigrationError),
+    Option.filter(Cause.dieOption(cause), (defect): defect is Migrator.MigrationError =>
+      defect instanceof Migrator.MigrationError),
     (error) =>
       new StoreError({
         operation: "migrations",
-        message: `migrations: ${error.message}${error.cause === undefined ? "" : `: ${String((error.cause as { message?: unknown }).message ?? error.cause)}`}`,
+        message: `migrations: ${error.message}${
+          error.cause === undefined ? "" : `: ${String((error.cause as { message?: unknown }).message ?? error.cause)}`
+        }`,
         retryable: false,
         cause: error.cause
       })
@@ -219,7 +239,7 @@ export const run = (
   const upTo = options.upTo ?? latest
   const refuse = (found: number) => new SchemaVersionUnsupported({ table: tables.migrations, found, supported: upTo })
   return runner.run("migrations", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const before = yield* currentVersion(sql, tables, dialect)
       if (before > latest || before > upTo) return yield* refuse(before)
       if (!options.migrate) {
@@ -227,16 +247,29 @@ export const run = (
         return []
       }
       yield* ensureSchema(sql, tables, dialect)
-      const applied = yield* Migrator.make({})({ loader: Migrator.fromRecord(record(sql, tables, dialect, upTo)), table: tables.migrations }).pipe(
+      const applied = yield* Migrator.make({})({
+        loader: Migrator.fromRecord(record(sql, tables, dialect, upTo)),
+        table: tables.migrations
+      }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.catchTag("MigrationError", (error) =>
-          Effect.fail(new StoreError({ operation: "migrations", message: `migrations: ${error.message}`, retryable: false, cause: error.cause }))
-        ),
-        Effect.catchAllCause((cause) => Option.match(migrationFailure(cause), { onNone: () => Effect.failCause(cause), onSome: Effect.fail }))
+          Effect.fail(
+            new StoreError({
+              operation: "migrations",
+              message: `migrations: ${error.message}`,
+              retryable: false,
+              cause: error.cause
+            })
+          )),
+        Effect.catchAllCause((cause) =>
+          Option.match(migrationFailure(cause), {
+            onNone: () => Effect.failCause(cause),
+            onSome: Effect.fail
+          })
+        )
       )
       const after = yield* currentVersion(sql, tables, dialect)
       if (after !== upTo) return yield* refuse(after)
       return applied
-    })
-  )
+    }))
 }

@@ -41,7 +41,10 @@ export interface QuotaStoreService {
     refuse: (totals: QuotaTotals) => E | undefined
   ) => Effect.Effect<void, E | StoreError>
   /** Records a finished call's tokens and cost (nano-USD) at now. */
-  readonly charge: (partition: string, charge: { readonly tokens: number; readonly costNanos: number }) => Effect.Effect<void, StoreError>
+  readonly charge: (
+    partition: string,
+    charge: { readonly tokens: number; readonly costNanos: number }
+  ) => Effect.Effect<void, StoreError>
   /** The partition's totals over the window ending now. */
   readonly totals: (partition: string, windowMillis: number) => Effect.Effect<QuotaTotals, StoreError>
 }
@@ -60,7 +63,8 @@ const checkWindow = (operation: string, windowMillis: number): Effect.Effect<voi
     ? Effect.void
     : Effect.fail(invalid(operation, `windowMillis must be a positive integer; got ${String(windowMillis)}`))
 
-const nonNegative = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+const nonNegative = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
 export const make = (env: Env): SqlQuotaStore => {
   const { dialect, runner, sql, tables } = env
@@ -74,21 +78,31 @@ export const make = (env: Env): SqlQuotaStore => {
       (rows) => {
         const totals = decodeTotals(rows[0])
         return Either.isLeft(totals)
-          ? Effect.fail(new StoreError({ operation: "quota", message: `quota: the events of '${bucket}' are corrupt: ${totals.left}`, retryable: false }))
-          : Effect.succeed<QuotaTotals>({ requests: totals.right.requests, tokens: totals.right.tokens, costNanos: totals.right.cost_nanos })
+          ? Effect.fail(
+            new StoreError({
+              operation: "quota",
+              message: `quota: the events of '${bucket}' are corrupt: ${totals.left}`,
+              retryable: false
+            })
+          )
+          : Effect.succeed<QuotaTotals>({
+            requests: totals.right.requests,
+            tokens: totals.right.tokens,
+            costNanos: totals.right.cost_nanos
+          })
       }
     )
 
   return {
     admit: <E>(bucket: string, windowMillis: number, refuse: (totals: QuotaTotals) => E | undefined) =>
       runner.run("quota.admit", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* checkWindow("quota.admit", windowMillis)
           const now = yield* Clock.currentTimeMillis
           const floor = now - windowMillis
           return yield* transaction(
             env,
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               // upsert = insert-or-lock: from here until commit, this partition is ours
               yield* sql`INSERT INTO ${partitions} (bucket, touched_at) VALUES (${bucket}, ${now})
                 ON CONFLICT (bucket) DO UPDATE SET touched_at = excluded.touched_at`
@@ -98,34 +112,38 @@ export const make = (env: Env): SqlQuotaStore => {
               yield* sql`INSERT INTO ${events} (bucket, at, requests, tokens, cost_nanos) VALUES (${bucket}, ${now}, 1, 0, 0)`
             })
           )
-        })
-      ),
+        })),
 
     charge: (bucket, charge) =>
       runner.run("quota.charge", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (!nonNegative(charge.tokens) || !nonNegative(charge.costNanos)) {
-            return yield* invalid("quota.charge", `tokens and costNanos must be non-negative integers; got ${String(charge.tokens)} and ${String(charge.costNanos)}`)
+            return yield* invalid(
+              "quota.charge",
+              `tokens and costNanos must be non-negative integers; got ${String(charge.tokens)} and ${
+                String(charge.costNanos)
+              }`
+            )
           }
           const now = yield* Clock.currentTimeMillis
           yield* dialect.beforeWrite
           yield* sql`INSERT INTO ${events} (bucket, at, requests, tokens, cost_nanos) VALUES (${bucket}, ${now}, 0, ${charge.tokens}, ${charge.costNanos})`
-        })
-      ),
+        })),
 
     totals: (bucket, windowMillis) =>
       runner.run("quota.totals", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* checkWindow("quota.totals", windowMillis)
           const now = yield* Clock.currentTimeMillis
           return yield* sum(bucket, now - windowMillis)
-        })
-      ),
+        })),
 
     prune: ({ before }) =>
       runner.run("quota.prune", () =>
-        Effect.gen(function* () {
-          if (!Number.isFinite(before)) return yield* invalid("quota.prune", `before must be a time in Unix ms; got ${String(before)}`)
+        Effect.gen(function*() {
+          if (!Number.isFinite(before)) {
+            return yield* invalid("quota.prune", `before must be a time in Unix ms; got ${String(before)}`)
+          }
           const pruned = yield* deleteInBatches(env, tables.quotaEvents, "seq", sql`at < ${before}`)
           yield* deleteInBatches(
             env,
@@ -134,7 +152,6 @@ export const make = (env: Env): SqlQuotaStore => {
             sql`touched_at < ${before} AND NOT EXISTS (SELECT 1 FROM ${events} e WHERE e.bucket = ${partitions}.bucket)`
           )
           return pruned
-        })
-      )
+        }))
   }
 }

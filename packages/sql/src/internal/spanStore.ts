@@ -11,10 +11,10 @@ import { SpanStore, StoreError, Tracing } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { PruneReport, Service } from "../SqlSpanStore.js"
 import { decodeWith } from "./codec.js"
 import { deleteInBatches, transaction } from "./tables.js"
 import type { Env } from "./tables.js"
-import type { PruneReport, Service } from "../SqlSpanStore.js"
 
 /** The settled options (validated by the public module). */
 export interface Settings extends SpanStore.Limits {
@@ -77,13 +77,15 @@ export const make = (env: Env, settings: Settings): Service => {
     runner.run("spans.flush", () =>
       transaction(
         env,
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           // a trace keeps its first maxSpansPerTrace spans
           const ids = [...new Set(rows.map((row) => row.trace_id))]
           const counts = new Map<string, number>()
           for (let i = 0; i < ids.length; i += insertBatch) {
             const found = yield* sql<{ readonly trace_id: string; readonly n: unknown }>`
-              SELECT trace_id, COUNT(*) AS n FROM ${table} WHERE trace_id IN ${sql.in(ids.slice(i, i + insertBatch))} GROUP BY trace_id`
+              SELECT trace_id, COUNT(*) AS n FROM ${table} WHERE trace_id IN ${
+              sql.in(ids.slice(i, i + insertBatch))
+            } GROUP BY trace_id`
             for (const row of found) counts.set(row.trace_id, Number(row.n))
           }
           const kept = rows.filter((row) => {
@@ -93,12 +95,13 @@ export const make = (env: Env, settings: Settings): Service => {
             return true
           })
           for (let i = 0; i < kept.length; i += insertBatch) {
-            yield* sql`INSERT INTO ${table} ${sql.insert(kept.slice(i, i + insertBatch))} ON CONFLICT (trace_id, span_id) DO NOTHING`
+            yield* sql`INSERT INTO ${table} ${
+              sql.insert(kept.slice(i, i + insertBatch))
+            } ON CONFLICT (trace_id, span_id) DO NOTHING`
           }
           return kept.length
         })
-      )
-    )
+      ))
 
   const flush: Effect.Effect<number, StoreError> = lock.withPermits(1)(
     Effect.suspend(() => {
@@ -116,7 +119,7 @@ export const make = (env: Env, settings: Settings): Service => {
       : Effect.zipRight(
         flush,
         runner.run("spans.trace", () =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const rows = yield* sql<{ readonly record: string }>`
               SELECT record FROM ${table}
               WHERE trace_id IN (SELECT trace_id FROM ${table} WHERE trace_key = ${key})
@@ -134,17 +137,16 @@ export const make = (env: Env, settings: Settings): Service => {
               spans.push(decoded.right)
             }
             return spans.sort((a, b) => a.startMs - b.startMs)
-          })
-        )
+          }))
       )
 
-  const prune: Effect.Effect<PruneReport, StoreError> = Effect.gen(function* () {
+  const prune: Effect.Effect<PruneReport, StoreError> = Effect.gen(function*() {
     yield* flush
     const now = yield* Clock.currentTimeMillis
     const cutoff = Math.floor(now - settings.ttlMs)
     const keylessCutoff = Math.floor(now - settings.keylessTtlMs)
     return yield* runner.run("spans.prune", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const expired = yield* deleteInBatches(
           env,
           tables.spans,
@@ -162,11 +164,12 @@ export const make = (env: Env, settings: Settings): Service => {
           tables.spans,
           "seq",
           sql`trace_id IN (SELECT trace_id FROM ${table} GROUP BY trace_id
-            ORDER BY CASE WHEN MAX(trace_key) IS NULL THEN 1 ELSE 0 END, MAX(started_at) DESC, MAX(seq) DESC${env.dialect.offset(settings.maxTraces)})`
+            ORDER BY CASE WHEN MAX(trace_key) IS NULL THEN 1 ELSE 0 END, MAX(started_at) DESC, MAX(seq) DESC${
+            env.dialect.offset(settings.maxTraces)
+          })`
         )
         return { expired, keyless, overCap }
-      })
-    )
+      }))
   })
 
   return { offer, trace, flush, prune, dropped: () => dropped }

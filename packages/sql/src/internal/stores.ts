@@ -2,7 +2,15 @@
  * Putting the stores together over one `SqlClient`, and the two convenience clients (libsql for
  * an embedded SQLite file, pg for Postgres), loaded only when asked for. @internal
  */
-import { AuditStore, CheckpointStore, ConfigurationError, ExecutionLedger, IdempotencyStore, MemoStore, StoreError } from "@agentkit/core"
+import {
+  AuditStore,
+  CheckpointStore,
+  ConfigurationError,
+  ExecutionLedger,
+  IdempotencyStore,
+  MemoStore,
+  StoreError
+} from "@agentkit/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -20,8 +28,8 @@ import type * as SqlStores from "../SqlStores.js"
 import * as Audit from "./auditStore.js"
 import * as Checkpoints from "./checkpointStore.js"
 import { defaultSchedule, fromSqlError, makeRunner } from "./errors.js"
-import * as Gate from "./gate.js"
 import * as Ledger from "./executionLedger.js"
+import * as Gate from "./gate.js"
 import * as Idempotency from "./idempotencyStore.js"
 import * as Libsql from "./libsql.js"
 import * as Memo from "./memoStore.js"
@@ -43,7 +51,9 @@ export const millis = (
     : Effect.fail(
       new ConfigurationError({
         field,
-        message: `${field} must be a ${zero === "positive" ? "positive" : "non-negative"}, finite duration (e.g. "${fallback}"); got ${String(input)}`
+        message: `${field} must be a ${
+          zero === "positive" ? "positive" : "non-negative"
+        }, finite duration (e.g. "${fallback}"); got ${String(input)}`
       })
     )
 }
@@ -55,7 +65,7 @@ export const makeEnv = (options: {
   readonly retry?: Schedule.Schedule<unknown, StoreError> | undefined
   readonly busyTimeout?: Duration.DurationInput | undefined
 }): Effect.Effect<Env, ConfigurationError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     const tables = yield* makeTables(options)
     const busyTimeoutMs = yield* millis("sqlStores.busyTimeout", options.busyTimeout, "5 seconds", "zero allowed")
@@ -67,18 +77,36 @@ export const makeEnv = (options: {
       })
     }
     // SQLite: the stores' operations queue in one gate, in order (see gate.ts)
-    return { sql, tables, dialect, runner: makeRunner(options.retry ?? defaultSchedule, dialect.name === "sqlite" ? Gate.make() : undefined) }
+    return {
+      sql,
+      tables,
+      dialect,
+      runner: makeRunner(options.retry ?? defaultSchedule, dialect.name === "sqlite" ? Gate.make() : undefined)
+    }
   })
 
 /** The maintenance service's tag (documented and exported by SqlStores.ts). */
-export const Maintenance = Context.GenericTag<SqlStores.Maintenance, SqlStores.MaintenanceService>("@agentkit/sql/SqlStores/Maintenance")
+export const Maintenance = Context.GenericTag<SqlStores.Maintenance, SqlStores.MaintenanceService>(
+  "@agentkit/sql/SqlStores/Maintenance"
+)
 
-export type Stores = CheckpointStore | ExecutionLedger | AuditStore | IdempotencyStore | MemoStore | Quota.QuotaStore | SqlStores.Maintenance
+export type Stores =
+  | CheckpointStore
+  | ExecutionLedger
+  | AuditStore
+  | IdempotencyStore
+  | MemoStore
+  | Quota.QuotaStore
+  | SqlStores.Maintenance
 
 export const make = (
   options: SqlStores.Options
-): Effect.Effect<Context.Context<Stores>, StoreError | SchemaVersionUnsupported | ConfigurationError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+): Effect.Effect<
+  Context.Context<Stores>,
+  StoreError | SchemaVersionUnsupported | ConfigurationError,
+  SqlClient.SqlClient
+> =>
+  Effect.gen(function*() {
     const env = yield* makeEnv(options)
     const retentionMs = yield* millis("sqlStores.idempotencyRetention", options.idempotencyRetention, "1 hour")
     const maxEntries = options.memo?.maxEntries ?? 10_000
@@ -102,7 +130,7 @@ export const make = (
       schemaVersion: Migrations.latest,
       claimExpired: (request) => Checkpoints.claimExpired(env, request),
       prune: ({ before }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const runs = yield* checkpoints.prune({ finishedBefore: before })
           const claims = yield* ledger.prune({ before })
           const idempotencyOutcomes = yield* idempotency.prune()
@@ -126,16 +154,23 @@ export const make = (
 const load = <A>(name: string, load: () => Promise<A>): Effect.Effect<A, StoreError> =>
   Effect.tryPromise({
     try: load,
-    catch: (cause) => new StoreError({ operation: "open", message: `open: the driver ${name} could not be loaded: ${String(cause)}`, retryable: false, cause })
+    catch: (cause) =>
+      new StoreError({
+        operation: "open",
+        message: `open: the driver ${name} could not be loaded: ${String(cause)}`,
+        retryable: false,
+        cause
+      })
   })
 
 const badFilename = (filename: unknown) =>
   new ConfigurationError({
     field: "sqlStores.filename",
-    message:
-      typeof filename === "string" && (filename === ":memory:" || filename.startsWith("file:"))
-        ? `sqlStores.filename is a path to a database file; got ${JSON.stringify(filename)} (for stores in memory use the in-memory stores of @agentkit/core: libsql opens a connection per transaction, and each in-memory database would be a new, empty one)`
-        : `sqlStores.filename must be a path to a database file (created when missing); got ${JSON.stringify(filename)}`
+    message: typeof filename === "string" && (filename === ":memory:" || filename.startsWith("file:"))
+      ? `sqlStores.filename is a path to a database file; got ${
+        JSON.stringify(filename)
+      } (for stores in memory use the in-memory stores of @agentkit/core: libsql opens a connection per transaction, and each in-memory database would be a new, empty one)`
+      : `sqlStores.filename must be a path to a database file (created when missing); got ${JSON.stringify(filename)}`
   })
 
 /**
@@ -148,27 +183,36 @@ export const sqliteClient = (options: {
 }): Layer.Layer<SqlClient.SqlClient, StoreError | ConfigurationError> =>
   Layer.scoped(
     SqlClient.SqlClient,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const filename = options.filename
-      if (typeof filename !== "string" || filename.trim() === "" || filename === ":memory:" || filename.startsWith("file:") || filename.includes("\0")) {
+      if (
+        typeof filename !== "string" || filename.trim() === "" || filename === ":memory:" ||
+        filename.startsWith("file:") || filename.includes("\0")
+      ) {
         return yield* badFilename(filename)
       }
       const busyTimeoutMs = yield* millis("sqlStores.busyTimeout", options.busyTimeout, "5 seconds", "zero allowed")
       const path = resolve(filename)
       return yield* Libsql.shared(
         path,
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const { createClient } = yield* load("@libsql/client", () => import("@libsql/client"))
           const { LibsqlClient } = yield* load("@effect/sql-libsql", () => import("@effect/sql-libsql"))
           const opened = (cause: unknown) =>
             new StoreError({
               operation: "open",
-              message: `open: the SQLite database ${path} could not be opened: ${String((cause as Error)?.message ?? cause)}`,
+              message: `open: the SQLite database ${path} could not be opened: ${
+                String((cause as Error)?.message ?? cause)
+              }`,
               retryable: false,
               cause
             })
           const live = yield* Effect.acquireRelease(
-            Effect.try({ try: () => Libsql.resilient(() => createClient({ url: pathToFileURL(path).href, intMode: "bigint" }), path), catch: opened }),
+            Effect.try({
+              try: () =>
+                Libsql.resilient(() => createClient({ url: pathToFileURL(path).href, intMode: "bigint" }), path),
+              catch: opened
+            }),
             (client) => Effect.sync(() => client.close())
           )
           yield* Effect.tryPromise({
@@ -190,23 +234,29 @@ export const pgClient = (options: {
   readonly maxConnections?: number | undefined
 }): Layer.Layer<SqlClient.SqlClient, StoreError | ConfigurationError> =>
   Layer.unwrapEffect(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
       if (typeof url !== "string" || !/^postgres(ql)?:\/\//.test(url)) {
         return yield* new ConfigurationError({
           field: "sqlStores.url",
-          message: `sqlStores.url must be a postgres:// or postgresql:// connection URL; got ${typeof url === "string" ? JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@")) : String(url)}`
+          message: `sqlStores.url must be a postgres:// or postgresql:// connection URL; got ${
+            typeof url === "string" ? JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@")) : String(url)
+          }`
         })
       }
       const max = options.maxConnections
       if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
-        return yield* new ConfigurationError({ field: "sqlStores.maxConnections", message: `sqlStores.maxConnections must be a positive integer; got ${String(max)}` })
+        return yield* new ConfigurationError({
+          field: "sqlStores.maxConnections",
+          message: `sqlStores.maxConnections must be a positive integer; got ${String(max)}`
+        })
       }
       const { PgClient } = yield* load("@effect/sql-pg", () => import("@effect/sql-pg"))
       return Layer.scoped(
         SqlClient.SqlClient,
-        Effect.mapError(PgClient.make({ url: Redacted.make(url), maxConnections: max, applicationName: "@agentkit/sql" }), (error) =>
-          error instanceof SqlError ? fromSqlError("open", error) : error
+        Effect.mapError(
+          PgClient.make({ url: Redacted.make(url), maxConnections: max, applicationName: "@agentkit/sql" }),
+          (error) => error instanceof SqlError ? fromSqlError("open", error) : error
         )
       ).pipe(Layer.provide(Reactivity.layer))
     })

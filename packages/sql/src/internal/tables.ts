@@ -42,7 +42,10 @@ export const makeTables = (options: {
       return Effect.fail(
         new ConfigurationError({
           field: "sqlStores.prefix",
-          message: `sqlStores.prefix must be at most 24 characters of a-z, 0-9 and _, not starting with a digit (e.g. "agentkit_"); got ${JSON.stringify(prefix)}`
+          message:
+            `sqlStores.prefix must be at most 24 characters of a-z, 0-9 and _, not starting with a digit (e.g. "agentkit_"); got ${
+              JSON.stringify(prefix)
+            }`
         })
       )
     }
@@ -51,7 +54,10 @@ export const makeTables = (options: {
       return Effect.fail(
         new ConfigurationError({
           field: "sqlStores.schema",
-          message: `sqlStores.schema must be a Postgres schema name of a-z, 0-9 and _, not starting with a digit (e.g. "agentkit"); got ${JSON.stringify(schema)}`
+          message:
+            `sqlStores.schema must be a Postgres schema name of a-z, 0-9 and _, not starting with a digit (e.g. "agentkit"); got ${
+              JSON.stringify(schema)
+            }`
         })
       )
     }
@@ -110,7 +116,7 @@ export const makeDialect = (
       name,
       forUpdate: sql.literal(" FOR UPDATE"),
       forUpdateSkipLocked: sql.literal(" FOR UPDATE SKIP LOCKED"),
-      keyType: 'TEXT COLLATE "C"',
+      keyType: "TEXT COLLATE \"C\"",
       serial: "BIGSERIAL PRIMARY KEY",
       offset: (n) => sql.literal(` OFFSET ${n}`),
       beforeWrite: Effect.void
@@ -163,9 +169,14 @@ export const deleteInBatches = (
   const key = sql(keyColumn)
   const once = Effect.zipRight(
     env.dialect.beforeWrite,
-    sql`DELETE FROM ${sql(table)} WHERE ${key} IN (SELECT ${key} FROM ${sql(table)} WHERE ${where} LIMIT ${batch}) RETURNING ${key}`
+    sql`DELETE FROM ${sql(table)} WHERE ${key} IN (SELECT ${key} FROM ${
+      sql(table)
+    } WHERE ${where} LIMIT ${batch}) RETURNING ${key}`
   )
   const loop = (total: number): Effect.Effect<number, SqlError> =>
-    Effect.flatMap(once, (rows) => (rows.length < batch ? Effect.succeed(total + rows.length) : loop(total + rows.length)))
+    Effect.flatMap(
+      once,
+      (rows) => (rows.length < batch ? Effect.succeed(total + rows.length) : loop(total + rows.length))
+    )
   return loop(0)
 }

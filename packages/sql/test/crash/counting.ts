@@ -25,7 +25,9 @@ export interface SideEffect {
 export interface FinalRun {
   readonly runId: string
   readonly status: string
-  readonly result?: { readonly responses: ReadonlyArray<string>; readonly approvals: Readonly<Record<string, string>> } | undefined
+  readonly result?:
+    | { readonly responses: ReadonlyArray<string>; readonly approvals: Readonly<Record<string, string>> }
+    | undefined
   /** The approval recorded for the gated turn: who, and when (store time). */
   readonly approval?: { readonly by: string; readonly at: number } | undefined
 }
@@ -90,7 +92,9 @@ export const count = (input: {
     const gated = effectsByKey.get(toolKey(run.runId, input.approvalAt)) ?? []
     if (gated.some((effect) => run.approval === undefined || effect.at < run.approval.at)) unapprovedExecutions++
     if (run.status === "done" && run.result !== undefined) {
-      if (run.approval === undefined || run.result.approvals[String(input.approvalAt)] !== run.approval.by) lostApprovals++
+      if (run.approval === undefined || run.result.approvals[String(input.approvalAt)] !== run.approval.by) {
+        lostApprovals++
+      }
       // each turn's committed response: any call of that turn after it is a repeat
       run.result.responses.forEach((committed, iteration) => {
         const turn = input.calls.filter((call) => call.runId === run.runId && call.iteration === iteration)
@@ -119,7 +123,9 @@ export const describe = (name: string, figures: Figures): string => {
   const pct = figures.interrupted === 0 ? 100 : (100 * figures.resumedOrInDoubt) / figures.interrupted
   return [
     `crash suite (${name}): ${figures.runs} runs, ${figures.kills} kills (SIGKILL), ${figures.finished} finished`,
-    `  runs resumed or in doubt: ${pct.toFixed(1)}% (${figures.resumedOrInDoubt} of ${figures.interrupted} interrupted; ${figures.inDoubtResolved} in-doubt calls decided)`,
+    `  runs resumed or in doubt: ${
+      pct.toFixed(1)
+    }% (${figures.resumedOrInDoubt} of ${figures.interrupted} interrupted; ${figures.inDoubtResolved} in-doubt calls decided)`,
     `  lost approvals: ${figures.lostApprovals}; unapproved executions: ${figures.unapprovedExecutions}`,
     `  double executions of side-effecting non-idempotent tools: ${figures.doubleExecutions}`,
     `  repeated model calls whose response was committed: ${figures.repeatedCommittedModelCalls}`

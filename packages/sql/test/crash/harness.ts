@@ -139,7 +139,9 @@ export const run = async (options: Options): Promise<Report> => {
   const start = (): Worker => {
     const id = `w${started++}`
     const config: WorkerConfig = { workerId: id, database: options.database, callsLog, effectsLog, ...options.worker }
-    const child = spawn(process.execPath, [options.workerScript, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [options.workerScript, JSON.stringify(config)], {
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let ready: () => void = () => undefined
     const worker: Worker = {
       id,
@@ -190,7 +192,9 @@ export const run = async (options: Options): Promise<Report> => {
           worker.open.delete(event.runId)
           worker.touched.delete(event.runId)
           if (event.outcome === "error") errors.push(`${id} ${event.runId}: ${event.detail ?? ""}`)
-          const kind = event.outcome === "lost-lease" && event.detail !== undefined ? `${event.outcome} (${event.detail})` : event.outcome
+          const kind = event.outcome === "lost-lease" && event.detail !== undefined
+            ? `${event.outcome} (${event.detail})`
+            : event.outcome
           outcomes[kind] = (outcomes[kind] ?? 0) + 1
           if (event.outcome === "busy" || event.outcome === "lost-lease") contended++
           if (event.outcome === "finished") finishes.set(event.runId, (finishes.get(event.runId) ?? 0) + 1)
@@ -226,7 +230,8 @@ export const run = async (options: Options): Promise<Report> => {
 
   // a kill lands after 1 to `killWithin` reported points of a worker (uniformly): dense enough that
   // a generation of runs sees several, spread over every kind of point
-  const killWithin = options.killWithin ?? Math.max(1, Math.ceil((options.runs * (options.worker.iterations * 6 + 3)) / options.workers))
+  const killWithin = options.killWithin ??
+    Math.max(1, Math.ceil((options.runs * (options.worker.iterations * 6 + 3)) / options.workers))
   const killPoint = () => (kills < options.kills ? 1 + next(killWithin) : Infinity)
 
   await records() // the operator's stores are open (and the database migrated) before any worker starts
@@ -246,7 +251,11 @@ export const run = async (options: Options): Promise<Report> => {
       pending = runIds.filter((runId) => byId.get(runId)?.status !== "done")
     }
     if (started >= maxWorkers && active.size === 0 && reserve.length === 0) {
-      throw new Error(`${options.name}: not finished after ${maxWorkers} workers (${pending.length} runs left, ${kills} kills): ${errors.join("; ")}`)
+      throw new Error(
+        `${options.name}: not finished after ${maxWorkers} workers (${pending.length} runs left, ${kills} kills): ${
+          errors.join("; ")
+        }`
+      )
     }
     while (active.size < options.workers && reserve.length > 0) {
       const worker = reserve.shift()!
@@ -270,8 +279,13 @@ export const run = async (options: Options): Promise<Report> => {
         worker.child.stdin!.write(encode({ t: "drive", runId }))
       }
     }
-    await Promise.race([...[...active].map((worker) => worker.exited), new Promise((resolve) => setTimeout(resolve, 50))])
-    options.log?.(`${pending.length} unfinished of ${runIds.length}, ${kills}/${options.kills} kills, ${started} workers started`)
+    await Promise.race([
+      ...[...active].map((worker) => worker.exited),
+      new Promise((resolve) => setTimeout(resolve, 50))
+    ])
+    options.log?.(
+      `${pending.length} unfinished of ${runIds.length}, ${kills}/${options.kills} kills, ${started} workers started`
+    )
   }
   for (const worker of [...active, ...reserve]) worker.child.stdin!.end(encode({ t: "exit" }))
   await Promise.all([...active, ...reserve].map((worker) => worker.exited))

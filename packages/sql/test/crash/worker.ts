@@ -27,12 +27,17 @@ const config = JSON.parse(process.argv[2] ?? "{}") as WorkerConfig
 const send = (event: Event) => {
   process.stdout.write(encode(event))
 }
-const point = (runId: string, name: Point, iteration = 0) => Effect.sync(() => send({ t: "point", runId, point: name, iteration }))
+const point = (runId: string, name: Point, iteration = 0) =>
+  Effect.sync(() => send({ t: "point", runId, point: name, iteration }))
 
-const StoresLive =
-  config.database.kind === "sqlite"
-    ? SqlStores.layerSqlite({ filename: config.database.filename, busyTimeout: "2 seconds", migrate: false })
-    : SqlStores.layerPg({ url: Redacted.make(config.database.url), schema: config.database.schema, maxConnections: 4, migrate: false })
+const StoresLive = config.database.kind === "sqlite"
+  ? SqlStores.layerSqlite({ filename: config.database.filename, busyTimeout: "2 seconds", migrate: false })
+  : SqlStores.layerPg({
+    url: Redacted.make(config.database.url),
+    schema: config.database.schema,
+    maxConnections: 4,
+    migrate: false
+  })
 
 if (process.env["CRASH_DEBUG"] !== undefined) {
   let last = Date.now()
@@ -52,7 +57,7 @@ export const task = (runId: string) => `crash run ${runId}`
 
 /** The model: the call is logged when it is sent; the response carries a fresh nonce. */
 const llm = FakeLLM.respond((request) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const first = request.messages.find((message) => message.role === "user")
     const runId = typeof first?.content === "string" ? first.content.slice("crash run ".length) : "?"
     const turn = request.messages.filter((message) => message.role === "assistant").length
@@ -64,7 +69,11 @@ const llm = FakeLLM.respond((request) =>
     if (turn >= config.iterations) return Turn({ content: `done ${response}` })
     return Turn({
       content: `turn ${turn} ${response}`,
-      toolCalls: [{ id: `c${turn}`, name: turn === config.approvalAt ? "charge_approved" : "charge", arguments: { run: runId, turn } }]
+      toolCalls: [{
+        id: `c${turn}`,
+        name: turn === config.approvalAt ? "charge_approved" : "charge",
+        arguments: { run: runId, turn }
+      }]
     })
   })
 )
@@ -77,7 +86,7 @@ const charge = (name: string, requiresApproval: boolean) =>
     sideEffecting: true,
     requiresApproval,
     handler: ({ run, turn }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* point(run, "before-tool", turn)
         const id = nonce()
         appendFileSync(config.effectsLog, `${toolKey(run, turn)} ${id} ${Date.now()}\n`)
@@ -99,9 +108,11 @@ class Stop {
 }
 
 const tagOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : undefined
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
+    ? error._tag
+    : undefined
 
-const program = Effect.gen(function* () {
+const program = Effect.gen(function*() {
   const context = yield* Layer.build(StoresLive)
   const inner = Context.get(context, CheckpointStore)
   const owner = `${config.workerId}/${process.pid}`
@@ -115,18 +126,29 @@ const program = Effect.gen(function* () {
     ...inner,
     create: (run, lease) => Effect.tap(inner.create(run, lease), () => point(run.runId, "created")),
     claim: (rootRunId, request) =>
-      Effect.tap(inner.claim(rootRunId, request), ({ record }) => point(rootRunId, record.status === "suspended" ? "resuming" : "takeover")),
-    save: (lease, request) => Effect.tap(inner.save(lease, request), () => point(request.runId, request.status === "suspended" ? "suspended" : "committed")),
+      Effect.tap(
+        inner.claim(rootRunId, request),
+        ({ record }) => point(rootRunId, record.status === "suspended" ? "resuming" : "takeover")
+      ),
+    save: (lease, request) =>
+      Effect.tap(
+        inner.save(lease, request),
+        () => point(request.runId, request.status === "suspended" ? "suspended" : "committed")
+      ),
     finish: (lease, request) =>
       Effect.tap(inner.finish(lease, request), () =>
         Effect.zipRight(
           Effect.sync(() => finishedHere.set(request.runId, (finishedHere.get(request.runId) ?? 0) + 1)),
           point(request.runId, "finished")
-        )
-      )
+        ))
   }
   const stores = Layer.succeedContext(Context.add(context, CheckpointStore, checkpoints))
-  const lease = RunLease.layer({ ttl: config.leaseTtlMs, heartbeat: config.heartbeatMs, owner, maxRecoveries: 1_000_000 })
+  const lease = RunLease.layer({
+    ttl: config.leaseTtlMs,
+    heartbeat: config.heartbeatMs,
+    owner,
+    maxRecoveries: 1_000_000
+  })
   const provide = (runId: string) =>
     Effect.provide(Layer.mergeAll(stores, lease, makeTestCtx({ llm, runId, autonomy: "auto" })))
 
@@ -134,13 +156,17 @@ const program = Effect.gen(function* () {
   const attempt = (runId: string) =>
     agent.run(task(runId)).pipe(
       Effect.catchTag("RunSuspended", (suspended) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const recorded = yield* checkpoints.decisions(runId)
           const decided = new Map(recorded.map((d) => [d.pendingId, JSON.parse(d.decision) as unknown] as const))
-          if (!suspended.pending.every((entry) => decided.has(entry.id))) return yield* Effect.fail(new Stop("suspended"))
-          return yield* agent.resume(runId, Object.fromEntries(suspended.pending.map((entry) => [entry.id, decided.get(entry.id)])))
-        })
-      ),
+          if (!suspended.pending.every((entry) => decided.has(entry.id))) {
+            return yield* Effect.fail(new Stop("suspended"))
+          }
+          return yield* agent.resume(
+            runId,
+            Object.fromEntries(suspended.pending.map((entry) => [entry.id, decided.get(entry.id)]))
+          )
+        })),
       provide(runId)
     )
 
@@ -150,12 +176,12 @@ const program = Effect.gen(function* () {
         ? "in-doubt"
         : "suspended"
       : (finishedHere.get(runId) ?? 0) > finishesBefore
-        ? "finished"
-        : "already-finished"
+      ? "finished"
+      : "already-finished"
 
   const drive = (runId: string) =>
-    Effect.gen(function* () {
-      for (let waited = 0; ; waited++) {
+    Effect.gen(function*() {
+      for (let waited = 0;; waited++) {
         const finishesBefore = finishedHere.get(runId) ?? 0
         const exit = yield* Effect.exit(attempt(runId))
         if (Exit.isSuccess(exit)) return { outcome: ended(runId, exit.value, finishesBefore) }
@@ -178,11 +204,18 @@ const program = Effect.gen(function* () {
         if (tag === "StaleLease" || tag === "VersionConflict" || tag === "AlreadyDecided") {
           if (process.env["CRASH_DEBUG"] !== undefined) {
             const now = yield* Effect.orDie(inner.load(runId))
-            process.stderr.write(`${owner} ${runId} ${tag} ${JSON.stringify(error)} now ${JSON.stringify(Option.map(now, (r) => [r.status, r.version, r.lease]))} at ${Date.now()}\n`)
+            process.stderr.write(
+              `${owner} ${runId} ${tag} ${JSON.stringify(error)} now ${
+                JSON.stringify(Option.map(now, (r) => [r.status, r.version, r.lease]))
+              } at ${Date.now()}\n`
+            )
           }
           return { outcome: "lost-lease" as const, detail: tag }
         }
-        return { outcome: "error" as const, detail: `${tag ?? "Error"}: ${String((error as { message?: unknown }).message ?? error)}` }
+        return {
+          outcome: "error" as const,
+          detail: `${tag ?? "Error"}: ${String((error as { message?: unknown }).message ?? error)}`
+        }
       }
     }).pipe(Effect.flatMap((result) => Effect.sync(() => send({ t: "outcome", runId, ...result }))))
 
@@ -197,7 +230,7 @@ const program = Effect.gen(function* () {
     Array.from({ length: config.concurrency }),
     () =>
       Effect.fork(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           for (;;) {
             const command = yield* Queue.take(commands)
             if (command.t === "exit") {

@@ -25,8 +25,8 @@ import { errorMessage, invalidArgumentFields, PythonText } from "@agentkit/core"
 import type { ArgumentProblem } from "@agentkit/core"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as Pipeable from "effect/Pipeable"
 import * as ParseResult from "effect/ParseResult"
+import type * as Pipeable from "effect/Pipeable"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import { objectShape } from "./jsonSchema.js"
@@ -104,13 +104,22 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
       const args = copied.value
       // the key sets are made only when a key is out of place (valid arguments make none)
       let unexpected: Set<string> | undefined = copied.protoKeys.length === 0 ? undefined : new Set(copied.protoKeys)
-      if (!acceptsAnyKey) for (const key of Object.keys(args)) if (!declared.has(key)) (unexpected ??= new Set()).add(key)
+      if (!acceptsAnyKey) {
+        for (const key of Object.keys(args)) if (!declared.has(key)) (unexpected ??= new Set()).add(key)
+      }
       let missing: Set<string> | undefined
       for (const key of required) if (!Object.hasOwn(args, key)) (missing ??= new Set()).add(key)
       const result = decode(args)
-      if (Either.isLeft(result)) keyProblems(result.left.issue, [], true, (unexpected ??= new Set()), (missing ??= new Set()))
+      if (Either.isLeft(result)) {
+        keyProblems(result.left.issue, [], true, unexpected ??= new Set(), missing ??= new Set())
+      }
       if ((unexpected !== undefined && unexpected.size > 0) || (missing !== undefined && missing.size > 0)) {
-        return Either.left({ unexpected: sorted(unexpected ?? []), missing: sorted(missing ?? []), invalid: NONE, invalidArguments: NONE })
+        return Either.left({
+          unexpected: sorted(unexpected ?? []),
+          missing: sorted(missing ?? []),
+          invalid: NONE,
+          invalidArguments: NONE
+        })
       }
       return Either.isRight(result) ? Either.right(deepFreeze(result.right)) : invalid(formatIssues(result.left))
     } catch (error) {
@@ -121,9 +130,13 @@ export const makeArgumentDecoder = <A, I>(schema: Schema.Schema<A, I, never>): A
 }
 
 /** The key of an index signature that admits no key: every key of a strict empty struct is unexpected. */
-const NO_KEY = new AST.Refinement(AST.stringKeyword, (input, _options, self) => Option.some(new ParseResult.Type(self, input)), {
-  [AST.TitleAnnotationId]: "no key"
-})
+const NO_KEY = new AST.Refinement(
+  AST.stringKeyword,
+  (input, _options, self) => Option.some(new ParseResult.Type(self, input)),
+  {
+    [AST.TitleAnnotationId]: "no key"
+  }
+)
 
 /**
  * The schema's AST with every empty struct made strict. Effect reads `Schema.Struct({})` as the
@@ -155,7 +168,10 @@ const strictAST = (ast: AST.AST, done: Map<AST.AST, AST.AST>): AST.AST => {
         const type = go(i.type)
         return type === i.type ? i : new AST.IndexSignature(i.parameter, type, i.isReadonly)
       })
-      if (properties.some((p, i) => p !== ast.propertySignatures[i]) || indexes.some((x, i) => x !== ast.indexSignatures[i])) {
+      if (
+        properties.some((p, i) => p !== ast.propertySignatures[i]) ||
+        indexes.some((x, i) => x !== ast.indexSignatures[i])
+      ) {
         out = new AST.TypeLiteral(properties, indexes, ast.annotations)
       }
       break
@@ -201,14 +217,13 @@ const UNREADABLE = "cannot be read (a getter or proxy threw)"
 const rootProblem = (input: unknown): ArgumentProblem | undefined => {
   let kind: string | undefined
   try {
-    kind =
-      input === null
-        ? "null"
-        : typeof input !== "object"
-          ? typeof input
-          : Array.isArray(input)
-            ? "array"
-            : notData(input)
+    kind = input === null
+      ? "null"
+      : typeof input !== "object"
+      ? typeof input
+      : Array.isArray(input)
+      ? "array"
+      : notData(input)
   } catch {
     return { path: NONE, message: UNREADABLE }
   }
@@ -259,7 +274,12 @@ interface Open {
 }
 
 /** Opens `source` for copying into `target` (on top of `stack`); the problem when its keys cannot be read. */
-const open = (stack: Array<Open>, source: object, target: Open["target"], path: ReadonlyArray<string>): ArgumentProblem | undefined => {
+const open = (
+  stack: Array<Open>,
+  source: object,
+  target: Open["target"],
+  path: ReadonlyArray<string>
+): ArgumentProblem | undefined => {
   try {
     const keys = Array.isArray(source) ? undefined : Object.keys(source)
     const length = keys === undefined ? (source as ReadonlyArray<unknown>).length : keys.length
@@ -308,7 +328,9 @@ const plainCopy = (input: object): Copied => {
     let kind: string | undefined
     let isArray = false
     try {
-      value = top.keys === undefined ? (top.source as ReadonlyArray<unknown>)[at] : (top.source as Record<string, unknown>)[key]
+      value = top.keys === undefined
+        ? (top.source as ReadonlyArray<unknown>)[at]
+        : (top.source as Record<string, unknown>)[key]
       kind = notData(value)
       isArray = Array.isArray(value)
     } catch {
@@ -342,7 +364,8 @@ const plainCopy = (input: object): Copied => {
 
 const isKindMismatch = (issue: ParseResult.ParseIssue): boolean =>
   issue._tag === "Type" ||
-  ((issue._tag === "Refinement" && issue.kind === "From") || (issue._tag === "Transformation" && issue.kind === "Encoded")
+  ((issue._tag === "Refinement" && issue.kind === "From") ||
+      (issue._tag === "Transformation" && issue.kind === "Encoded")
     ? isKindMismatch(issue.issue)
     : false)
 
@@ -372,8 +395,8 @@ const keyProblems = (
       return keyProblems(issue.issue, path, decided, unexpected, missing)
     case "Composite": {
       const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
-      const inner =
-        decided && (issue.ast._tag !== "Union" || issues.filter((member) => !isKindMismatch(member)).length === 1)
+      const inner = decided &&
+        (issue.ast._tag !== "Union" || issues.filter((member) => !isKindMismatch(member)).length === 1)
       for (const member of issues) keyProblems(member, path, inner, unexpected, missing)
       return
     }
@@ -386,13 +409,15 @@ const keyProblems = (
 const invalid = (problems: ReadonlyArray<ArgumentProblem>): Either.Either<never, ArgumentProblems> =>
   Either.left({ unexpected: NONE, missing: NONE, ...invalidArgumentFields(problems) })
 
-
 const EXPECTED = /^Expected (.*), actual (.*)$/s
 
 /** The value problems of a parse error, one per path and message. */
 const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ArgumentProblem> => {
   // Group union alternatives: one entry per (path, actual value), listing every expected alternative.
-  const lines = new Map<string, { readonly path: ReadonlyArray<string>; readonly actual: string; readonly expected: Array<string> }>()
+  const lines = new Map<
+    string,
+    { readonly path: ReadonlyArray<string>; readonly actual: string; readonly expected: Array<string> }
+  >()
   const plain: Array<ArgumentProblem> = []
   const paths: Array<ReadonlyArray<string>> = []
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {

@@ -282,7 +282,9 @@ const enumSchema = (members: ReadonlyArray<AST.Literal | AST.Enums>, path: strin
       values.push(m.literal)
     }
   }
-  const kinds = new Set(values.map((v) => (typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v)))
+  const kinds = new Set(
+    values.map((v) => (typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v))
+  )
   if (kinds.has("integer") && kinds.has("number")) kinds.delete("integer")
   const [kind] = kinds
   return kinds.size === 1 && kind !== undefined ? { enum: values, type: kind } : { enum: values }
@@ -292,7 +294,9 @@ const tupleSchema = (ast: AST.TupleType, path: string, active: Set<AST.AST>): Js
   const [rest, ...after] = ast.rest
   if (after.length > 0) fail(path, ast, "elements after a rest element are not supported")
   if (ast.elements.length === 0) {
-    return rest === undefined ? { type: "array", maxItems: 0 } : { type: "array", items: field(rest.type, `${path}[]`, active) }
+    return rest === undefined
+      ? { type: "array", maxItems: 0 }
+      : { type: "array", items: field(rest.type, `${path}[]`, active) }
   }
   const prefixItems = ast.elements.map((e, i) => field(e.type, `${path}[${i}]`, active))
   const minItems = ast.elements.filter((e) => !e.isOptional).length

@@ -28,7 +28,7 @@ const toJson = (value: unknown): string => {
     // The ancestors of the value being visited: a value that is its own ancestor is a cycle;
     // a value merely seen twice (a shared reference) is rendered twice.
     const ancestors: Array<unknown> = []
-    const json = JSON.stringify(value, function (this: unknown, _key: string, v: unknown): unknown {
+    const json = JSON.stringify(value, function(this: unknown, _key: string, v: unknown): unknown {
       if (typeof v === "bigint") return v.toString()
       if (typeof v !== "object" || v === null) return v
       while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()

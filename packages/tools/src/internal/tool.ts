@@ -53,7 +53,9 @@ const checkDescription = (name: string, description: unknown): string => {
   const length = codePoints(text)
   if (length < 30) {
     fail(
-      `tool '${name}' needs a description of at least 30 characters so the model can understand it; got ${length} chars: ${PythonText.repr(text)}`
+      `tool '${name}' needs a description of at least 30 characters so the model can understand it; got ${length} chars: ${
+        PythonText.repr(text)
+      }`
     )
   }
   return text
@@ -62,14 +64,18 @@ const checkDescription = (name: string, description: unknown): string => {
 /** Checks a tool name against what providers accept. */
 const checkName = (name: unknown): string => {
   if (typeof name !== "string" || !NAME.test(name)) {
-    fail(`tool name ${JSON.stringify(name)} is invalid: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-')`)
+    fail(
+      `tool name ${JSON.stringify(name)} is invalid: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-')`
+    )
   }
   return name as string
 }
 
 const checkFlag = (name: string, flag: string, value: unknown): boolean => {
   if (value === undefined) return false
-  if (typeof value !== "boolean") fail(`tool '${name}': \`${flag}\` must be true or false; got ${JSON.stringify(value)}`)
+  if (typeof value !== "boolean") {
+    fail(`tool '${name}': \`${flag}\` must be true or false; got ${JSON.stringify(value)}`)
+  }
   return value as boolean
 }
 
@@ -158,16 +164,28 @@ export const build = (
   const idempotent = checkFlag(name, "idempotent", options.idempotent)
   const approval: unknown = options.requiresApproval
   if (approval !== undefined && typeof approval !== "boolean" && typeof approval !== "function") {
-    fail(`tool '${name}': \`requiresApproval\` must be true, false or a function (args, context) => boolean | Effect<boolean>; got ${JSON.stringify(approval)}`)
+    fail(
+      `tool '${name}': \`requiresApproval\` must be true, false or a function (args, context) => boolean | Effect<boolean>; got ${
+        JSON.stringify(approval)
+      }`
+    )
   }
-  const requiresApproval: boolean | ApprovalCondition = typeof approval === "function" ? (approval as ApprovalCondition) : approval === true
+  const requiresApproval: boolean | ApprovalCondition = typeof approval === "function"
+    ? (approval as ApprovalCondition)
+    : approval === true
   const delegating = checkFlag(name, "delegating", options.delegating)
   const untrustedDescription = checkFlag(name, "untrustedDescription", options.untrustedDescription)
   const caps = options.caps ?? []
-  if (!Array.isArray(caps)) fail(`tool '${name}': \`caps\` must be an array of 'private_data', 'untrusted_content', 'egress'`)
+  if (!Array.isArray(caps)) {
+    fail(`tool '${name}': \`caps\` must be an array of 'private_data', 'untrusted_content', 'egress'`)
+  }
   for (const cap of caps) {
     if (!acceptedCapabilities.includes(cap)) {
-      fail(`tool '${name}': unknown capability ${JSON.stringify(cap)}; accepted: 'private_data', 'untrusted_content', 'egress'`)
+      fail(
+        `tool '${name}': unknown capability ${
+          JSON.stringify(cap)
+        }; accepted: 'private_data', 'untrusted_content', 'egress'`
+      )
     }
   }
   if (typeof options.handler !== "function") fail(`tool '${name}': \`handler\` must be a function`)
@@ -176,8 +194,8 @@ export const build = (
   const parameters: Schema.Schema.AnyNoContext = Schema.isSchema(input)
     ? input
     : typeof input === "object" && input !== null
-      ? (Schema.Struct(input) as unknown as Schema.Schema.AnyNoContext)
-      : fail(`tool '${name}': \`parameters\` must be struct fields or a Schema.Struct`)
+    ? (Schema.Struct(input) as unknown as Schema.Schema.AnyNoContext)
+    : fail(`tool '${name}': \`parameters\` must be struct fields or a Schema.Struct`)
   let jsonSchema: Chat.ToolSchema["parameters"]
   try {
     jsonSchema = fromParameters(parameters)
@@ -186,7 +204,11 @@ export const build = (
   }
   const urlArg = options.urlArg
   if (urlArg !== undefined && !isStringParameter(parameters, urlArg)) {
-    fail(`tool '${name}': urlArg '${String(urlArg)}' must name a declared string parameter; declared: ${acceptedArguments(parameters).join(", ") || "(none)"}`)
+    fail(
+      `tool '${name}': urlArg '${String(urlArg)}' must name a declared string parameter; declared: ${
+        acceptedArguments(parameters).join(", ") || "(none)"
+      }`
+    )
   }
   let timeout: Duration.Duration | undefined
   if (options.timeout !== undefined) {
@@ -198,7 +220,11 @@ export const build = (
   }
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_BYTES
   if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
-    fail(`tool '${name}': \`maxResultBytes\` must be a positive integer (UTF-8 bytes); got ${String(options.maxResultBytes)}`)
+    fail(
+      `tool '${name}': \`maxResultBytes\` must be a positive integer (UTF-8 bytes); got ${
+        String(options.maxResultBytes)
+      }`
+    )
   }
   if (acceptedArguments(parameters).includes("__proto__")) {
     // Effect's decoder would set the decoded object's prototype instead of the key
@@ -251,9 +277,9 @@ export const build = (
     timeout === undefined
       ? invoke(args, options)
       : Effect.timeoutFail(invoke(args, options), {
-          duration: timeout,
-          onTimeout: () => new ToolTimeoutError({ toolName: name, timeout: Duration.format(timeout) })
-        })
+        duration: timeout,
+        onTimeout: () => new ToolTimeoutError({ toolName: name, timeout: Duration.format(timeout) })
+      })
 
   const checkOutput = (value: unknown): Effect.Effect<unknown, ToolShapeError> => {
     if (validate === undefined) return Effect.succeed(value)

@@ -1,7 +1,7 @@
+import { PythonText } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Chunk, Data, Either, Equal, FastCheck as fc, Option, Schema } from "effect"
 import type { ArgumentProblems } from "../../src/internal/arguments.js"
-import { PythonText } from "@agentkit/core"
 import { acceptedArguments, deepFreeze, makeArgumentDecoder } from "../../src/internal/arguments.js"
 
 const compareCodePoints = PythonText.compare
@@ -26,7 +26,11 @@ const decoded = <A>(result: Either.Either<A, ArgumentProblems>): A => {
 
 describe("makeArgumentDecoder: keys", () => {
   it("reports the seed's unexpected and missing keys together, and no type problem", () => {
-    expect(problems(cancelOrder({ order: "A-771" }))).toEqual({ unexpected: ["order"], missing: ["order_id"], invalid: [] })
+    expect(problems(cancelOrder({ order: "A-771" }))).toEqual({
+      unexpected: ["order"],
+      missing: ["order_id"],
+      invalid: []
+    })
   })
 
   it("reports unexpected keys alone, even when the required ones are there", () => {
@@ -39,7 +43,11 @@ describe("makeArgumentDecoder: keys", () => {
 
   it("checks keys before types", () => {
     // order_id has the wrong type, but a wrong key is reported first and alone.
-    expect(problems(cancelOrder({ order_id: 5, extra: 1 }))).toEqual({ unexpected: ["extra"], missing: [], invalid: [] })
+    expect(problems(cancelOrder({ order_id: 5, extra: 1 }))).toEqual({
+      unexpected: ["extra"],
+      missing: [],
+      invalid: []
+    })
   })
 
   it("sorts every list by code point, not by locale", () => {
@@ -69,7 +77,10 @@ describe("makeArgumentDecoder: keys", () => {
 
   it("names the top-level key each invalid value is under, from its path: a rest key holding '.' or ': ' is named whole", () => {
     const decode = makeArgumentDecoder(
-      Schema.Struct({ q: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Struct({ n: Schema.Number }) }))
+      Schema.Struct(
+        { q: Schema.String },
+        Schema.Record({ key: Schema.String, value: Schema.Struct({ n: Schema.Number }) })
+      )
     )
     const result = decode({ q: 1, "a: b": { n: "x" }, ": ": { n: null }, "c.d": { n: true } })
     expect(Either.isLeft(result) && result.left.invalidArguments).toEqual([": ", "a: b", "c.d", "q"])
@@ -84,7 +95,9 @@ describe("makeArgumentDecoder: keys", () => {
   })
 
   it("rejects input that is not an object of arguments", () => {
-    for (const [input, kind] of [[null, "null"], [[], "array"], ["x", "string"], [undefined, "undefined"], [3, "number"]]) {
+    for (
+      const [input, kind] of [[null, "null"], [[], "array"], ["x", "string"], [undefined, "undefined"], [3, "number"]]
+    ) {
       expect(problems(cancelOrder(input))).toEqual({
         unexpected: [],
         missing: [],
@@ -109,7 +122,7 @@ describe("makeArgumentDecoder: values", () => {
       missing: [],
       invalid: [
         "items.0.qty: Expected an integer, actual 1.5",
-        'items.1.qty: Expected number, actual "2"',
+        "items.1.qty: Expected number, actual \"2\"",
         "order_id: Expected string, actual 3"
       ]
     })
@@ -200,7 +213,13 @@ describe("frozen arguments", () => {
   })
 
   it("freezes a copy: the caller's own objects stay mutable and later edits to them do not leak in", () => {
-    const source = { items: [{ sku: "a", tags: ["x"] }], meta: { deep: { list: [1, 2] } }, maybe: { _tag: "Some", value: "v" }, when: "2026-08-14T00:00:00.000Z", chunk: [1] }
+    const source = {
+      items: [{ sku: "a", tags: ["x"] }],
+      meta: { deep: { list: [1, 2] } },
+      maybe: { _tag: "Some", value: "v" },
+      when: "2026-08-14T00:00:00.000Z",
+      chunk: [1]
+    }
     const args = decoded(decode(source)) as unknown as { meta: { deep: { list: Array<number> } } }
     expect(Object.isFrozen(source.meta)).toBe(false)
     expect(Object.isFrozen(source.meta.deep.list)).toBe(false)

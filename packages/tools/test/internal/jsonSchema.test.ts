@@ -178,7 +178,9 @@ describe("fromParameters", () => {
     const renamed = Schema.Struct({ orderId: Schema.propertySignature(Schema.String).pipe(Schema.fromKey("order_id")) })
     expect(json(renamed)).toBe(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)
     const renamedDescribed = Schema.Struct({
-      orderId: Schema.propertySignature(Schema.String).annotations({ description: "Id" }).pipe(Schema.fromKey("order_id"))
+      orderId: Schema.propertySignature(Schema.String).annotations({ description: "Id" }).pipe(
+        Schema.fromKey("order_id")
+      )
     })
     expect(json(renamedDescribed)).toBe(
       `{"type":"object","properties":{"order_id":{"type":"string","description":"Id"}},"required":["order_id"]}`
@@ -203,7 +205,9 @@ describe("fromParameters", () => {
     )
     expect(() => fromParameters(Schema.Struct({ items: Schema.Array(Schema.Struct({ n: Schema.BigIntFromSelf })) })))
       .toThrow("parameter 'items[].n': unsupported schema kind BigIntKeyword")
-    expect(() => fromParameters(Schema.Struct({ s: Schema.SymbolFromSelf }))).toThrow("unsupported schema kind SymbolKeyword")
+    expect(() => fromParameters(Schema.Struct({ s: Schema.SymbolFromSelf }))).toThrow(
+      "unsupported schema kind SymbolKeyword"
+    )
     expect(() => fromParameters(Schema.String)).toThrow("parameter '(root)'")
     interface Tree {
       readonly children: ReadonlyArray<Tree>
@@ -277,7 +281,10 @@ const { struct } = fc.letrec<{ spec: Spec; struct: Spec }>((tie) => ({
       { kind: "nonEmpty" },
       { kind: "numberFromString" }
     ),
-    fc.record({ kind: fc.constant("literals" as const), values: fc.uniqueArray(fc.string(), { minLength: 1, maxLength: 4 }) }),
+    fc.record({
+      kind: fc.constant("literals" as const),
+      values: fc.uniqueArray(fc.string(), { minLength: 1, maxLength: 4 })
+    }),
     fc.record({ kind: fc.constantFrom("array" as const, "nullOr" as const, "record" as const), inner: tie("spec") }),
     fc.record({ kind: fc.constant("union" as const), members: fc.array(tie("spec"), { minLength: 2, maxLength: 3 }) }),
     fc.record({ kind: fc.constant("described" as const), inner: tie("spec"), text: fc.string({ minLength: 1 }) }),
@@ -286,7 +293,11 @@ const { struct } = fc.letrec<{ spec: Spec; struct: Spec }>((tie) => ({
   struct: fc.record({
     kind: fc.constant("struct" as const),
     fields: fc.uniqueArray(
-      fc.record({ name: fieldName, mode: fc.constantFrom("required" as const, "optional" as const, "default" as const), spec: tie("spec") }),
+      fc.record({
+        name: fieldName,
+        mode: fc.constantFrom("required" as const, "optional" as const, "default" as const),
+        spec: tie("spec")
+      }),
       { maxLength: 4, selector: (f) => f.name }
     )
   })

@@ -14,8 +14,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { RunStateCorrupt } from "../../Errors.js"
 import * as Termination from "../../Termination.js"
-import type { Run } from "./state.js"
 import { lazy } from "../lazy.js"
+import type { Run } from "./state.js"
 
 const OutputPart = Schema.Struct({ version: Schema.Literal(1), repairs: Schema.NonNegativeInt })
 
@@ -32,11 +32,19 @@ const decodeParts = lazy(() => Schema.decodeUnknownEither(Parts, { onExcessPrope
 export const check = (runId: string, slot: unknown): Either.Either<void, RunStateCorrupt> => {
   if (slot === undefined) return Either.void
   if (typeof slot !== "object" || slot === null || Array.isArray(slot)) {
-    return Either.left(new RunStateCorrupt({ runId, detail: "its cognitionState is not an object; expected the ReAct cognition's parts" }))
+    return Either.left(
+      new RunStateCorrupt({
+        runId,
+        detail: "its cognitionState is not an object; expected the ReAct cognition's parts"
+      })
+    )
   }
   return Either.mapBoth(decodeParts(slot), {
     onLeft: (error) =>
-      new RunStateCorrupt({ runId, detail: `its cognitionState does not decode: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }),
+      new RunStateCorrupt({
+        runId,
+        detail: `its cognitionState does not decode: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+      }),
     onRight: () => undefined
   })
 }
@@ -50,8 +58,16 @@ const setPart = <K extends keyof Parts>(run: Run, key: K, value: Parts[K]): void
 }
 
 /** Evaluates the termination condition on a model turn, keeping its counters in the run. */
-export const terminate = (condition: Termination.Termination, run: Run, turn: Termination.Turn): Termination.Reason | undefined => {
-  const { state, stop } = Termination.evaluate(condition, partsOf(run).termination ?? Termination.initial(condition), turn)
+export const terminate = (
+  condition: Termination.Termination,
+  run: Run,
+  turn: Termination.Turn
+): Termination.Reason | undefined => {
+  const { state, stop } = Termination.evaluate(
+    condition,
+    partsOf(run).termination ?? Termination.initial(condition),
+    turn
+  )
   setPart(run, "termination", state)
   return stop
 }

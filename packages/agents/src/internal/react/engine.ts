@@ -7,16 +7,16 @@
  * The in-process engine calls the Invoker and the checkpointer. @internal
  */
 import { Invoker, RunContext } from "@agentkit/core"
-import * as Context from "effect/Context"
 import type { CallMetadata, Chat, ChatError, ToolCall, ToolOutcome } from "@agentkit/core"
 import type { ToolRegistry } from "@agentkit/tools"
+import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Approval from "../../Approval.js"
-import type { Durable } from "../lifecycle.js"
-import type { WriteError } from "../checkpointer.js"
-import type { Run } from "./state.js"
 import type { Calls } from "../../RunEngine.js"
+import type { WriteError } from "../checkpointer.js"
+import type { Durable } from "../lifecycle.js"
+import type { Run } from "./state.js"
 
 export interface Engine {
   readonly callModel: (
@@ -40,8 +40,9 @@ class InProcess implements Engine {
     this.#invoker = Context.get(env, Invoker)
     const approver = Context.getOption(env as Context.Context<never>, Approval.Approver)
     this.awaitDecision = Option.isNone(approver) ? undefined : approver.value.decide
-    this.checkpoint =
-      durable === undefined ? undefined : (status) => durable.checkpoint(status, () => run.toState(Context.get(env, RunContext), cognition))
+    this.checkpoint = durable === undefined
+      ? undefined
+      : (status) => durable.checkpoint(status, () => run.toState(Context.get(env, RunContext), cognition))
   }
 
   callModel(_name: string, request: Chat.ChatRequest, emit: ((delta: Chat.ChatDelta) => void) | undefined) {

@@ -25,8 +25,8 @@
 import {
   approvalDeniedText,
   Cancellation,
-  ExecutionLedger,
   endsRun,
+  ExecutionLedger,
   isSubRunSuspension,
   markedFailedText,
   Message,
@@ -41,8 +41,8 @@ import type { CallMetadata, Chat, SubRunSuspension, ToolCall, ToolOutcome } from
 import type { ToolRegistry } from "@agentkit/tools"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as AgentEvent from "../../AgentEvent.js"
 import type * as Result from "../../AgentResult.js"
@@ -52,13 +52,12 @@ import { trifectaReason } from "../../Errors.js"
 import type { RunPolicy } from "../../RunPolicy.js"
 import * as StructuredOutput from "../../StructuredOutput.js"
 import type * as Termination from "../../Termination.js"
-import { countRepair, repairsOf, terminate } from "./cognitionState.js"
 import * as Audit from "../audit.js"
 import * as Trifecta from "../trifecta.js"
+import { countRepair, repairsOf, terminate } from "./cognitionState.js"
 import type { Engine } from "./engine.js"
 import { kindOf, type Reason, reasonsFor } from "./gate.js"
 import type { CallResult, Run } from "./state.js"
-
 
 /** A run's result; `parsed` is the structured output's, when the agent has one. */
 type AgentResult = Result.AgentResult<unknown>
@@ -157,7 +156,10 @@ class Steps {
         const decisions = this.decisions
         return decisions === undefined
           ? this.suspend(this.state.pending, false)
-          : this.apply(this.state.pending, (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given"))
+          : this.apply(
+            this.state.pending,
+            (entry) => decisions.get(entry.id) ?? Approval.reject(entry.digest, "no decision was given")
+          )
       }
     }
   }
@@ -169,7 +171,14 @@ class Steps {
   /** The result: `usage` is the run's tally (its own calls and its sub-runs'), `ownUsage` its own. */
   finish(output: string, stopReason: AgentResult["stopReason"], partial: boolean): AgentResult {
     const { state } = this
-    return { output, usage: this.context.tally.usage, ownUsage: state.usage, partial, stopReason, transcript: state.transcript }
+    return {
+      output,
+      usage: this.context.tally.usage,
+      ownUsage: state.usage,
+      partial,
+      stopReason,
+      transcript: state.transcript
+    }
   }
 
   /**
@@ -185,8 +194,12 @@ class Steps {
     const output = loop.output
     if (output === undefined) return Effect.succeed(this.finish(response.content, stopReason, false))
     const decoded = output.decodeText(response.content)
-    if (Either.isRight(decoded)) return Effect.succeed({ ...this.finish(response.content, stopReason, false), parsed: decoded.right })
-    if (repairsOf(state) >= 1) return Effect.succeed({ ...this.finish(response.content, "invalid_output", true), error: decoded.left })
+    if (Either.isRight(decoded)) {
+      return Effect.succeed({ ...this.finish(response.content, stopReason, false), parsed: decoded.right })
+    }
+    if (repairsOf(state) >= 1) {
+      return Effect.succeed({ ...this.finish(response.content, "invalid_output", true), error: decoded.left })
+    }
     countRepair(state)
     state.transcript.push(Message.user(StructuredOutput.repairText("react", decoded.left)))
     state.iteration += 1
@@ -240,20 +253,34 @@ class Steps {
       const error = new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
       const content = toolFailureText(call.name, error)
       return Trifecta.checkSpan(context, policy, tool, this.projected, "deny").pipe(
-        Effect.zipRight(Audit.record(context, call, { decision: "denied", text: content, denial: { reason: "policy", message: trifectaReason } })),
+        Effect.zipRight(
+          Audit.record(context, call, {
+            decision: "denied",
+            text: content,
+            denial: { reason: "policy", message: trifectaReason }
+          })
+        ),
         Effect.flatMap(() => then({ callId: call.id, name: call.name, content, isError: true }))
       )
     }
     const key = tool.sideEffecting && !tool.idempotent ? `${context.runId}/t${state.iteration}/c${index}` : undefined
-    const meta: CallMetadata | undefined =
-      key === undefined
-        ? decidedBy === undefined ? undefined : { decidedBy }
-        : decidedBy === undefined
-        ? { executionKey: key }
-        : { executionKey: key, decidedBy }
-    const result = (legs: ReadonlyArray<"private_data" | "untrusted_content" | "egress">, content: string, isError: boolean): CallResult =>
-      legs.length === 0 ? { callId: call.id, name: call.name, content, isError } : { callId: call.id, name: call.name, content, isError, legs }
-    const settle = (running: Effect.Effect<ToolOutcome, unknown, RunContext>, legsOf: () => ReturnType<typeof Trifecta.capsOf>) =>
+    const meta: CallMetadata | undefined = key === undefined
+      ? decidedBy === undefined ? undefined : { decidedBy }
+      : decidedBy === undefined
+      ? { executionKey: key }
+      : { executionKey: key, decidedBy }
+    const result = (
+      legs: ReadonlyArray<"private_data" | "untrusted_content" | "egress">,
+      content: string,
+      isError: boolean
+    ): CallResult =>
+      legs.length === 0
+        ? { callId: call.id, name: call.name, content, isError }
+        : { callId: call.id, name: call.name, content, isError, legs }
+    const settle = (
+      running: Effect.Effect<ToolOutcome, unknown, RunContext>,
+      legsOf: () => ReturnType<typeof Trifecta.capsOf>
+    ) =>
       Effect.matchEffect(running, {
         onSuccess: (outcome): Effect.Effect<A, AgentError, R> => {
           const legs = legsOf()
@@ -272,15 +299,15 @@ class Steps {
     const running = this.engine.runTool(name, call, tool, meta)
     const ran: Effect.Effect<A, AgentError, RunContext | R> = tool.delegating
       ? Effect.suspend(() => {
-          const branch = context.branch()
-          return settle(Effect.provideService(running, RunContext, branch), () => Trifecta.touchedOf(branch.tally.legs))
-        })
+        const branch = context.branch()
+        return settle(Effect.provideService(running, RunContext, branch), () => Trifecta.touchedOf(branch.tally.legs))
+      })
       : tool.caps.length === 0
-        ? settle(running, () => Trifecta.capsOf(tool))
-        : Effect.zipRight(
-            Effect.sync(() => context.touch(tool.caps)),
-            settle(running, () => Trifecta.capsOf(tool))
-          )
+      ? settle(running, () => Trifecta.capsOf(tool))
+      : Effect.zipRight(
+        Effect.sync(() => context.touch(tool.caps)),
+        settle(running, () => Trifecta.capsOf(tool))
+      )
     const check = Trifecta.checkSpan(context, policy, tool, this.projected, "allow")
     return check === Effect.void ? ran : Effect.zipRight(check, ran)
   }
@@ -296,7 +323,7 @@ class Steps {
     const { emit } = this.loop
     this.state.phase = "suspended"
     this.state.pending = entries
-    if (announce && emit !== undefined) for (const entry of entries) emit(AgentEvent.Interrupt(entry))
+    if (announce && emit !== undefined) { for (const entry of entries) emit(AgentEvent.Interrupt(entry)) }
     return Effect.as(this.save("suspended"), {
       ...this.finish("", "awaiting_approval", true),
       suspended: { _tag: "Suspended" as const, runId: this.context.runId, pending: frozen(entries) }
@@ -328,8 +355,7 @@ class Steps {
           ...open.waiting.flatMap((waiting) => waiting.pending)
         ],
         true
-      )
-    )
+      ))
   }
 
   /**
@@ -351,7 +377,9 @@ class Steps {
     const { emit } = this.loop
     for (const call of state.calls) {
       const result = state.completed.get(call.id)!
-      state.transcript.push(Message.toolResult({ toolCallId: call.id, name: call.name, content: result.content, isError: result.isError }))
+      state.transcript.push(
+        Message.toolResult({ toolCallId: call.id, name: call.name, content: result.content, isError: result.isError })
+      )
       if (emit !== undefined) emit(AgentEvent.ToolResult({ call, content: result.content, isError: result.isError }))
     }
     state.iteration += 1
@@ -368,10 +396,16 @@ class Steps {
   }
 
   /** Runs calls of the turn that have not run yet, concurrently, recording each result as it lands. */
-  runRound(waiting: ReadonlyArray<ToolCall.ToolCall>, carried?: Open): Effect.Effect<AgentResult, AgentError, RunContext> {
+  runRound(
+    waiting: ReadonlyArray<ToolCall.ToolCall>,
+    carried?: Open
+  ): Effect.Effect<AgentResult, AgentError, RunContext> {
     const calls = this.state.calls
     /** `ran` recorded (when it is a result), then `next`: in the step that has it, when nothing is saved. */
-    const recorded = <A, R>(ran: Ran, next: (ran: Ran) => Effect.Effect<A, AgentError, R>): Effect.Effect<A, AgentError, R> => {
+    const recorded = <A, R>(
+      ran: Ran,
+      next: (ran: Ran) => Effect.Effect<A, AgentError, R>
+    ): Effect.Effect<A, AgentError, R> => {
       const saving = isResult(ran) ? this.record(ran) : Effect.void
       return saving === Effect.void ? next(ran) : Effect.flatMap(saving, () => next(ran))
     }
@@ -405,9 +439,12 @@ class Steps {
    * the model is told why. A call that
    * already has a result (applied before a crash) is not run again.
    */
-  apply(entries: ReadonlyArray<Approval.PendingEntry>, decide: Decide): Effect.Effect<AgentResult, AgentError, RunContext> {
+  apply(
+    entries: ReadonlyArray<Approval.PendingEntry>,
+    decide: Decide
+  ): Effect.Effect<AgentResult, AgentError, RunContext> {
     const { context, loop, state } = this
-    return Effect.gen(this, function* () {
+    return Effect.gen(this, function*() {
       const calls = state.calls
       const ledger = Option.getOrUndefined(yield* Effect.serviceOption(ExecutionLedger))
       const doubts: Array<Doubt> = []
@@ -425,12 +462,22 @@ class Steps {
         const settle = (resolution: Parameters<ExecutionLedger.Service["resolve"]>[1]) =>
           ledger === undefined || claim === undefined
             ? Effect.void
-            : // a conflict means it was settled already (before a crash) or claimed anew: the call's result decides
-              Effect.catchTag(ledger.resolve(claim.key, resolution, { claimedAt: claim.claimedAt }), "LedgerConflict", () => Effect.void)
+            // a conflict means it was settled already (before a crash) or claimed anew: the call's result decides
+            : Effect.catchTag(
+              ledger.resolve(claim.key, resolution, { claimedAt: claim.claimedAt }),
+              "LedgerConflict",
+              () => Effect.void
+            )
         const rejected = (reason: string | undefined): Effect.Effect<CallResult> => {
           const content = approvalDeniedText(reason)
           return Effect.as(
-            Audit.record(context, call, { decision: "denied", text: content, by: decision.by, reason, denial: { reason: "approval", message: content } }),
+            Audit.record(context, call, {
+              decision: "denied",
+              text: content,
+              by: decision.by,
+              reason,
+              denial: { reason: "approval", message: content }
+            }),
             { callId: call.id, name: call.name, content, isError: true }
           )
         }
@@ -441,13 +488,23 @@ class Steps {
             break
           case "markDone":
             yield* settle({ _tag: "Done", outcome: { text: decision.outcome, isError: false } })
-            yield* Audit.record(context, call, { decision: "executed", text: decision.outcome, by: decision.by, reason: decision.reason ?? "marked done" })
+            yield* Audit.record(context, call, {
+              decision: "executed",
+              text: decision.outcome,
+              by: decision.by,
+              reason: decision.reason ?? "marked done"
+            })
             ran = { callId: call.id, name: call.name, content: decision.outcome, isError: false }
             break
           case "markFailed": {
             yield* settle({ _tag: "Failed", reason: decision.reason })
             const content = markedFailedText(decision.reason)
-            yield* Audit.record(context, call, { decision: "failed", text: content, by: decision.by, reason: decision.reason })
+            yield* Audit.record(context, call, {
+              decision: "failed",
+              text: content,
+              by: decision.by,
+              reason: decision.reason
+            })
             ran = { callId: call.id, name: call.name, content, isError: true }
             break
           }
@@ -465,8 +522,13 @@ class Steps {
             }
             // the pinned digest, recomputed with the tool as it is now: a decision binds one tool definition and arguments
             const fingerprint = Approval.fingerprint(tool)
-            if (Approval.digest({ path: entry.path, pendingId: entry.id, fingerprint, arguments: call.arguments }) !== decision.digest) {
-              ran = yield* rejected("the decision was given for another tool definition or other arguments (digest mismatch)")
+            if (
+              Approval.digest({ path: entry.path, pendingId: entry.id, fingerprint, arguments: call.arguments }) !==
+                decision.digest
+            ) {
+              ran = yield* rejected(
+                "the decision was given for another tool definition or other arguments (digest mismatch)"
+              )
               break
             }
             let toRun = call
@@ -512,21 +574,26 @@ class Steps {
   /** Asks the in-process approver about entries (it gets frozen copies) and applies its decisions. */
   ask(entries: ReadonlyArray<Approval.PendingEntry>): Effect.Effect<AgentResult, AgentError, RunContext> {
     const { context, loop } = this
-    return Effect.gen(this, function* () {
-      if (loop.emit !== undefined) for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry))
+    return Effect.gen(this, function*() {
+      if (loop.emit !== undefined) { for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry)) }
       // frozen copies in, a frozen copy of the answers out: neither side can change what runs later
       const answers = Approval.snapshot(
         yield* this.engine.awaitDecision!({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
       )
-      const record = typeof answers === "object" && answers !== null && !Array.isArray(answers) ? (answers as Approval.Decisions) : {}
+      const record = typeof answers === "object" && answers !== null && !Array.isArray(answers)
+        ? (answers as Approval.Decisions)
+        : {}
       return yield* this.apply(entries, (entry) => Approval.resolve(entry, record))
     })
   }
 
   /** A turn whose calls need a person: ask the approver, or suspend. */
-  gate(waiting: ReadonlyArray<ToolCall.ToolCall>, reasons: ReadonlyArray<ReadonlyArray<Reason>>): Effect.Effect<AgentResult, AgentError, RunContext> {
+  gate(
+    waiting: ReadonlyArray<ToolCall.ToolCall>,
+    reasons: ReadonlyArray<ReadonlyArray<Reason>>
+  ): Effect.Effect<AgentResult, AgentError, RunContext> {
     const { context, loop, state } = this
-    return Effect.gen(this, function* () {
+    return Effect.gen(this, function*() {
       const calls = state.calls
       const createdAt = yield* Clock.currentTimeMillis
       const entries: Array<Approval.PendingEntry> = []
@@ -535,13 +602,27 @@ class Steps {
         const tool = Option.getOrUndefined(loop.registry.getOption(call.name))
         if (tool === undefined) {
           // never gated, never run: the model is told the tool does not exist
-          yield* this.record({ callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true })
+          yield* this.record({
+            callId: call.id,
+            name: call.name,
+            content: unknownToolText(call.name, loop.names),
+            isError: true
+          })
           continue
         }
         const why = reasons[i]!
         if (why.includes("trifecta")) yield* Trifecta.checkSpan(context, loop.policy, tool, this.projected, "gate")
         entries.push(
-          Approval.makeEntry({ kind: kindOf(why), path: context.runId, iteration: state.iteration, index: calls.indexOf(call), call, tool, reasons: why, createdAt })
+          Approval.makeEntry({
+            kind: kindOf(why),
+            path: context.runId,
+            iteration: state.iteration,
+            index: calls.indexOf(call),
+            call,
+            tool,
+            reasons: why,
+            createdAt
+          })
         )
       }
       if (this.engine.awaitDecision === undefined) return yield* this.suspend(entries, true)
@@ -600,11 +681,13 @@ class Steps {
         }
         if (response.toolCalls.length === 0) return this.answer(response)
         state.transcript.push(Message.assistant(response.content, response.toolCalls))
-        if (emit !== undefined) for (const call of response.toolCalls) emit(AgentEvent.ToolCall({ call }))
+        if (emit !== undefined) { for (const call of response.toolCalls) emit(AgentEvent.ToolCall({ call })) }
         state.phase = "tools"
         state.completed.clear()
         const checkpoint = this.engine.checkpoint
-        return checkpoint === undefined ? this.toolStep() : Effect.zipRight(checkpoint("running"), Effect.suspend(() => this.toolStep()))
+        return checkpoint === undefined
+          ? this.toolStep()
+          : Effect.zipRight(checkpoint("running"), Effect.suspend(() => this.toolStep()))
       })
     )
   }
