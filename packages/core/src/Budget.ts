@@ -6,12 +6,7 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
-import { identity } from "effect/Function"
-import type { ChatResponse } from "./Chat.js"
 import { BudgetExceeded, ConfigurationError } from "./Errors.js"
-import * as BudgetRegions from "./internal/budget.js"
-import { guarded, type Settle } from "./internal/guarded.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
 
@@ -75,15 +70,6 @@ export interface Snapshot {
 
 /** No limits at all: the default budget's. */
 const noLimits: Limits = Object.freeze({})
-
-/**
- * What a reservation's settlement does to a budget's private counters, from outside its class
- * body (set by the class's static block): a model call ended (counted, its usage charged; the
- * ceiling it crossed, if any), a tool execution ended (its permit handed over, its reservation
- * counted).
- */
-let endModelCall: (budget: Budget, usage: Usage.Usage | undefined) => BudgetExceeded | undefined
-let endToolCall: (budget: Budget, permit: boolean, reserved: boolean) => void
 
 /**
  * A live budget, shared by a run and all its sub-runs.
@@ -227,41 +213,31 @@ export class Budget {
 
   /**
    * Runs `self` holding one of the tree-wide concurrency permits (tool executions do). A permit is
-   * taken without suspending when one is free; otherwise the caller waits in line, interruptibly.
+   * taken at once when one is free; otherwise the caller waits in line, interruptibly. The permit
+   * is handed over when `self` ends, however it ends.
    * (A small permit pool of our own: Effect's semaphore costs several µs per use on this path.)
    */
   withPermit<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
-    return Effect.withFiberRuntime((fiber) => {
-      // a free permit is taken in place (no extra step); otherwise the caller waits in line
-      // (without a reservation, waiting never fails with `BudgetExceeded`)
-      if (!this.#take()) return this.#waitForPermit(self, false, identity) as Effect.Effect<A, E, R>
-      return guarded(fiber, self, new ToolSettlement<A, E, A>(this, true, false, identity))
+    return Effect.uninterruptibleMask((restore) => {
+      const run = Effect.matchCauseEffect(restore(self), this.#handingOver() as Settlement<A, E>)
+      return this.#take() ? run : Effect.zipRight(this.#wait(restore), run)
     })
   }
 
-  /**
-   * Runs `self` holding a permit when none was free: waits in line, interruptibly, in one
-   * uninterruptible region; with `reserved`, a tool call reserved in that region (an interrupted
-   * wait releases the reservation), settled when `self` ends.
-   */
-  #waitForPermit<A, E, R, B>(
-    self: Effect.Effect<A, E, R>,
-    reserved: boolean,
-    map: (a: A) => B
-  ): Effect.Effect<B, E | BudgetExceeded, R> {
-    return Effect.uninterruptibleMask((restore): Effect.Effect<B, E | BudgetExceeded, R> => {
-      const refused = reserved ? this.#reserveTool() : undefined
-      if (refused !== undefined) return Effect.fail(refused)
-      const settlement = new ToolSettlement<A, E, B>(this, true, reserved, map)
-      const run = Effect.matchCauseEffect(restore(self), {
-        onFailure: (cause) => settlement.onFailure(cause),
-        onSuccess: (a) => settlement.onSuccess(a)
-      })
-      if (this.#take()) return run
-      const wait = this.#wait(restore)
-      return Effect.zipRight(reserved ? Effect.onInterrupt(wait, () => this.releaseToolCall) : wait, run)
+  /** A permit holder's end, whatever its outcome: the permit handed over (made once per budget, when first used). */
+  #handingOver(): Settlement<unknown, unknown> {
+    return (this.#permitEnd ??= {
+      onFailure: (cause) => {
+        this.#handOver()
+        return Effect.failCause(cause)
+      },
+      onSuccess: (a) => {
+        this.#handOver()
+        return Effect.succeed(a)
+      }
     })
   }
+  #permitEnd: Settlement<unknown, unknown> | undefined = undefined
 
   /** Takes a free permit, if there is one. */
   #take(): boolean {
@@ -338,24 +314,40 @@ export class Budget {
   /**
    * Runs one model call under a reservation: reserved before `self` starts, counted when it
    * returns (success, failure or interruption: it may have reached the provider), its usage charged
-   * when it succeeds.
+   * when it succeeds. This is the one point where a model call is reserved (the Invoker's, for
+   * every model call).
    */
   modelCall<A, E, R>(
     self: Effect.Effect<A, E, R>,
     usageOf: (a: A) => Usage.Usage
   ): Effect.Effect<A, E | BudgetExceeded, R> {
-    // reserved, counted and charged in place (no extra steps): this is every model call's path
-    return Effect.withFiberRuntime((fiber) => this.#modelCallIn(fiber, self, new ModelCallSettlement(this, usageOf)))
+    return Effect.uninterruptibleMask((restore) => {
+      const refused = this.#reserveModel()
+      if (refused !== undefined) return Effect.fail(refused)
+      return Effect.matchCauseEffect(restore(self), {
+        onFailure: (cause) => {
+          this.#endModelCall(undefined) // a ceiling it crosses is for later calls: this one failed already
+          return Effect.failCause(cause)
+        },
+        onSuccess: (a) => {
+          let usage: Usage.Usage
+          try {
+            usage = usageOf(a)
+          } catch (defect) {
+            this.#endModelCall(undefined) // it reached the provider: counted, whatever its answer
+            return Effect.die(defect)
+          }
+          const crossed = this.#endModelCall(usage)
+          return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
+        }
+      })
+    })
   }
 
-  #modelCallIn<A, E, R>(
-    fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    self: Effect.Effect<A, E, R>,
-    settlement: ModelCallSettlement<A, E>
-  ): Effect.Effect<A, E | BudgetExceeded, R> {
-    const refused = this.#reserveModel()
-    if (refused !== undefined) return Effect.fail(refused)
-    return guarded(fiber, self, settlement)
+  /** A reserved model call returned: counted, its usage (if it answered) charged; the ceiling it crossed, if any. */
+  #endModelCall(usage: Usage.Usage | undefined): BudgetExceeded | undefined {
+    this.#inFlightModelCalls -= 1
+    return this.#count(usage)
   }
 
   /**
@@ -409,49 +401,48 @@ export class Budget {
 
   /**
    * Runs one tool execution under a reservation, counted when it returns (whatever its outcome);
-   * with `permit`, holding one of the tree-wide concurrency permits too (taken after the
-   * reservation, so a refused call never waits for one).
+   * with `permit`, holding one of the tree-wide concurrency permits while it runs (taken after the
+   * reservation, so a refused call never waits for one). This is the one point where a tool call
+   * is reserved (the Invoker's, for every tool call).
+   *
+   * With `around`, what runs under the reservation is `around(execute)`, where `execute` is the
+   * execution (under its permit): the call is counted when `execute` ran, and released (not
+   * counted) when `around` ends without running it (an execution ledger's stored outcome, a
+   * failed claim) or when the wait for a permit was interrupted.
    */
-  toolCall<A, E, R>(
+  toolCall<A, E, R, B = A, E2 = E, R2 = R>(
     self: Effect.Effect<A, E, R>,
-    options?: { readonly permit?: boolean }
-  ): Effect.Effect<A, E | BudgetExceeded, R> {
-    const permit = options?.permit === true
-    // reserved, permitted and settled in place (no extra steps when a permit is free): this is
-    // every tool call's path
-    return Effect.withFiberRuntime((fiber) => this.#toolCallIn(fiber, self, permit, identity))
-  }
-
-  #toolCallIn<A, E, R, B>(
-    fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    self: Effect.Effect<A, E, R>,
-    permit: boolean,
-    map: (a: A) => B
-  ): Effect.Effect<B, E | BudgetExceeded, R> {
-    // no permit free: reserved and waiting in line in one uninterruptible region
-    if (permit && !this.#take()) return this.#waitForPermit(self, true, map)
-    const refused = this.#reserveTool()
-    if (refused !== undefined) {
-      if (permit) this.#handOver()
-      return Effect.fail(refused)
+    options?: {
+      readonly permit?: boolean | undefined
+      readonly around?: ((execute: Effect.Effect<A, E, R>) => Effect.Effect<B, E2, R2>) | undefined
     }
-    return guarded(fiber, self, new ToolSettlement(this, permit, true, map))
-  }
-
-  static {
-    BudgetRegions.provide({
-      modelCall: (budget, fiber, self, tally) =>
-        budget.#modelCallIn(fiber, self, new ChatCallSettlement(budget, tally)),
-      toolCall: (budget, fiber, self, permit, map) => budget.#toolCallIn(fiber, self, permit, map)
+  ): Effect.Effect<B, E2 | BudgetExceeded, R2> {
+    return Effect.uninterruptibleMask((restore): Effect.Effect<B, E2 | BudgetExceeded, R2> => {
+      const refused = this.#reserveTool()
+      if (refused !== undefined) return Effect.fail(refused)
+      let started = false
+      const executed = Effect.suspend(() => {
+        started = true
+        return self
+      })
+      const execute = options?.permit === true ? this.withPermit(executed) : executed
+      const around = options?.around
+      const body = (around === undefined ? execute : around(execute)) as Effect.Effect<B, E2, R2>
+      const end = () => {
+        if (started) this.#settleTool()
+        else this.#inFlightToolCalls -= 1
+      }
+      return Effect.matchCauseEffect(restore(body), {
+        onFailure: (cause) => {
+          end()
+          return Effect.failCause(cause)
+        },
+        onSuccess: (b) => {
+          end()
+          return Effect.succeed(b)
+        }
+      })
     })
-    endModelCall = (budget, usage) => {
-      budget.#inFlightModelCalls -= 1
-      return budget.#count(usage)
-    }
-    endToolCall = (budget, permit, reserved) => {
-      if (permit) budget.#handOver()
-      if (reserved) budget.#settleTool()
-    }
   }
 
   /** Counts one model call and charges its usage; the ceiling it crosses, if any. */
@@ -498,68 +489,10 @@ export class Budget {
   }
 }
 
-/** A model call's settlement: counted when it returns, whatever its outcome; charged when it answered. */
-class ModelCallSettlement<A, E> implements Settle<A, E, never, E, never, A, BudgetExceeded, never> {
-  constructor(
-    readonly budget: Budget,
-    readonly usageOf: (a: A) => Usage.Usage
-  ) {}
-
-  onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
-    endModelCall(this.budget, undefined) // a ceiling it crosses is for later calls: this one failed already
-    return Effect.failCause(cause)
-  }
-
-  onSuccess(a: A): Effect.Effect<A, BudgetExceeded> {
-    let usage: Usage.Usage
-    try {
-      usage = this.usageOf(a)
-    } catch (defect) {
-      endModelCall(this.budget, undefined) // it reached the provider: counted, whatever its answer
-      throw defect
-    }
-    const crossed = endModelCall(this.budget, usage)
-    return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
-  }
-}
-
-/** A chat call's settlement (the Invoker's): its response's usage charged to the run's tally too. */
-class ChatCallSettlement<E> extends ModelCallSettlement<ChatResponse, E> {
-  constructor(
-    budget: Budget,
-    readonly tally: BudgetRegions.Tally
-  ) {
-    super(budget, chargedTo)
-  }
-}
-
-/** A chat call's usage, charged to its settlement's tally first (called as the settlement's `usageOf`). */
-function chargedTo(this: ChatCallSettlement<unknown>, response: ChatResponse): Usage.Usage {
-  this.tally.charge(response.usage)
-  return response.usage
-}
-
-/**
- * A tool execution's settlement: its permit (if it held one) handed over, its reservation (if any)
- * counted; its value mapped by `map` (the Invoker's outcome) when it succeeded.
- */
-class ToolSettlement<A, E, B> implements Settle<A, E, never, E, never, B, never, never> {
-  constructor(
-    readonly budget: Budget,
-    readonly permit: boolean,
-    readonly reserved: boolean,
-    readonly map: (a: A) => B
-  ) {}
-
-  onFailure(cause: Cause.Cause<E>): Effect.Effect<never, E> {
-    endToolCall(this.budget, this.permit, this.reserved)
-    return Effect.failCause(cause)
-  }
-
-  onSuccess(a: A): Effect.Effect<B> {
-    endToolCall(this.budget, this.permit, this.reserved)
-    return Effect.succeed(this.map(a))
-  }
+/** A match's handlers for a region's end, whatever its outcome. */
+interface Settlement<A, E> {
+  readonly onFailure: (cause: Cause.Cause<E>) => Effect.Effect<A, E>
+  readonly onSuccess: (a: A) => Effect.Effect<A, E>
 }
 
 const isAmount = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0

@@ -13,7 +13,6 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CanonicalJson from "./CanonicalJson.js"
@@ -21,11 +20,10 @@ import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
 import { errorType, RecordedFailure, toolFailureText, ToolInDoubt } from "./Errors.js"
 import { ExecutionLedger } from "./ExecutionLedger.js"
-import * as BudgetRegions from "./internal/budget.js"
-import { spanIn } from "./internal/span.js"
 import type { InvokableTool } from "./InvokableTool.js"
 import {
   type CallMetadata,
+  type ChatCall,
   type ChatError,
   type ChatMiddleware,
   compose,
@@ -133,8 +131,6 @@ const responseAttributes = (response: ChatResponse): Tracing.Attributes => {
   return attributes
 }
 
-const withPermit = { permit: true } as const
-
 /** The tool's execution with the call record's context and identity. */
 const executing = <E, R>({ call, context, tool }: ToolCallRequest<E, R>) =>
   // RunContext is in the environment: the Invoker read it there
@@ -146,41 +142,28 @@ const outcomeOf = (tool: InvokableTool<unknown, unknown>) => (value: unknown): T
   text: tool.render(value)
 })
 
-/**
- * A tool call with nothing between the Invoker and its reservation: the reservation's region,
- * made from a step running on `fiber`, the outcome made in its settlement.
- */
-const reservedTool = <E, R>(fiber: Fiber.RuntimeFiber<unknown, unknown>, request: ToolCallRequest<E, R>) =>
-  BudgetRegions.toolCall(
-    request.context.budget,
-    fiber,
-    executing(request),
-    !request.tool.delegating,
-    outcomeOf(request.tool)
-  )
-
-/** `reservedTool` as an effect (a span's region runs its `withFiberRuntime` in its own step). */
-const reserving = <E, R>(request: ToolCallRequest<E, R>): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> =>
-  Effect.withFiberRuntime((fiber) => reservedTool(fiber, request))
-
 /** Whether a call of `tool` is claimed in the execution ledger when one is provided: a side-effecting, non-idempotent tool's. */
 const claims = (tool: InvokableTool<unknown, unknown>): boolean => tool.sideEffecting && !tool.idempotent
 
-// The tool runs with the call record's context and identity: no environment lookup, nothing
-// provided per call. It is counted against `maxToolCalls` by a reservation taken here, at the
-// innermost point (so each retry reserves), before its concurrency permit; a delegating tool (a
-// sub-agent) takes no permit of its own.
+/**
+ * The end of the tool pipeline, the one way a tool call runs: the tool runs with the call
+ * record's context and identity (no environment lookup, nothing provided per call), under the
+ * run's budget reservation (`Budget.toolCall`, taken here, at the innermost point, so each retry
+ * reserves) and one of the tree-wide concurrency permits (a delegating tool, a sub-agent, takes
+ * none of its own). A side-effecting, non-idempotent call is claimed in the execution ledger, when
+ * one is provided, inside the reservation: a call the ledger answers never runs and is not counted.
+ */
 const toolTerminal: ToolHandler = <E, R>(request: ToolCallRequest<E, R>) => {
-  const { tool, context } = request
+  const { context, tool } = request
   const execute = Effect.map(executing(request), outcomeOf(tool))
-  const permit = tool.delegating ? undefined : withPermit
-  // At most once: a side-effecting, non-idempotent call is claimed in the execution ledger, when
-  // one is provided (read only for such tools, so a read-only call never looks it up).
-  if (!claims(tool)) return context.budget.toolCall(execute, permit)
+  const permit = !tool.delegating
+  // the ledger is looked up only for a call it would claim, so a read-only call never looks it up
+  if (!claims(tool)) return context.budget.toolCall(execute, { permit })
   return Effect.flatMap(Effect.serviceOption(ExecutionLedger), (ledger) =>
-    Option.isNone(ledger)
-      ? context.budget.toolCall(execute, permit)
-      : claimed(ledger.value, request, tool.delegating ? execute : context.budget.withPermit(execute)))
+    context.budget.toolCall(execute, {
+      permit,
+      around: Option.isNone(ledger) ? undefined : (run) => claimed(ledger.value, request, run)
+    }))
 }
 
 /**
@@ -194,7 +177,6 @@ const claimed = <E, R>(
   run: Effect.Effect<ToolOutcome, E, R>
 ): Effect.Effect<ToolOutcome, E | ToolPipelineError, R> => {
   const { call, context, meta, tool } = request
-  const budget = context.budget
   const key = meta.executionKey ?? `${context.runId}/${call.id}`
   const digest = CanonicalJson.hash({ tool: tool.name, arguments: call.arguments })
   type Out = Effect.Effect<ToolOutcome, E | ToolPipelineError, R>
@@ -217,26 +199,33 @@ const claimed = <E, R>(
       exit
     )
   }
-  return Effect.uninterruptibleMask(
-    (restore): Out =>
-      Effect.zipRight(
-        budget.reserveToolCall,
-        Effect.flatMap(
-          Effect.onError(restore(ledger.claim(key, digest)), () => budget.releaseToolCall),
-          (claim): Out =>
-            claim._tag === "Claimed"
-              ? Effect.flatMap(Effect.exit(restore(run)), (exit) =>
-                Effect.zipRight(budget.settleToolCall, complete(exit)))
-              : Effect.zipRight(
-                budget.releaseToolCall,
-                Effect.suspend(() =>
-                  stored(claim)
-                )
-              )
-        )
-      )
+  // the claim and the run are interruptible; completing the claim once the run ended is not
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      restore(ledger.claim(key, digest)),
+      (claim): Out =>
+        claim._tag === "Claimed"
+          ? Effect.flatMap(Effect.exit(restore(run)), complete)
+          : Effect.suspend(() => stored(claim))
+    )
   )
 }
+
+/**
+ * The end of the chat pipeline, the one way a model call reaches the model: reserved in the run's
+ * budget just before the provider request (`Budget.modelCall`, so each retry and fallback
+ * reserves), counted when it returns, and its usage charged to the budget and to the run's tally
+ * when it answered, so middleware on the way out (a quota meter) see a call that broke the budget
+ * fail, and a call served from a cache never reaches it (never counted or charged).
+ */
+const reservedChat = (model: ChatModel.Service, call: ChatCall): Effect.Effect<ChatResponse, ChatError> =>
+  call.context.budget.modelCall(
+    model.chat(call.request, call.emit === noEmit ? noEmitting : { emit: call.emit }),
+    (response) => {
+      call.context.charge(response.usage)
+      return response.usage
+    }
+  )
 
 /**
  * Builds an Invoker from a chat model and two middleware lists.
@@ -253,58 +242,24 @@ const claimed = <E, R>(
  * @category constructors
  */
 export const make = (model: ChatModel.Service, options: Options = {}): Service => {
-  // The run's Budget reserves and charges at the innermost point: a model call is reserved just
-  // before the provider request (each retry and fallback reserves) and charged when the model has
-  // answered, so middleware on the way out (a quota meter) see a call that broke the budget fail,
-  // as in the Python agentkit, and a call served from a cache never reaches the model, so it is
-  // never counted or charged (and its response reaches the caller with zero usage).
-  // The run's tally is charged at the same point (so a run tree's usage is what its budget spent).
-  const chatMiddleware = options.chatMiddleware ?? []
-  const toolMiddleware = options.toolMiddleware ?? []
-  const chatPipeline = compose(
-    chatMiddleware,
-    (call) =>
-      call.context.budget.modelCall(model.chat(call.request, { emit: call.emit }), (response) => {
-        call.context.charge(response.usage)
-        return response.usage
-      })
-  )
-  const toolPipeline = compose(toolMiddleware, toolTerminal)
+  // The run's Budget reserves and charges at the innermost point, the pipelines' ends (`reservedChat`, `toolTerminal`)
+  const chatPipeline = compose(options.chatMiddleware ?? [], (call) => reservedChat(model, call))
+  const toolPipeline = compose(options.toolMiddleware ?? [], toolTerminal)
 
-  // The context is read in the same step that builds the call (not `RunContext.with`, whose extra
-  // closure the caller's continuation would keep alive while the model answers).
-  // With nothing between the Invoker and a call's reservation (no middleware, no cache mark, no
-  // execution-ledger claim) the reservation's region is made in the Invoker's own step, or, with
-  // tracing on, in the step of the span's region (which is made in the Invoker's step, and runs
-  // the reservation's `withFiberRuntime` in its own: the two regions are one): the reservation,
-  // and the span, take no step of their own, and a tool's outcome is made in the settlement.
+  // One path for every call, with or without middleware: the call record (the run context read
+  // from the environment, a fresh metadata record), the span outside every middleware (when the
+  // run traces), the pipeline, whose end reserves.
   const chat: Service["chat"] = (request, callOptions) =>
-    Effect.withFiberRuntime((fiber) => {
-      const context = RunContext.unsafeOf(fiber)
-      // only a middleware (or the caller's own metadata) can mark a cache hit: without either,
-      // the call goes straight to the reservation, its usage charged to the run in the settlement
-      const direct = chatMiddleware.length === 0 && callOptions?.meta?.cacheHit !== true
-      // (a shared options record when there is no delta sink)
-      const emitting = callOptions?.emit === undefined ? noEmitting : { emit: callOptions.emit }
-      let run: Effect.Effect<ChatResponse, ChatError>
-      if (direct) {
-        if (!context.tracing) {
-          return BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
-        }
-        run = Effect.withFiberRuntime((fiber) =>
-          BudgetRegions.modelCall(context.budget, fiber, model.chat(request, emitting), context)
-        )
-      } else {
-        // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
-        const meta: CallMetadata = { ...callOptions?.meta }
-        // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
-        run = Effect.map(chatPipeline({ request, emit: emitting.emit, meta, context }), (response) =>
-          meta.cacheHit === true ? { ...response, usage: Usage.zero } : response)
-        if (!context.tracing) {
-          return run
-        }
-      }
-      return spanIn(fiber, Tracing.SpanName.chat(request.model), {
+    RunContext.with((context) => {
+      // a copy: per-call marks (a cache hit) never leak into the caller's object or a later call
+      const meta: CallMetadata = { ...callOptions?.meta }
+      // a call served from a cache spent nothing: its caller (the run's usage) counts it as 0
+      const run = Effect.map(
+        chatPipeline({ request, emit: callOptions?.emit ?? noEmit, meta, context }),
+        (response) => meta.cacheHit === true ? { ...response, usage: Usage.zero } : response
+      )
+      if (!context.tracing) return run
+      return Tracing.span<ChatResponse, ChatError>(Tracing.SpanName.chat(request.model), {
         kind: "client",
         captureStackTrace: false,
         attributes: {
@@ -312,18 +267,18 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
           [Tracing.Attribute.requestModel]: request.model
         },
         onEnd: chatEnd
-      }, run)
+      })(run)
     })
 
-  const tool: Service["tool"] = (call, invokable, callOptions) =>
-    Effect.withFiberRuntime((fiber) => {
-      const context = RunContext.unsafeOf(fiber)
-      const request = { call, tool: invokable, meta: { ...callOptions?.meta }, context }
-      const direct = toolMiddleware.length === 0 &&
-        (!claims(invokable) || Option.isNone(Context.getOption(fiber.currentContext, ExecutionLedger)))
-      if (!context.tracing) return direct ? reservedTool(fiber, request) : toolPipeline(request)
-      const run = direct ? reserving(request) : toolPipeline(request)
-      return spanIn(fiber, Tracing.SpanName.executeTool(invokable.name), {
+  const tool: Service["tool"] = <E, R>(
+    call: ToolCall,
+    invokable: InvokableTool<E, R>,
+    callOptions?: { readonly meta?: CallMetadata }
+  ) =>
+    RunContext.with((context) => {
+      const run = toolPipeline({ call, tool: invokable, meta: { ...callOptions?.meta }, context })
+      if (!context.tracing) return run
+      return Tracing.span<ToolOutcome, E | ToolPipelineError>(Tracing.SpanName.executeTool(invokable.name), {
         kind: "internal",
         captureStackTrace: false,
         onEnd: toolEnd,
@@ -333,7 +288,7 @@ export const make = (model: ChatModel.Service, options: Options = {}): Service =
           [Tracing.Attribute.toolCallId]: call.id,
           [Tracing.Attribute.toolType]: "function"
         }
-      }, run)
+      })(run)
     })
 
   return { chat, tool, features: model.features ?? noFeatures }

@@ -19,8 +19,6 @@ import type * as Layer from "effect/Layer"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
-import { addService, locally } from "./internal/locally.js"
-import { nativeTracer } from "./internal/nativeSpan.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
 import * as spanning from "./internal/span.js"
@@ -346,16 +344,14 @@ export const addEvent = (name: string, attributes: Record<string, unknown> = {})
  */
 export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
-    const tracer = Context.get(fiber.currentDefaultServices, EffectTracer.Tracer)
+    const tracer = fiber.currentTracer
     return tracer === nativeTracer || contained.isContained(tracer)
       ? self
-      : locally(
-        fiber,
-        self,
-        DefaultServices.currentServices,
-        addService(fiber.currentDefaultServices, EffectTracer.Tracer, contained.contained(tracer))
-      )
+      : Effect.withTracer(self, contained.contained(tracer))
   })
+
+/** Effect's own tracer, the default one (a fiber's unless another is installed). */
+const nativeTracer: Tracer.Tracer = Context.get(DefaultServices.liveServices, EffectTracer.Tracer)
 
 /**
  * Options of `Tracing.span`: Effect's span options (no stack trace is captured), and `onEnd`,
@@ -385,13 +381,9 @@ export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStac
 /**
  * Runs `self` inside a span: `Effect.withSpan` (the same span, with the parent, links,
  * annotations, tracer and clock Effect would give it; the parent of every span `self` opens; ended
- * when `self` ends, however it ends) in fewer steps and allocations, with the attributes `onEnd`
- * computes from the outcome set on it as it ends (never failing, never throwing, like
- * `annotate`). agentkit opens its own spans with it; no stack trace is captured. Under Effect's
- * own tracer, which records nowhere, the span shows what Effect's would (its fields, random hex
- * ids, its attributes in the order they were set) but makes its ids and its map of attributes
- * when they are first read: the `attributes` and `onEnd` records are read then, so do not change
- * them after passing them.
+ * when `self` ends, however it ends), with the attributes `onEnd` computes from the outcome set
+ * on it as it ends (never failing, never throwing, like `annotate`). agentkit opens its own spans
+ * with it; no stack trace is captured.
  *
  * @example
  * ```ts
@@ -411,8 +403,7 @@ export interface SpanOptions<A, E> extends Omit<Tracer.SpanOptions, "captureStac
  */
 export const span =
   <A, E>(name: string, options: SpanOptions<NoInfer<A>, NoInfer<E>> = {}) =>
-  <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withFiberRuntime((fiber) => spanning.spanIn(fiber, name, options, self))
+  <R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => spanning.span(name, options, self)
 
 /**
  * The usage attributes of a model call or a run (GenAI conventions: the input tokens include the

@@ -3,14 +3,16 @@
  * call into the wrapped tracer and its spans (`span`, `end`, `attribute`, `event`, `addLinks`, and
  * reading a span's fields) is caught; a span the tracer failed to make is replaced by a stand-in
  * that keeps the trace's shape (ids, parent, status) and records nothing. `context` (the tracer's
- * hook around every step of a fiber) is not caught: it is the run loop itself. It sees the
- * tracer's own span as the fiber's current one, not the wrapper (so `@effect/opentelemetry` makes
- * the recording span OpenTelemetry's active one while the step runs, not a copy of its ids).
+ * hook around every step of a fiber) is not caught: it is the run loop itself. It is given a view
+ * of the fiber whose `currentSpan` is the tracer's own span, not the wrapper (so
+ * `@effect/opentelemetry` makes the recording span OpenTelemetry's active one while the step runs,
+ * not a copy of its ids); the fiber itself is left as it is.
  *
  * @internal
  */
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import { randomHex } from "./randomId.js"
@@ -106,6 +108,22 @@ export class ContainedSpan implements Tracer.Span {
       // a tracer that throws never breaks the run
     }
   }
+
+  // the last view made (a span is current on one fiber, or on a few: its children's)
+  private viewed: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+  private view: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+
+  /**
+   * `fiber` as the wrapped tracer's `context` hook sees it while this span is current: every
+   * member the fiber's own (its prototype), but `currentSpan`, the wrapped tracer's own span.
+   */
+  viewOf(fiber: Fiber.RuntimeFiber<unknown, unknown>): Fiber.RuntimeFiber<unknown, unknown> {
+    if (this.viewed !== fiber || this.view === undefined) {
+      this.view = Object.create(fiber, { currentSpan: { value: this.inner } }) as Fiber.RuntimeFiber<unknown, unknown>
+      this.viewed = fiber
+    }
+    return this.view
+  }
 }
 
 /** The span a tracer of its own made: the wrapped one for a contained span, else the span itself. */
@@ -113,16 +131,6 @@ export const unwrap = (span: Tracer.AnySpan): Tracer.AnySpan =>
   span instanceof ContainedSpan && span.inner !== undefined ? span.inner : span
 
 const wrappers = new WeakMap<Tracer.Tracer, Tracer.Tracer>()
-
-/**
- * Effect 3's `FiberRuntime` keeps the span of its context in a field, `currentSpan`, which a
- * tracer's `context` hook reads (`@effect/opentelemetry` makes that span OpenTelemetry's active
- * one while the step runs). Read-only in the fiber's public interface; the runtime sets it anew
- * whenever the fiber's context changes.
- */
-interface Stepping {
-  currentSpan: Tracer.AnySpan | undefined
-}
 
 /** Whether a tracer is already contained. */
 export const isContained = (tracer: Tracer.Tracer): boolean => ContainedTypeId in tracer
@@ -147,22 +155,13 @@ export const contained = (tracer: Tracer.Tracer): Tracer.Tracer => {
           }
           return new ContainedSpan(inner, name, parent, context, startTime, kind)
         },
-        // the wrapped tracer's own hook, around every step of a fiber, seeing the wrapped tracer's
-        // own span as the fiber's current one (as it sees its own spans as parents)
+        // the wrapped tracer's own hook, around every step of a fiber, given a view of the fiber
+        // whose current span is the wrapped tracer's own (as it sees its own spans as parents)
         context: (execution, fiber) => {
-          const stepping = fiber as unknown as Stepping
-          const current = stepping.currentSpan
-          if (!(current instanceof ContainedSpan) || current.inner === undefined) {
-            return tracer.context(execution, fiber)
-          }
-          const own = current.inner
-          stepping.currentSpan = own
-          try {
-            return tracer.context(execution, fiber)
-          } finally {
-            // unless the step itself changed the fiber's span (the runtime then set it anew)
-            if (stepping.currentSpan === own) stepping.currentSpan = current
-          }
+          const current = fiber.currentSpan
+          return current instanceof ContainedSpan && current.inner !== undefined
+            ? tracer.context(execution, current.viewOf(fiber))
+            : tracer.context(execution, fiber)
         }
       }),
       { [ContainedTypeId]: ContainedTypeId }
