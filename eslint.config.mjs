@@ -3,6 +3,7 @@
 import effect from "@effect/eslint-plugin"
 import js from "@eslint/js"
 import tseslint from "typescript-eslint"
+import agentkit from "./scripts/eslint/no-effect-internals.mjs"
 
 /**
  * Known findings in files another lane is rewriting, downgraded to warnings for those files and
@@ -108,6 +109,14 @@ export default tseslint.config(
       // A package's sources import each Effect module on its own path (tree-shaking, import cost).
       "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect", "@effect/platform"] }]
     }
+  },
+  {
+    // Public Effect API only: no member of Effect's runtime it does not document and export, no
+    // `as any` (scripts/eslint/no-effect-internals.mjs; scripts/lint.mjs also runs it over the
+    // built packages/*/dist/**/*.js).
+    files: ["packages/*/{src,test}/**/*.ts", "apps/*/{src,test}/**/*.ts", "bench/src/**/*.ts"],
+    plugins: { agentkit },
+    rules: { "agentkit/no-effect-internals": "error" }
   },
   {
     // Type tests bind values only to take their `typeof`: that is their point.

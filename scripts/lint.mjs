@@ -8,6 +8,7 @@ import { ESLint } from "eslint"
 import { relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { pending } from "../eslint.config.mjs"
+import { distLinter } from "./eslint/dist.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const started = performance.now()
@@ -49,6 +50,15 @@ const stale = Object.entries(pending).flatMap(([file, rules]) =>
     .map((rule) => `eslint.config.mjs: pending '${file}' '${rule}' no longer fires: remove it`)
 )
 for (const line of [...unexpected, ...stale]) console.error(line)
+
+// The built JavaScript too (what users run): the public-Effect-API rule alone, over every package's dist/.
+const dist = await distLinter(root).lintFiles(["packages/*/dist/**/*.js"]).catch((error) =>
+  // no dist/ yet (a fresh clone before `pnpm build`): nothing to check
+  String(error).includes("No files matching") ? [] : Promise.reject(error)
+)
+const distReport = (await eslint.loadFormatter("stylish")).format(dist)
+if (distReport !== "") console.error(distReport)
+for (const result of dist) results.push(result)
 
 const errors = results.reduce((n, r) => n + r.errorCount, 0)
 const warnings = results.reduce((n, r) => n + r.warningCount, 0)
