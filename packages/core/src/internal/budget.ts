@@ -12,8 +12,8 @@
 import type * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import type { Budget } from "../Budget.js"
+import type { BudgetExceeded } from "../BudgetError.js"
 import type { ChatResponse } from "../Chat.js"
-import type { BudgetExceeded } from "../Errors.js"
 import type * as Usage from "../Usage.js"
 
 /** The regions, as the budget's class body provides them. */
