@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson, CheckpointStore, RunContext } from "@agentkit/core"
+import { CheckpointStore, RunContext } from "@agentkit/core"
 import type { CorruptEntry, Invoker, StoreError } from "@agentkit/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -26,6 +26,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { Agent } from "./Agent.js"
 import type { AgentResult } from "./AgentResult.js"
+import * as Recorded from "./internal/runRecord.js"
 import { RunLease } from "./RunLease.js"
 import * as RunState from "./RunState.js"
 
@@ -141,7 +142,7 @@ export const runOnce = <R>(
           runId: record.runId,
           expectedVersion: claimed.record.version,
           status: "cancelled",
-          result: CanonicalJson.stringify({ reason: `Cancelled: cancelled by ${by}` })
+          result: Recorded.encodeReasonText(`Cancelled: cancelled by ${by}`)
         })
         report.cancelled.push(record.runId)
       })

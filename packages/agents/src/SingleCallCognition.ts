@@ -22,11 +22,12 @@ import * as AgentEvent from "./AgentEvent.js"
 import type { AgentResult } from "./AgentResult.js"
 import type { AgentError, Cognition, Drive } from "./Cognition.js"
 import * as Lifecycle from "./internal/lifecycle.js"
+import * as Recorded from "./internal/runRecord.js"
 import * as StructuredOutput from "./StructuredOutput.js"
 
 /** Its state under a store: the model call of iteration 0 is next. */
 const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => (context: RunContext.Service) => {
-  const usage = Lifecycle.usageState(Usage.zero)
+  const usage = Recorded.usageState(Usage.zero)
   return {
     version: 1 as const,
     runId: context.runId,
@@ -46,7 +47,7 @@ const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => 
     },
     budget: context.budget.snapshot(),
     recoveries: 0,
-    context: Lifecycle.contextState(context)
+    context: Recorded.contextState(context)
   }
 }
 

@@ -8,8 +8,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { StoreError } from "./Errors.js"
 import { makeMemory as makeMemoryAudit } from "./internal/auditStore.js"
+import type { StoreError } from "./StoreError.js"
 
 /**
  * What happened to a call: it ran (`executed`), a stored outcome was returned (`deduplicated`),

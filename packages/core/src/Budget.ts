@@ -6,7 +6,8 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import { BudgetExceeded, ConfigurationError } from "./Errors.js"
+import { BudgetExceeded } from "./BudgetError.js"
+import { ConfigurationError } from "./ConfigurationError.js"
 import * as PythonText from "./PythonText.js"
 import * as Usage from "./Usage.js"
 

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { Cancelled } from "./Errors.js"
+import { Cancelled } from "./CancellationError.js"
 import * as Listening from "./internal/cancellation.js"
 
 /**

@@ -6,7 +6,7 @@
  */
 import type * as NodeCrypto from "node:crypto"
 import { createRequire } from "node:module"
-import { CanonicalJsonError } from "./Errors.js"
+import { CanonicalJsonError } from "./CanonicalJsonError.js"
 import { compare } from "./PythonText.js"
 
 // node:crypto is loaded on the first hash, not when the package is imported (it costs a few ms of

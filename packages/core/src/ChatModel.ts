@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
-import type { ChatModelError } from "./Errors.js"
+import type { ChatModelError } from "./ChatModelError.js"
 
 /**
  * The model service. Providers (Anthropic) and fakes (`FakeLLM`) are layers of it.

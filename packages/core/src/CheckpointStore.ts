@@ -31,16 +31,15 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type {
   AlreadyDecided,
-  CorruptEntry,
   LeaseHeld,
   RunExists,
   RunFinished,
   RunNotFound,
   StaleLease,
-  StoreError,
   VersionConflict
-} from "./Errors.js"
+} from "./CheckpointStoreError.js"
 import { makeMemory as makeMemoryStore } from "./internal/checkpointStore.js"
+import type { CorruptEntry, StoreError } from "./StoreError.js"
 
 /**
  * A run's status: `running` (a process drives it, or did until it stopped), `suspended` (waiting

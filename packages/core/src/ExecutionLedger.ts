@@ -17,8 +17,9 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { LedgerConflict, StoreError } from "./Errors.js"
+import type { LedgerConflict } from "./ExecutionLedgerError.js"
 import { makeMemory as makeMemoryLedger } from "./internal/executionLedger.js"
+import type { StoreError } from "./StoreError.js"
 
 /**
  * What a completed call produced: the text the model saw and whether it was an error.

@@ -12,9 +12,9 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
-import type { StoreError } from "./Errors.js"
 import { makeMemory as makeMemoryIdempotency } from "./internal/idempotencyStore.js"
 import type { ToolOutcome } from "./Middleware.js"
+import type { StoreError } from "./StoreError.js"
 
 /**
  * The store operations.

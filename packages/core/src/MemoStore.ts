@@ -11,8 +11,8 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type { ChatResponse } from "./Chat.js"
-import type { StoreError } from "./Errors.js"
 import { makeMemory as makeMemoryMemo } from "./internal/memoStore.js"
+import type { StoreError } from "./StoreError.js"
 
 /**
  * The store operations.

@@ -17,11 +17,15 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import type { BudgetExceeded } from "./BudgetError.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
-import type { BudgetExceeded, ChatModelError, RecordedFailure, StoreError, ToolDenied, ToolInDoubt } from "./Errors.js"
+import type { ChatModelError } from "./ChatModelError.js"
+import type { RecordedFailure, ToolInDoubt } from "./ExecutionLedgerError.js"
 import type { ExecuteOptions, InvokableTool } from "./InvokableTool.js"
 import type { RunContext } from "./RunContext.js"
+import type { StoreError } from "./StoreError.js"
 import type { ToolCall } from "./ToolCall.js"
+import type { ToolDenied } from "./ToolError.js"
 
 /**
  * Per-call metadata: a fresh record for every call, so no per-call state lives on the run

@@ -15,7 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { StoreError } from "./Errors.js"
+import type { StoreError } from "./StoreError.js"
 import * as Tracing from "./Tracing.js"
 
 /**

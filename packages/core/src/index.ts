@@ -30,56 +30,64 @@ export { MemoStore } from "./MemoStore.js"
 /** @since 0.1.0 */
 export { ChatModel } from "./ChatModel.js"
 /** @since 0.1.0 */
+export { errorMessage, errorType, ErrorTypeId, findCause, ForeignValue, isAgentkitError } from "./AgentkitError.js"
+/** @since 0.1.0 */
+export type { AgentkitError } from "./AgentkitError.js"
+/** @since 0.1.0 */
+export { BudgetExceeded, DepthExceeded, isBudgetExceeded, isDepthExceeded } from "./BudgetError.js"
+/** @since 0.2.0 */
+export { BudgetError } from "./BudgetError.js"
+/** @since 0.1.0 */
+export { Cancelled, isCancelled } from "./CancellationError.js"
+/** @since 0.1.0 */
+export { CanonicalJsonError } from "./CanonicalJsonError.js"
+/** @since 0.1.0 */
+export { ChatModelError, ChatModelErrorReason, isChatModelError } from "./ChatModelError.js"
+/** @since 0.1.0 */
 export {
   AlreadyDecided,
-  approvalDeniedText,
-  BudgetExceeded,
-  Cancelled,
-  CanonicalJsonError,
-  ChatModelError,
-  ChatModelErrorReason,
-  ConfigurationError,
-  CorruptEntry,
-  DEFECT_TEXT,
-  DepthExceeded,
-  endsRun,
-  errorMessage,
-  errorType,
-  ErrorTypeId,
-  FAILURE_TEXT_MAX_BYTES,
-  findCause,
-  ForeignValue,
-  invalidArgumentFields,
-  isAgentkitError,
-  isBudgetExceeded,
-  isCancelled,
-  isChatModelError,
-  isDepthExceeded,
-  isSubRunSuspension,
   LeaseHeld,
-  LedgerConflict,
-  markedFailedText,
-  RecordedFailure,
   RunExists,
   RunFinished,
   RunNotFound,
-  shapeMismatchText,
   StaleLease,
-  StoreError,
+  VersionConflict
+} from "./CheckpointStoreError.js"
+/** @since 0.2.0 */
+export { CheckpointStoreError } from "./CheckpointStoreError.js"
+/** @since 0.1.0 */
+export { ConfigurationError } from "./ConfigurationError.js"
+/** @since 0.1.0 */
+export { LedgerConflict, RecordedFailure, ToolInDoubt } from "./ExecutionLedgerError.js"
+/** @since 0.2.0 */
+export { ExecutionLedgerError } from "./ExecutionLedgerError.js"
+/** @since 0.1.0 */
+export {
+  approvalDeniedText,
+  DEFECT_TEXT,
+  FAILURE_TEXT_MAX_BYTES,
+  markedFailedText,
+  shapeMismatchText,
+  toolFailureText,
+  unknownToolText
+} from "./FailureText.js"
+/** @since 0.1.0 */
+export { CorruptEntry, StoreError } from "./StoreError.js"
+/** @since 0.1.0 */
+export {
+  endsRun,
+  invalidArgumentFields,
+  isSubRunSuspension,
   ToolArgumentError,
   ToolDefinitionError,
   ToolDenied,
   ToolExecutionError,
-  toolFailureText,
-  ToolInDoubt,
   ToolNotFoundError,
   ToolShapeError,
-  ToolTimeoutError,
-  unknownToolText,
-  VersionConflict
-} from "./Errors.js"
+  ToolTimeoutError
+} from "./ToolError.js"
 /** @since 0.1.0 */
-export type { AgentkitError, ArgumentProblem, SubRunSuspension } from "./Errors.js"
+export type { ArgumentProblem, SubRunSuspension } from "./ToolError.js"
 /** @since 0.1.0 */
 export { capabilities } from "./InvokableTool.js"
 /** @since 0.1.0 */

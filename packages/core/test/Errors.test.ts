@@ -1,15 +1,19 @@
 import {
+  AlreadyDecided,
   approvalDeniedText,
+  BudgetError,
   BudgetExceeded,
   Cancelled,
   CanonicalJson,
   ChatModelError,
+  CheckpointStoreError,
   ConfigurationError,
   DEFECT_TEXT,
   DepthExceeded,
   endsRun,
   errorMessage,
   errorType,
+  ExecutionLedgerError,
   FAILURE_TEXT_MAX_BYTES,
   invalidArgumentFields,
   isAgentkitError,
@@ -17,16 +21,25 @@ import {
   isCancelled,
   isChatModelError,
   isDepthExceeded,
+  LeaseHeld,
+  LedgerConflict,
   PythonText,
+  RecordedFailure,
+  RunExists,
+  RunFinished,
+  RunNotFound,
+  StaleLease,
   ToolArgumentError,
   ToolDenied,
   ToolExecutionError,
   toolFailureText,
+  ToolInDoubt,
   ToolNotFoundError,
   ToolShapeError,
   ToolTimeoutError,
   unknownToolText,
-  Utf8
+  Utf8,
+  VersionConflict
 } from "@agentkit/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Schema } from "effect"
@@ -138,7 +151,64 @@ describe("errors: the stored ones travel as Schema values, texts intact", () => 
   })
 })
 
-describe("errors: the model-visible texts, written next to the errors", () => {
+describe("errors: each concept's union schema decodes its errors back to their classes", () => {
+  const wire = <A, I>(schema: Schema.Schema<A, I>, error: A) =>
+    JSON.parse(JSON.stringify(Schema.encodeSync(schema)(error))) as unknown
+
+  it("BudgetError: a ceiling and a depth overflow, each its own class, message intact", () => {
+    const errors = [
+      new BudgetExceeded({ limit: "toolCalls", message: "tool calls 3 > 2" }),
+      new DepthExceeded({ depth: 5, maxDepth: 4 })
+    ]
+    for (const error of errors) {
+      const decoded = Schema.decodeUnknownSync(BudgetError)(wire(BudgetError, error))
+      expect(decoded).toBeInstanceOf(error.constructor)
+      expect(decoded.message).toBe(error.message)
+    }
+  })
+
+  it("CheckpointStoreError: every compare-and-set outcome, each its own class, message intact", () => {
+    const errors = [
+      new RunExists({ runId: "run-1" }),
+      new RunNotFound({ runId: "run-1" }),
+      new StaleLease({ runId: "run-1", token: 1 }),
+      new LeaseHeld({ runId: "run-1", owner: "worker-a", expiresAt: 0 }),
+      new RunFinished({ runId: "run-1", status: "done" }),
+      new VersionConflict({ runId: "run-1", expected: 3, actual: 4 }),
+      new AlreadyDecided({ rootRunId: "run-1", pendingId: "p-1", decision: "{}", by: "alice" })
+    ]
+    for (const error of errors) {
+      const decoded = Schema.decodeUnknownSync(CheckpointStoreError)(wire(CheckpointStoreError, error))
+      expect(decoded).toBeInstanceOf(error.constructor)
+      expect(decoded.message).toBe(error.message)
+    }
+  })
+
+  it("ExecutionLedgerError: in doubt, recorded failure and conflict, each its own class, message intact", () => {
+    const errors = [
+      new ToolInDoubt({ key: "run-1/t0/c0", call: { id: "c1", name: "charge", arguments: {} }, claimedAt: 0 }),
+      new RecordedFailure({ toolName: "charge", text: "ERROR: tool 'charge' failed: card declined" }),
+      new LedgerConflict({ key: "run-1/t0/c0", state: "reclaimed" })
+    ]
+    for (const error of errors) {
+      const decoded = Schema.decodeUnknownSync(ExecutionLedgerError)(wire(ExecutionLedgerError, error))
+      expect(decoded).toBeInstanceOf(error.constructor)
+      expect(decoded.message).toBe(error.message)
+    }
+  })
+
+  it("a union refuses another concept's error and a member with a bad field", () => {
+    const depth = wire(BudgetError, new DepthExceeded({ depth: 2, maxDepth: 1 }))
+    expect(Schema.decodeUnknownEither(CheckpointStoreError)(depth)._tag).toBe("Left")
+    expect(Schema.decodeUnknownEither(ExecutionLedgerError)(depth)._tag).toBe("Left")
+    expect(Schema.decodeUnknownEither(BudgetError)({ _tag: "BudgetExceeded", limit: "depth", message: "m" })._tag)
+      .toBe("Left")
+    expect(Schema.decodeUnknownEither(CheckpointStoreError)({ _tag: "RunFinished", runId: "r", status: "paused" })._tag)
+      .toBe("Left")
+  })
+})
+
+describe("errors: the model-visible texts, all in FailureText", () => {
   it("the generic failure text names the type and the message", () => {
     expect(toolFailureText("research", new DepthExceeded({ depth: 5, maxDepth: 4 }))).toBe(
       "ERROR: tool 'research' failed: DepthExceeded: agent depth 5 > max_depth 4"

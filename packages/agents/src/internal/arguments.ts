@@ -5,8 +5,8 @@
  * every error with its JSON Pointer. A schema is compiled once per tool fingerprint. A schema ajv
  * cannot compile refuses the edit (fail closed).
  *
- * ajv is loaded on the first edit that needs it, not when the package is imported: it is most of
- * the import cost of `@agentkit/agents` (issue 19) and only operator edits use it.
+ * ajv is loaded on the first edit that needs it, not when the package is imported: it would be
+ * most of the import cost of `@agentkit/agents`, and only operator edits use it.
  *
  * @internal
  */

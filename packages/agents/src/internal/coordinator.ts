@@ -27,6 +27,7 @@ import { lazy } from "./lazy.js"
 import * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
+import * as Recorded from "./runRecord.js"
 
 /** The coordinator's part of the run state (`cognitionState`), versioned. */
 export const StateV1 = Schema.Struct({
@@ -178,7 +179,7 @@ export const make = <R>(settings: Settings): Cognition<R> => {
             })
         const finish = (stopReason: AgentResult["stopReason"]): AgentResult => ({
           output: state.results.at(-1)?.output ?? "",
-          usage: Usage.add(run.usage, Lifecycle.usageOf(state.childUsage)),
+          usage: Usage.add(run.usage, Recorded.usageOf(state.childUsage)),
           // its own: the selector's model calls (its children's are theirs)
           ownUsage: run.usage,
           partial: false,
@@ -235,7 +236,7 @@ export const make = <R>(settings: Settings): Cognition<R> => {
               turn: state.turn + 1,
               current: undefined,
               results: [...state.results, { child: child.name, output: ran.value.output }],
-              childUsage: Lifecycle.usageState(Usage.add(Lifecycle.usageOf(state.childUsage), ran.value.usage))
+              childUsage: Recorded.usageState(Usage.add(Recorded.usageOf(state.childUsage), ran.value.usage))
             }
             const stop =
               settings.stopWhen?.({ turn: state.turn - 1, child: child.name, output: ran.value.output }) === true
@@ -248,7 +249,7 @@ export const make = <R>(settings: Settings): Cognition<R> => {
       })
   })
 
-  const initial: State = { version: 1, policy, turn: 0, results: [], childUsage: Lifecycle.usageState(Usage.zero) }
+  const initial: State = { version: 1, policy, turn: 0, results: [], childUsage: Recorded.usageState(Usage.zero) }
 
   const drive = ({ agent, messages }: Drive) =>
     Effect.annotateCurrentSpan({

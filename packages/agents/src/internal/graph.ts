@@ -35,9 +35,10 @@ import { InvalidDecision } from "../Errors.js"
 import * as RunState from "../RunState.js"
 import { fanOut, type Outcome, outcome } from "./fanOut.js"
 import { lazy } from "./lazy.js"
-import * as Lifecycle from "./lifecycle.js"
+import type * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
+import * as Recorded from "./runRecord.js"
 
 /** What a node is given: the graph's task and the outputs of its `after` nodes. */
 export interface Inputs {
@@ -165,7 +166,7 @@ export const program = <E, R>(
     order: [],
     rejected: [],
     steps: 0,
-    usage: Lifecycle.usageState(Usage.zero)
+    usage: Recorded.usageState(Usage.zero)
   }
   return {
     agent: name,
@@ -198,7 +199,7 @@ export const program = <E, R>(
           return {
             output,
             outputs: { ...state.outputs },
-            usage: Lifecycle.usageOf(state.usage),
+            usage: Recorded.usageOf(state.usage),
             // a graph calls no model itself: every cost is its nodes'
             ownUsage: Usage.zero,
             partial: stopReason !== "complete",
@@ -307,7 +308,7 @@ export const program = <E, R>(
                     rejected: ran._tag === "Rejected" ? [...state.rejected, id] : state.rejected,
                     steps: state.steps + 1,
                     usage: ran._tag === "Done"
-                      ? Lifecycle.usageState(Usage.add(Lifecycle.usageOf(state.usage), ran.value.usage))
+                      ? Recorded.usageState(Usage.add(Recorded.usageOf(state.usage), ran.value.usage))
                       : state.usage
                   }
                 })))

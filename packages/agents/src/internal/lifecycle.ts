@@ -27,8 +27,7 @@ import {
   IdempotencyStore,
   RunContext,
   StaleLease,
-  StoreError,
-  Usage
+  StoreError
 } from "@agentkit/core"
 import type { Budget, CorruptEntry } from "@agentkit/core"
 import * as Cause from "effect/Cause"
@@ -43,12 +42,14 @@ import * as Schema from "effect/Schema"
 import type * as Results from "../AgentResult.js"
 import * as Approval from "../Approval.js"
 import type { LifecycleError } from "../Cognition.js"
-import { InvalidDecisions, RunInProgress, RunNotResumable, RunStateCorrupt, RunSuspended } from "../Errors.js"
+import type { RunStateCorrupt } from "../Errors.js"
+import { InvalidDecisions, RunInProgress, RunNotResumable, RunSuspended } from "../Errors.js"
 import { RunLease } from "../RunLease.js"
 import * as RunState from "../RunState.js"
 import type { StructuredOutput } from "../StructuredOutput.js"
 import { type LeaseHolder, makeWriter, type WriteError, type Writer } from "./checkpointer.js"
 import { lazy } from "./lazy.js"
+import * as Recorded from "./runRecord.js"
 
 /** What the lifecycle adds to a run's own errors (the public `LifecycleError` of `Cognition`). */
 export type { LifecycleError }
@@ -96,100 +97,6 @@ class RunTree extends Context.Tag("@agentkit/agents/internal/RunTree")<
 
 const leaseSettings = Effect.map(Effect.serviceOption(RunLease), Option.getOrElse(() => RunLease.defaults))
 
-/** The context's state fields: enough to rebuild it in another process. */
-export const contextState = (context: RunContext.Service): RunState.RunState["context"] => {
-  const { orgId, domainId, userId, sessionId } = context.scope
-  const scope: {
-    -readonly [K in keyof RunState.RunState["context"]["scope"]]: RunState.RunState["context"]["scope"][K]
-  } = {}
-  if (orgId !== undefined) scope.orgId = orgId
-  if (domainId !== undefined) scope.domainId = domainId
-  if (userId !== undefined) scope.userId = userId
-  if (sessionId !== undefined) scope.sessionId = sessionId
-  return {
-    scope,
-    autonomy: context.autonomy,
-    limits: context.budget.limits,
-    correlationId: context.correlationId,
-    ...(context.threadId === undefined ? {} : { threadId: context.threadId })
-  }
-}
-
-/** Usage as stored (exact money). */
-export const usageState = (usage: Usage.Usage): RunState.RunState["usage"] => ({
-  inputTokens: usage.inputTokens,
-  outputTokens: usage.outputTokens,
-  cacheReadTokens: usage.cacheReadTokens,
-  cacheWriteTokens: usage.cacheWriteTokens,
-  costNanos: Usage.nanos(usage)
-})
-
-/** Usage from its stored form. */
-export const usageOf = (state: RunState.RunState["usage"]): Usage.Usage =>
-  Usage.make({
-    inputTokens: state.inputTokens,
-    outputTokens: state.outputTokens,
-    cacheReadTokens: state.cacheReadTokens,
-    cacheWriteTokens: state.cacheWriteTokens,
-    costUsd: Usage.usdOf(state.costNanos)
-  })
-
-/** A result as recorded; a graph's (`outputs`, its nodes' outputs) keeps them too. */
-const encodeResult = (
-  result: AgentResult & { readonly outputs?: Readonly<Record<string, string>> },
-  output: StructuredOutput<unknown> | undefined
-): string =>
-  CanonicalJson.stringify({
-    output: result.output,
-    usage: usageState(result.usage),
-    ownUsage: usageState(result.ownUsage),
-    partial: result.partial,
-    stopReason: result.stopReason,
-    transcript: result.transcript,
-    ...(output === undefined || result.parsed === undefined ? {} : { parsed: output.encode(result.parsed) }),
-    ...(result.error === undefined ? {} : { error: result.error }),
-    ...(result.outputs === undefined ? {} : { outputs: result.outputs })
-  })
-
-const decodeRecordedResult = lazy(() => Schema.decodeUnknownEither(Schema.parseJson(RunState.RecordedResult)))
-const decodeRecordedReason = lazy(() => Schema.decodeUnknownOption(Schema.parseJson(RunState.RecordedReason)))
-
-const recordedResult = (
-  record: CheckpointStore.RunRecord,
-  structured: StructuredOutput<unknown> | undefined
-): Effect.Effect<AgentResult, RunStateCorrupt> => {
-  const decoded = decodeRecordedResult(record.result ?? "")
-  if (decoded._tag === "Left") {
-    return Effect.fail(
-      new RunStateCorrupt({
-        runId: record.runId,
-        detail: "its recorded result does not decode; expected { output, usage, partial, stopReason, transcript }"
-      })
-    )
-  }
-  const { error, output, outputs, ownUsage, parsed: encoded, partial, stopReason, transcript, usage } = decoded.right
-  const base: AgentResult = {
-    output,
-    partial,
-    stopReason: stopReason as AgentResult["stopReason"],
-    transcript,
-    usage: usageOf(usage),
-    ownUsage: usageOf(ownUsage ?? usage),
-    ...(error === undefined ? {} : { error })
-  }
-  const result = outputs === undefined ? base : Object.assign(base, { outputs })
-  if (encoded === undefined || structured === undefined) return Effect.succeed(result)
-  const parsed = structured.decode(encoded)
-  return parsed._tag === "Left"
-    ? Effect.fail(
-      new RunStateCorrupt({
-        runId: record.runId,
-        detail: `its recorded structured output does not decode with the agent's output schema: ${parsed.left}`
-      })
-    )
-    : Effect.succeed({ ...result, parsed: parsed.right })
-}
-
 const otherTenant = (runId: string): RunNotResumable =>
   new RunNotResumable({
     runId,
@@ -197,23 +104,11 @@ const otherTenant = (runId: string): RunNotResumable =>
   })
 
 const notResumable = (record: CheckpointStore.RunRecord): RunNotResumable => {
-  const reason = Option.match(decodeRecordedReason(record.result ?? ""), {
-    onNone: () => "",
-    onSome: (r) => `: ${r.reason}`
-  })
+  const reason = Option.match(Recorded.decodeReason(record), { onNone: () => "", onSome: (r) => `: ${r}` })
   return new RunNotResumable({
     runId: record.runId,
     message: `run '${record.runId}' is ${record.status}${reason}; it is never driven again`
   })
-}
-
-/** Why a run failed, as recorded: its error's tag and message. */
-const reasonOf = (error: unknown): string => {
-  if (typeof error === "object" && error !== null && "_tag" in error) {
-    const message = "message" in error && typeof error.message === "string" ? error.message : ""
-    return `${String(error._tag)}: ${message}`
-  }
-  return String(error)
 }
 
 /**
@@ -360,7 +255,7 @@ const root = <E, R>(
     if (record.tenant !== context.scope.storeKey) return yield* otherTenant(runId)
     switch (record.status) {
       case "done":
-        return yield* recordedResult(record, program.output)
+        return yield* Recorded.decodeResult(record, program.output)
       case "failed":
       case "cancelled":
         return yield* notResumable(record)
@@ -418,7 +313,7 @@ const takeOver = <E, R>(
       const reason = `recovered more than ${maxRecoveries} times`
       yield* makeWriter(store, holder, record.runId, record.version).finish(
         "failed",
-        CanonicalJson.stringify({ reason })
+        Recorded.encodeReasonText(reason)
       )
       return yield* new RunNotResumable({
         runId: record.runId,
@@ -540,14 +435,14 @@ const end = (
     // a suspension saved its state as it stopped; the lease ends so a resume can claim it at once
     return exit.value.suspended !== undefined
       ? store.release(holder.current)
-      : writer.finish("done", encodeResult(exit.value, output))
+      : writer.finish("done", Recorded.encodeResult(exit.value, output))
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) {
     const error = failure.value as { readonly _tag?: unknown }
     switch (error._tag) {
       case "Cancelled":
-        return writer.finish("cancelled", CanonicalJson.stringify({ reason: reasonOf(error) }))
+        return writer.finish("cancelled", Recorded.encodeReason(error))
       case "StaleLease":
         return Effect.void
       case "StoreError":
@@ -556,11 +451,11 @@ const end = (
       case "RunStateVersionUnsupported":
         return Effect.ignore(store.release(holder.current)) // the run stays recoverable, its record as it was
       default:
-        return writer.finish("failed", CanonicalJson.stringify({ reason: reasonOf(error) }))
+        return writer.finish("failed", Recorded.encodeReason(error))
     }
   }
   if (Cause.isInterruptedOnly(exit.cause) && context.cancellation.isCancelled) {
-    return writer.finish("cancelled", CanonicalJson.stringify({ reason: "Cancelled: run cancelled" }))
+    return writer.finish("cancelled", Recorded.encodeReasonText("Cancelled: run cancelled"))
   }
   // an interruption or a defect: the process is alive but stopped driving; the next drive takes over at once
   return Effect.ignore(store.release(holder.current))
@@ -600,7 +495,7 @@ const child = <E, R>(
       }
     } else {
       const record = found.value
-      if (record.status === "done") return yield* recordedResult(record, program.output)
+      if (record.status === "done") return yield* Recorded.decodeResult(record, program.output)
       if (record.status === "failed" || record.status === "cancelled") return yield* notResumable(record)
       const saved = yield* stateOf(record, program)
       version = record.version
@@ -633,7 +528,7 @@ const child = <E, R>(
  */
 const restoreInto = (context: RunContext.Service, state: RunState.RunState): void => {
   context.budget.restore(state.budget)
-  context.restore({ legs: state.legs, usage: usageOf(state.treeUsage) })
+  context.restore({ legs: state.legs, usage: Recorded.usageOf(state.treeUsage) })
 }
 
 /**
@@ -665,12 +560,12 @@ const childEnd = (
   if (Exit.isSuccess(exit)) {
     return exit.value.suspended !== undefined
       ? Effect.void
-      : writer.finish("done", encodeResult(exit.value, output))
+      : writer.finish("done", Recorded.encodeResult(exit.value, output))
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isNone(failure)) {
     return Cause.isInterruptedOnly(exit.cause) && context.cancellation.isCancelled
-      ? writer.finish("cancelled", CanonicalJson.stringify({ reason: "Cancelled: run cancelled" }))
+      ? writer.finish("cancelled", Recorded.encodeReasonText("Cancelled: run cancelled"))
       : Effect.void
   }
   const tag = (failure.value as { readonly _tag?: unknown })._tag
@@ -682,7 +577,7 @@ const childEnd = (
   }
   return writer.finish(
     tag === "Cancelled" ? "cancelled" : "failed",
-    CanonicalJson.stringify({ reason: reasonOf(failure.value) })
+    Recorded.encodeReason(failure.value)
   )
 }
 

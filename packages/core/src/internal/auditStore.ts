@@ -1,7 +1,7 @@
 /** The in-memory audit store: records in append order, listed by position. @internal */
 import * as Effect from "effect/Effect"
 import type { AuditRecord, ListQuery, MemoryStore } from "../AuditStore.js"
-import { StoreError } from "../Errors.js"
+import { StoreError } from "../StoreError.js"
 
 export const makeMemory = (): MemoryStore => {
   const records: Array<AuditRecord> = []

@@ -21,15 +21,14 @@ import type {
 } from "../CheckpointStore.js"
 import {
   AlreadyDecided,
-  CorruptEntry,
   LeaseHeld,
   RunExists,
   RunFinished,
   RunNotFound,
   StaleLease,
-  StoreError,
   VersionConflict
-} from "../Errors.js"
+} from "../CheckpointStoreError.js"
+import { CorruptEntry, StoreError } from "../StoreError.js"
 
 const Row = Schema.Struct({
   runId: Schema.String,

@@ -1,8 +1,9 @@
 /** The in-memory execution ledger: one entry per claimed call, never evicted by count. @internal */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { LedgerConflict, markedFailedText } from "../Errors.js"
 import type { Claim, MemoryLedger, Outcome } from "../ExecutionLedger.js"
+import { LedgerConflict } from "../ExecutionLedgerError.js"
+import { markedFailedText } from "../FailureText.js"
 
 interface Entry {
   readonly digest: string

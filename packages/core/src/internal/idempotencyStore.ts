@@ -8,7 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ConfigurationError } from "../Errors.js"
+import { ConfigurationError } from "../ConfigurationError.js"
 import type { MemoryOptions, MemoryStore } from "../IdempotencyStore.js"
 import type { ToolOutcome } from "../Middleware.js"
 

@@ -4,7 +4,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ChatResponse } from "../Chat.js"
-import { ConfigurationError } from "../Errors.js"
+import { ConfigurationError } from "../ConfigurationError.js"
 import type { MemoryOptions, MemoryStore } from "../MemoStore.js"
 import { durationOption } from "./idempotencyStore.js"
 

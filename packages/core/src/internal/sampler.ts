@@ -1,5 +1,5 @@
 /** Whole-run sampling by correlation id. @internal */
-import { ConfigurationError } from "../Errors.js"
+import { ConfigurationError } from "../ConfigurationError.js"
 
 const encoder = new TextEncoder()
 

@@ -8,7 +8,7 @@ import type { Message, RunContext, ToolCall } from "@agentkit/core"
 import { Usage } from "@agentkit/core"
 import type * as Approval from "../../Approval.js"
 import type * as RunState from "../../RunState.js"
-import { contextState, usageOf, usageState } from "../lifecycle.js"
+import { contextState, usageOf, usageState } from "../runRecord.js"
 
 export type CallResult = RunState.CallResult
 
