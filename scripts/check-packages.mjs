@@ -25,6 +25,13 @@ if (packages.length === 0) {
   process.exit(2)
 }
 
+// Every resolution (node10, node16 from CJS and from ESM, bundler) must resolve the types, to the
+// right module kind. One rule is off: the packages are ES modules only, and `require()` of them is
+// Node 20.19+'s require of an ES module (their `engines`; apps/support-desk/scripts/check-imports.mjs
+// requires each), which attw's TypeScript still reports under node16 from CJS as "dynamic import
+// only" (CJSResolvesToESM).
+const attwOptions = ["--profile", "strict", "--ignore-rules", "cjs-resolves-to-esm", "--format", "table-flipped"]
+
 const out = mkdtempSync(join(tmpdir(), "agentkit-pack-"))
 let failed = 0
 const started = Date.now()
@@ -34,16 +41,7 @@ try {
     const tarball = execFileSync("pnpm", ["pack", "--pack-destination", out, "--json"], { cwd, encoding: "utf8" })
     const file = JSON.parse(tarball).filename
     const checks = [
-      // Every resolution (node10, node16 from CJS and from ESM, bundler) must resolve the types,
-      // to the right module kind. One rule is off: the packages are ES modules only, and
-      // `require()` of them is Node 20.19+'s require of an ES module (their `engines`;
-      // apps/support-desk/scripts/check-imports.mjs requires each), which attw's TypeScript still
-      // reports under node16 from CJS as "dynamic import only" (CJSResolvesToESM).
-      [
-        "attw",
-        bin("attw"),
-        [file, "--profile", "strict", "--ignore-rules", "cjs-resolves-to-esm", "--format", "table-flipped", "--no-color"]
-      ],
+      ["attw", bin("attw"), [file, ...attwOptions, "--no-color"]],
       ["publint --strict", bin("publint"), ["run", file, "--strict", "--pack", "false"]]
     ]
     for (const [label, command, args] of checks) {
