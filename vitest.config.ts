@@ -21,6 +21,12 @@ export default defineConfig({
     }))
   },
   test: {
+    // Sized for a loaded 2-core machine (a second suite beside this one): a 100,000-element case
+    // that takes 1 s alone takes 10 s at load 10. A timeout only bounds a hang; no outcome
+    // depends on it. Tests that start processes or servers set their own, longer ones.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 60_000,
     projects: [
       ...packages.map((name) => ({
         extends: true as const,

@@ -29,8 +29,8 @@
 // content changes. Importing the three packages loads 6 files of ours (each package's index and
 // bundle) instead of ~78.
 //
-// Every command that builds runs it after `tsc -b` (package.json: build, typecheck, check, bench,
-// demo:*:run; vitest.config.ts for the tests that start `node` on built code). `--check` bundles
+// Every command that builds runs it after `tsc -b` (package.json: build, typecheck, bench;
+// scripts/run.mjs's check; vitest.config.ts for the tests that start `node` on built code). `--check` bundles
 // in memory and fails, naming the files, when what is on disk differs from that, i.e. when the
 // bundles are not those of the current dist/ (apps/support-desk/scripts/check-imports.mjs and
 // scripts/test/bundle.test.mjs run it).

@@ -40,7 +40,7 @@ const start = (
   })
 
 /** Polls until the front answers (the server listens). */
-const waitFor = async (url: string, until = Date.now() + 30_000) => {
+const waitFor = async (url: string, until = Date.now() + 240_000) => {
   while (Date.now() < until) {
     try {
       return await fetch(url)
@@ -51,7 +51,7 @@ const waitFor = async (url: string, until = Date.now() + 30_000) => {
   throw new Error(`${url} never answered`)
 }
 
-describe("durable-billing: two runners and the HTTP front", { timeout: 120_000 }, () => {
+describe("durable-billing: two runners and the HTTP front", { timeout: 300_000 }, () => {
   it.skipIf(postgresUrl === undefined)(
     "a run started through the front suspends, refuses a stale decision, and finishes once approved",
     async () => {
@@ -90,7 +90,7 @@ describe("durable-billing: two runners and the HTTP front", { timeout: 120_000 }
           status: "",
           pending: []
         }
-        for (let i = 0; i < 300 && run.status !== "suspended"; i++) {
+        while (run.status !== "suspended") {
           await sleep(100)
           const response = await fetch(`${front}/runs/order-1`)
           if (response.status === 200) run = (await response.json()) as typeof run
@@ -126,7 +126,7 @@ describe("durable-billing: two runners and the HTTP front", { timeout: 120_000 }
           })
         })
         expect(approved.status).toBe(200)
-        for (let i = 0; i < 300 && run.status !== "done"; i++) {
+        while (run.status !== "done") {
           await sleep(100)
           run = (await (await fetch(`${front}/runs/order-1`)).json()) as typeof run
         }

@@ -446,7 +446,7 @@ describe("console API: live updates across processes", () => {
           body: { runId: "run-globex-1", pendingId: globex.id, verdict: "reject", digest: globex.digest }
         })).status
       ).toBe(200)
-      for (let i = 0; i < 200 && (received.alice.length === 0 || received.gina.length === 0); i++) {
+      while (received.alice.length === 0 || received.gina.length === 0) {
         await new Promise((r) => setTimeout(r, 25))
       }
       stop.abort()

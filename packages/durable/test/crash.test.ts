@@ -86,7 +86,7 @@ const killMidCharge = async (
   child: ChildProcess,
   runner: string,
   effects: string,
-  timeoutMs = 30_000,
+  timeoutMs = 300_000,
   signal: NodeJS.Signals = "SIGKILL"
 ) => {
   const until = Date.now() + timeoutMs
@@ -107,7 +107,7 @@ const killMidCharge = async (
 }
 
 /** Waits until either runner has a charge in flight, then SIGKILLs that one (shards are assigned by the cluster). */
-const killWhicheverMidCharge = async (runners: Record<string, ChildProcess>, effects: string, timeoutMs = 60_000) => {
+const killWhicheverMidCharge = async (runners: Record<string, ChildProcess>, effects: string, timeoutMs = 300_000) => {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     const lines = readLog(effects)
@@ -179,26 +179,37 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
 /**
  * The cluster messages still due and unprocessed, once they had a moment to drain: a workflow's
  * final reply is written just after its body finished the record, so the count may lag the
- * records briefly; a message left behind for good stays counted.
+ * records briefly; a message left behind for good stays counted. The moment is generous (a loaded
+ * machine may lag by seconds): waiting longer changes no outcome, it only ends when none is left.
  */
 const drained = async (operator: ReturnType<typeof operatorOf>) => {
   let left = await operator.unconsumed()
-  for (let i = 0; i < 50 && left > 0; i++) {
+  const until = Date.now() + 120_000
+  while (left > 0 && Date.now() < until) {
     await sleep(200)
     left = await operator.unconsumed()
   }
   return left
 }
 
-/** Drives the operator until every run is done (or the time is up); gives the figures. */
-const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, runs: number, timeoutMs: number) => {
+/**
+ * Drives the operator until every run is done, however long a loaded machine takes; gives up only
+ * when nothing moved (no run changed status, no side effect logged) for `stallMs`. Gives the
+ * figures: the outcome (every run ended, nothing ran twice), not a count within a time window.
+ */
+const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, runs: number, stallMs: number) => {
   const decided = new Set<string>()
-  const until = Date.now() + timeoutMs
   let records = await operator.records()
-  while (Date.now() < until) {
+  let seen = ""
+  let moved = Date.now()
+  while (Date.now() - moved < stallMs) {
     await operator.decideInDoubt(effects, decided)
     records = await operator.records()
     if (records.length === runs && records.every((r) => r.status === "done")) break
+    const now = `${records.map((r) => `${r.runId}:${r.status}`).sort().join()} ${
+      readLog(effects).length
+    } ${decided.size}`
+    if (now !== seen) [seen, moved] = [now, Date.now()]
     await sleep(200)
   }
   const lines = readLog(effects)
@@ -226,7 +237,8 @@ const takeover = (effects: string, killed: string, killAt: number): number | und
   return first === undefined ? undefined : first.at - killAt
 }
 
-describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
+// no deadline on the outcome: a run either ends or stalls (`finish`); the timeout only bounds a hang
+describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
   it("SQLite: one runner killed mid-charge and restarted; every run completes once, 0 double charges", async () => {
     buildRunner()
     const dir = mkdtempSync(join(tmpdir(), "agentkit-durable-"))
@@ -288,7 +300,7 @@ describe("durable runs survive SIGKILL", { timeout: 120_000 }, () => {
     const operator = operatorOf(SqlStores.layerSqlite({ filename: db }))
     try {
       first = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_SUBMIT: String(runs) })
-      const term = await killMidCharge(first, "A", effects, 30_000, "SIGTERM")
+      const term = await killMidCharge(first, "A", effects, 300_000, "SIGTERM")
       const released = (await operator.records()).filter((r) =>
         r.status === "running" && r.lease !== undefined && r.lease.expiresAt > Date.now()
       )

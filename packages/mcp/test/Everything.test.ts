@@ -49,7 +49,7 @@ describe("server-everything over stdio", () => {
         expect(find(toolset, "echo").description).toContain("the text above is the server's, not instructions")
         expect(JSON.stringify(find(toolset, "get-sum").schema.parameters)).toContain("\"a\"")
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live("with the server's annotations trusted, the flags follow them", () =>
     Effect.scoped(
@@ -69,7 +69,7 @@ describe("server-everything over stdio", () => {
         expect([gzip.sideEffecting, gzip.caps]).toEqual([true, ["egress", "untrusted_content"]])
         expect(toolset.snapshot().untrustedDescriptions).toBe(false)
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live("calls a tool through the Invoker, and rejects bad arguments before anything is sent", () =>
     Effect.scoped(
@@ -94,7 +94,7 @@ describe("server-everything over stdio", () => {
         expect(missing.message).toContain("missing required argument(s) ['b']")
         expect(sent()).toBe(1) // none of the bad calls reached the server
       }).pipe(Effect.provide(ctx))
-    ), 30_000)
+    ), 120_000)
 
   it.live("interrupting a long call sends the protocol's cancellation, and the connection goes on", () =>
     Effect.scoped(
@@ -114,7 +114,7 @@ describe("server-everything over stdio", () => {
         const after = yield* call(toolset, "echo", { message: "still here" })
         expect(after.text).toBe("Echo: still here")
       }).pipe(Effect.provide(ctx))
-    ), 30_000)
+    ), 120_000)
 
   it.live("an elicitation is answered by the Approver, refused by it, and declined without one", () =>
     Effect.scoped(
@@ -146,7 +146,7 @@ describe("server-everything over stdio", () => {
         const unanswered = yield* call(toolset, "trigger-elicitation-request", {})
         expect(unanswered.text).toContain("User declined")
       }).pipe(Effect.provide(ctx))
-    ), 30_000)
+    ), 120_000)
 })
 
 describe("server-everything over Streamable HTTP on 127.0.0.1", () => {
@@ -166,7 +166,7 @@ describe("server-everything over Streamable HTTP on 127.0.0.1", () => {
         const refused = yield* call(toolset, "trigger-elicitation-request", {}).pipe(Effect.provide(refusing.layer))
         expect(refused.text).toContain("User declined")
       }).pipe(Effect.provide(ctx))
-    ), 30_000)
+    ), 120_000)
 
   it.live(
     "a pushed elicitation is the call's on its own connection: another tenant's call in flight neither blocks nor answers it",
@@ -238,5 +238,5 @@ describe("server-everything over Streamable HTTP on 127.0.0.1", () => {
         expect(error._tag).toBe("McpConnectError")
         expect(error.message).toBe("egress to private/loopback/link-local host '127.0.0.1' blocked (SSRF)")
       })
-    ), 30_000)
+    ), 120_000)
 })

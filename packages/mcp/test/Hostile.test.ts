@@ -258,7 +258,7 @@ describe("a hostile MCP server", () => {
           /ERROR: tool 'mcp__evil__wants_sampling' failed: (McpInputRefused|McpToolError)/
         )
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live("the trifecta gate sees an MCP tool's caps like a local tool's", () =>
     Effect.scoped(
@@ -291,7 +291,7 @@ describe("a hostile MCP server", () => {
         expect(denied.content).toBe(`ERROR: tool 'mcp__evil__post' failed: ToolDenied: ${RunPolicy.trifectaReason}`)
         expect(state.calls.map((c) => c.name)).toEqual(["read_note"])
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live(
     "a server's untrusted descriptions are the untrusted leg from the first turn, even for a tool declared egress only",
@@ -355,7 +355,7 @@ describe("a hostile MCP server", () => {
           "MCP server 'evil': tools 'a.b', 'a_b' all map to the name 'mcp__evil__a_b'; exclude all but one"
         )
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live(
     "nested arguments are closed too: an extra nested key is refused before anything is sent",

@@ -110,7 +110,7 @@ describe("our client against our server (Streamable HTTP)", () => {
           openWorldHint: false
         })
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live("a call runs through the server's tool pipeline", () =>
     Effect.scoped(
@@ -120,7 +120,7 @@ describe("our client against our server (Streamable HTTP)", () => {
         expect(outcome.text).toBe("order A-771: shipped (tenant orgNone:domNone)")
         expect(state.pipeline).toEqual(["lookup_order"])
       }).pipe(Effect.provide(clientCtx))
-    ), 30_000)
+    ), 120_000)
 
   it.live(
     "input_required: the caller confirms, the server's Approver decides, and only then the call runs",
@@ -239,7 +239,7 @@ describe("our client against our server (Streamable HTTP)", () => {
         expect(done.content?.[0]?.text).toBe("order A-9 cancelled")
         expect(state.cancelled).toEqual(["A-9"])
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live("interrupting a call cancels it on the server: the tool's signal aborts", () =>
     Effect.scoped(
@@ -250,7 +250,7 @@ describe("our client against our server (Streamable HTTP)", () => {
         expect(Exit.isInterrupted(yield* Fiber.interrupt(fiber))).toBe(true)
         yield* eventually("the server's handler saw the abort", () => state.aborted === 1)
       }).pipe(Effect.provide(clientCtx))
-    ), 30_000)
+    ), 120_000)
 
   it.live(
     "Host and Origin are checked; off loopback needs an authenticator, and its principal is the run's",

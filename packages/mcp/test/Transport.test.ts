@@ -86,7 +86,7 @@ describe("the HTTP transport", () => {
         const refused = yield* Effect.flip(callAs(3))
         expect(refused.message).not.toContain("tok-org-3-secret")
       })
-    ), 30_000)
+    ), 120_000)
 
   it.live("a redirect is never followed", () =>
     Effect.scoped(
@@ -115,7 +115,7 @@ describe("the HTTP transport", () => {
         expect(error.message).toContain("answered with a redirect (HTTP 307); redirects are never followed")
         expect(hits.every((path) => path === "/mcp")).toBe(true)
       })
-    ), 30_000)
+    ), 120_000)
 })
 
 describe("reconnecting", () => {
@@ -143,5 +143,5 @@ describe("reconnecting", () => {
         expect(second.text).toBe("Echo: two")
         expect(initializes()).toBeGreaterThan(before)
       }).pipe(Effect.provide(makeTestCtx({ llm: FakeLLM.script([]) })))
-    ), 30_000)
+    ), 120_000)
 })

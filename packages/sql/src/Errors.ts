@@ -44,3 +44,38 @@ export class SchemaVersionUnsupported
       : `the database's agentkit schema is version ${this.found} (${this.table}); this @agentkit/sql needs version ${this.supported}: run the migrations first (SqlMigrations.run, or a layer with migrate: true); nothing was run or changed`
   }
 }
+
+/**
+ * A database driver package the stores need is not installed. `@agentkit/sql` declares its
+ * drivers as optional peer dependencies, so an app installs only the one it uses: `@libsql/client`
+ * and `@effect/sql-libsql` for SQLite (`SqlStores.layerSqlite`), `@effect/sql-pg` for Postgres
+ * (`SqlStores.layerPg`). Nothing was opened.
+ *
+ * @example
+ * ```ts
+ * import { DriverNotInstalled } from "@agentkit/sql"
+ *
+ * new DriverNotInstalled({ driver: "@effect/sql-pg", database: "Postgres", install: "@effect/sql-pg@^0.53.0" }).message
+ * // "the Postgres stores need the package @effect/sql-pg, which is not installed: install it beside @agentkit/sql (npm install @effect/sql-pg@^0.53.0); nothing was opened"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DriverNotInstalled extends Schema.TaggedError<DriverNotInstalled>("@agentkit/sql/DriverNotInstalled")(
+  "DriverNotInstalled",
+  {
+    /** The package that could not be found. */
+    driver: Schema.String,
+    /** The database whose stores need it (`SQLite` or `Postgres`). */
+    database: Schema.String,
+    /** What to install, as npm takes it: every driver package that database needs, with its range. */
+    install: Schema.String
+  }
+) {
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `the ${this.database} stores need the package ${this.driver}, which is not installed: install it beside @agentkit/sql (npm install ${this.install}); nothing was opened`
+  }
+}

@@ -30,7 +30,7 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
-import type { SchemaVersionUnsupported } from "./Errors.js"
+import type { DriverNotInstalled, SchemaVersionUnsupported } from "./Errors.js"
 import { defaultSchedule } from "./internal/errors.js"
 import * as internal from "./internal/stores.js"
 
@@ -293,7 +293,8 @@ export const layer = (
 
 /**
  * The stores on an embedded SQLite file (libsql; created when missing; WAL mode), and its
- * `SqlClient` for the app's own use.
+ * `SqlClient` for the app's own use. Needs the optional peers `@libsql/client` and
+ * `@effect/sql-libsql` installed (else `DriverNotInstalled`, naming them).
  *
  * @example
  * ```ts
@@ -309,12 +310,15 @@ export const layer = (
  */
 export const layerSqlite = (
   options: SqliteOptions
-): Layer.Layer<Stores | SqlClient.SqlClient, StoreError | SchemaVersionUnsupported | ConfigurationError> =>
-  Layer.provideMerge(layer(options), internal.sqliteClient(options))
+): Layer.Layer<
+  Stores | SqlClient.SqlClient,
+  StoreError | SchemaVersionUnsupported | ConfigurationError | DriverNotInstalled
+> => Layer.provideMerge(layer(options), internal.sqliteClient(options))
 
 /**
  * The stores on Postgres (a pg pool of `maxConnections`, default 10), and its `SqlClient` for the
- * app's own use.
+ * app's own use. Needs the optional peer `@effect/sql-pg` installed (else `DriverNotInstalled`,
+ * naming it).
  *
  * @example
  * ```ts
@@ -330,5 +334,7 @@ export const layerSqlite = (
  */
 export const layerPg = (
   options: PgOptions
-): Layer.Layer<Stores | SqlClient.SqlClient, StoreError | SchemaVersionUnsupported | ConfigurationError> =>
-  Layer.provideMerge(layer(options), internal.pgClient(options))
+): Layer.Layer<
+  Stores | SqlClient.SqlClient,
+  StoreError | SchemaVersionUnsupported | ConfigurationError | DriverNotInstalled
+> => Layer.provideMerge(layer(options), internal.pgClient(options))

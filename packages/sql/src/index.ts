@@ -6,7 +6,7 @@
  */
 
 /** @since 0.1.0 */
-export { SchemaVersionUnsupported } from "./Errors.js"
+export { DriverNotInstalled, SchemaVersionUnsupported } from "./Errors.js"
 /** @since 0.1.0 */
 export * as SqlMigrations from "./SqlMigrations.js"
 /** @since 0.1.0 */

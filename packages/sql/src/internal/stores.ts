@@ -23,6 +23,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { DriverNotInstalled } from "../Errors.js"
 import type { SchemaVersionUnsupported } from "../Errors.js"
 import type * as SqlStores from "../SqlStores.js"
 import * as Audit from "./auditStore.js"
@@ -150,17 +151,44 @@ export const make = (
     )
   })
 
-/** A driver package, loaded on first use: a SQLite app never loads pg, a Postgres app never loads libsql. */
-const load = <A>(name: string, load: () => Promise<A>): Effect.Effect<A, StoreError> =>
+/** The driver packages each database needs, with the ranges `@agentkit/sql` declares as its optional peers. */
+export const drivers = {
+  SQLite: ["@libsql/client@^0.12.0", "@effect/sql-libsql@^0.42.0"],
+  Postgres: ["@effect/sql-pg@^0.53.0"]
+} as const
+
+/**
+ * Whether an import failed because the package itself is not installed (Node: "Cannot find
+ * package '<name>' imported from ..."), not because something it imports is missing or broken.
+ */
+const notInstalled = (name: string, cause: unknown): boolean => {
+  if (typeof cause !== "object" || cause === null) return false
+  const { code, message } = cause as { readonly code?: unknown; readonly message?: unknown }
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && typeof message === "string" &&
+    (message.includes(`Cannot find package '${name}'`) || message.includes(`Cannot find module '${name}'`))
+}
+
+/**
+ * A driver package, loaded on first use: a SQLite app never loads pg, a Postgres app never loads
+ * libsql, and neither needs the other's installed. A package that is not installed fails with
+ * `DriverNotInstalled`, naming it and what to install.
+ */
+export const load = <A>(
+  database: keyof typeof drivers,
+  name: string,
+  load: () => Promise<A>
+): Effect.Effect<A, StoreError | DriverNotInstalled> =>
   Effect.tryPromise({
     try: load,
     catch: (cause) =>
-      new StoreError({
-        operation: "open",
-        message: `open: the driver ${name} could not be loaded: ${String(cause)}`,
-        retryable: false,
-        cause
-      })
+      notInstalled(name, cause)
+        ? new DriverNotInstalled({ driver: name, database, install: drivers[database].join(" ") })
+        : new StoreError({
+          operation: "open",
+          message: `open: the driver ${name} could not be loaded: ${String(cause)}`,
+          retryable: false,
+          cause
+        })
   })
 
 const badFilename = (filename: unknown) =>
@@ -180,7 +208,7 @@ const badFilename = (filename: unknown) =>
 export const sqliteClient = (options: {
   readonly filename: string
   readonly busyTimeout?: Duration.DurationInput | undefined
-}): Layer.Layer<SqlClient.SqlClient, StoreError | ConfigurationError> =>
+}): Layer.Layer<SqlClient.SqlClient, StoreError | ConfigurationError | DriverNotInstalled> =>
   Layer.scoped(
     SqlClient.SqlClient,
     Effect.gen(function*() {
@@ -196,8 +224,8 @@ export const sqliteClient = (options: {
       return yield* Libsql.shared(
         path,
         Effect.gen(function*() {
-          const { createClient } = yield* load("@libsql/client", () => import("@libsql/client"))
-          const { LibsqlClient } = yield* load("@effect/sql-libsql", () => import("@effect/sql-libsql"))
+          const { createClient } = yield* load("SQLite", "@libsql/client", () => import("@libsql/client"))
+          const { LibsqlClient } = yield* load("SQLite", "@effect/sql-libsql", () => import("@effect/sql-libsql"))
           const opened = (cause: unknown) =>
             new StoreError({
               operation: "open",
@@ -232,7 +260,7 @@ export const sqliteClient = (options: {
 export const pgClient = (options: {
   readonly url: string | Redacted.Redacted<string>
   readonly maxConnections?: number | undefined
-}): Layer.Layer<SqlClient.SqlClient, StoreError | ConfigurationError> =>
+}): Layer.Layer<SqlClient.SqlClient, StoreError | ConfigurationError | DriverNotInstalled> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
@@ -251,7 +279,7 @@ export const pgClient = (options: {
           message: `sqlStores.maxConnections must be a positive integer; got ${String(max)}`
         })
       }
-      const { PgClient } = yield* load("@effect/sql-pg", () => import("@effect/sql-pg"))
+      const { PgClient } = yield* load("Postgres", "@effect/sql-pg", () => import("@effect/sql-pg"))
       return Layer.scoped(
         SqlClient.SqlClient,
         Effect.mapError(
