@@ -7,11 +7,13 @@
  * | ---------------------------- | --------------------------------------- | ------------------- |
  * | `anthropic:claude-sonnet-4-6` | `@agentkit/anthropic`                   | `ANTHROPIC_API_KEY` |
  * | `openai:gpt-4.1-mini`        | `@agentkit/openai` (Responses API)      | `OPENAI_API_KEY`    |
+ * | `google:gemini-2.5-flash`    | `@agentkit/google` (Gemini API)         | `GEMINI_API_KEY`    |
  * | `ollama:llama3.2`            | `@agentkit/openai` (Chat Completions at `OLLAMA_BASE_URL`, default `http://localhost:11434/v1`) | none |
  */
 import { AnthropicChatModel } from "@agentkit/anthropic"
 import { ConfigurationError } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
+import { GoogleChatModel } from "@agentkit/google"
 import { OpenAIChatModel } from "@agentkit/openai"
 import { Config, Effect, Layer, Option } from "effect"
 import { defaultModel, scriptedModel } from "./program.js"
@@ -29,6 +31,7 @@ const providers: Readonly<
 > = {
   anthropic: (model) => Effect.succeed(AnthropicChatModel.layer({ model })),
   openai: (model) => Effect.succeed(OpenAIChatModel.layer({ model })),
+  google: (model) => Effect.succeed(GoogleChatModel.layer({ model })),
   ollama: (model) =>
     Effect.map(
       Config.string("OLLAMA_BASE_URL").pipe(

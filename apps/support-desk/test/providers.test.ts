@@ -6,10 +6,12 @@
 import { AnthropicChatModel } from "@agentkit/anthropic"
 import { ConfigurationError } from "@agentkit/core"
 import type { ChatModel } from "@agentkit/core"
+import { GoogleChatModel } from "@agentkit/google"
 import { OpenAIChatModel } from "@agentkit/openai"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import * as AnthropicEmulator from "../../../packages/anthropic/test/emulator.js"
+import * as GoogleEmulator from "../../../packages/google/test/emulator.js"
 import * as OpenAIEmulator from "../../../packages/openai/test/emulator.js"
 import { chooseModel } from "../src/model.js"
 import { programOn, runtime } from "../src/program.js"
@@ -63,6 +65,27 @@ describe("the seed's program over each provider's emulator", () => {
       }))
   }
 
+  it.scopedLive("Gemini", () =>
+    Effect.gen(function*() {
+      const answer = "Gemini emulator: A-771 shipped on 14 August."
+      const emu = yield* GoogleEmulator.emulator([
+        {
+          _tag: "sse",
+          chunks: GoogleEmulator.answerChunks({
+            text: [],
+            calls: [{ id: lookup.id, name: lookup.name, args: { order_id: "A-771" } }]
+          })
+        },
+        {
+          _tag: "sse",
+          chunks: GoogleEmulator.answerChunks({ text: ["Gemini emulator: ", "A-771 shipped on 14 August."], calls: [] })
+        }
+      ])
+      const lines = yield* runSeed("gemini-2.5-flash", GoogleChatModel.layer({ apiKey: "k", baseURL: emu.url }))
+      expect(lines).toEqual([answer, ...SEED_LINES])
+      expect(secondRequestText(emu.requests[1]!.body)).toContain("order A-771: shipped")
+    }))
+
   it.scopedLive("an Ollama-compatible server, chosen by AGENTKIT_MODEL=ollama:llama3.2 at OLLAMA_BASE_URL", () =>
     Effect.gen(function*() {
       const answer = "Ollama emulator: A-771 shipped on 14 August."
@@ -115,7 +138,7 @@ describe("chooseModel", () => {
         const error = yield* Effect.flip(chooseModel.pipe(withEnv([["AGENTKIT_MODEL", value]])))
         expect(error).toBeInstanceOf(ConfigurationError)
         expect(error.message).toBe(
-          `AGENTKIT_MODEL must be provider:model with provider one of anthropic, openai, ollama (e.g. openai:gpt-4.1-mini); got '${value}'`
+          `AGENTKIT_MODEL must be provider:model with provider one of anthropic, openai, google, ollama (e.g. openai:gpt-4.1-mini); got '${value}'`
         )
       }
     }))
