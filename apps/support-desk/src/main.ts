@@ -1,14 +1,14 @@
 /**
  * `pnpm demo`: runs the seed program and prints its three lines. Offline (a scripted model)
- * unless ANTHROPIC_API_KEY is set.
+ * unless `AGENTKIT_MODEL=provider:model` names a model (`src/model.ts`).
  */
 import { Effect } from "effect"
 import { chooseModel } from "./model.js"
-import { program, runtime } from "./program.js"
+import { programOn, runtime } from "./program.js"
 
 const main = Effect.gen(function*() {
-  const model = yield* chooseModel
-  const lines = yield* program.pipe(Effect.provide(runtime(model)))
+  const chosen = yield* chooseModel
+  const lines = yield* programOn(chosen.model).pipe(Effect.provide(runtime(chosen.layer)))
   for (const line of lines) console.log(line)
 })
 

@@ -15,34 +15,41 @@ export const scriptedModel = (): Layer.Layer<ChatModel> =>
     Turn({ content: "Order A-771 shipped on 14 August and arrives Tuesday." })
   ]).layer
 
-/** The support agent over the demo's order book. */
-export const makeSupport = () => {
+/** The model the seed names, and the one the demo runs offline (the scripted model ignores it). */
+export const defaultModel = "claude-sonnet-4-6"
+
+/** The support agent over the demo's order book, on `model`. */
+export const makeSupport = (model: string = defaultModel) => {
   const tools = orderTools(seedOrders())
   const agent = Agent.make({
     name: "support",
-    model: "claude-sonnet-4-6",
+    model,
     prompt: "Answer order questions. Use the tools; never guess a status.",
     cognition: ReActCognition.make({ tools: [tools.lookupOrder, tools.cancelOrder] })
   })
   return { agent, ...tools }
 }
 
-/** Runs the seed program and returns its three output lines. */
-export const program = Effect.gen(function*() {
-  const { agent, lookupOrder, cancelOrder } = makeSupport()
-  const lines: Array<string> = []
+/** Runs the seed program on `model` and returns its three output lines. */
+export const programOn = (model: string) =>
+  Effect.gen(function*() {
+    const { agent, cancelOrder, lookupOrder } = makeSupport(model)
+    const lines: Array<string> = []
 
-  const result = yield* agent.run("What happened to order A-771?")
-  lines.push(result.output)
+    const result = yield* agent.run("What happened to order A-771?")
+    lines.push(result.output)
 
-  // This is exactly what the model is shown for the tool:
-  lines.push(`${lookupOrder.schema.name} ${JSON.stringify(lookupOrder.schema.parameters)}`)
+    // This is exactly what the model is shown for the tool:
+    lines.push(`${lookupOrder.schema.name} ${JSON.stringify(lookupOrder.schema.parameters)}`)
 
-  // A call the model got wrong is rejected BY NAME, not silently dropped.
-  const rejected = yield* Effect.flip(cancelOrder.run({ order: "A-771" }))
-  if (rejected instanceof ToolArgumentError) lines.push(`rejected: ${rejected.message}`)
-  return lines
-})
+    // A call the model got wrong is rejected BY NAME, not silently dropped.
+    const rejected = yield* Effect.flip(cancelOrder.run({ order: "A-771" }))
+    if (rejected instanceof ToolArgumentError) lines.push(`rejected: ${rejected.message}`)
+    return lines
+  })
+
+/** The seed program on the seed's model. */
+export const program = programOn(defaultModel)
 
 /** Everything the program needs, over a chat model layer. */
 export const runtime = <E>(model: Layer.Layer<ChatModel, E>) =>

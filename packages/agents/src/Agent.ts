@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Message, RunContext, Tracing } from "@agentkit/core"
+import { Message, ModelCatalog, RunContext, Tracing } from "@agentkit/core"
 import type { Capability, Invoker } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -120,6 +120,13 @@ export interface Options<R, A = never, I = A> {
    * decode (default 1). `ReActCognition` repairs once; any other value throws.
    */
   readonly maxRepairs?: number | undefined
+  /**
+   * Capabilities the agent needs of its model (`"images"`, `"reasoning"`, ...). Each run checks
+   * them against the model catalog (`ModelCatalog`) before any request and fails with
+   * `CapabilityMismatch` naming the model and what it lacks; a model the catalog does not know
+   * fails too. An agent with tools also needs `"tools"`, checked for models the catalog knows.
+   */
+  readonly requires?: ReadonlyArray<ModelCatalog.Capability> | undefined
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
@@ -178,6 +185,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   }
   const cognition = (options.cognition ?? SingleCallCognition.make()) as Cognition<R>
   const output = outputOf(options, cognition)
+  const capabilityCheck = capabilityCheckOf(options, cognition)
   const settings: AgentSettings = {
     name: options.name,
     model: options.model,
@@ -206,7 +214,13 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const policy = options.policy ?? RunPolicy.defaultPolicy
   const caps = Trifecta.reach(cognition)
   // The static check, over the caps of everything the agent can reach, before the first model call.
-  const staticCheck = Trifecta.staticCheck(policy, caps)
+  const policyCheck = Trifecta.staticCheck(policy, caps)
+  // the model's capabilities, then the policy: both before the first model call
+  const staticCheck = capabilityCheck === undefined
+    ? policyCheck
+    : policyCheck === Effect.void
+    ? capabilityCheck
+    : Effect.zipRight(capabilityCheck, policyCheck)
   const advertised = Trifecta.advertisedLegs(cognition.tools)
 
   /** The run's boundary (cancellation) and its span, over `body`. */
@@ -292,6 +306,37 @@ const runEnd = (exit: Exit.Exit<AgentResult<unknown>, { readonly _tag: string }>
   if (Exit.isSuccess(exit)) return Tracing.usageAttributes(exit.value.usage)
   const failure = Cause.failureOption(exit.cause)
   return Option.isSome(failure) ? { [Tracing.Attribute.errorType]: failure.value._tag } : undefined
+}
+
+/** The check of the model's capabilities a run makes first, if the agent needs any. */
+const capabilityCheckOf = <R, A, I>(
+  options: Options<R, A, I>,
+  cognition: Cognition<R>
+): Effect.Effect<void, ModelCatalog.CapabilityMismatch> | undefined => {
+  const requires = options.requires ?? []
+  if (!Array.isArray(requires)) {
+    return definitionError(
+      `Agent '${options.name}': requires must be an array of ${ModelCatalog.capabilities.join(", ")}`
+    )
+  }
+  for (const capability of requires) {
+    if (!ModelCatalog.capabilities.includes(capability)) {
+      definitionError(
+        `Agent '${options.name}': requires holds '${String(capability)}'; accepted: ${
+          ModelCatalog.capabilities.join(", ")
+        }`
+      )
+    }
+  }
+  const explicit = [...new Set(requires)]
+  const inferred = cognition.tools.names().length > 0 && !explicit.includes("tools")
+    ? ModelCatalog.requireCapabilities(options.name, options.model, ["tools"], { unknownModel: "pass" })
+    : undefined
+  const declared = explicit.length > 0
+    ? ModelCatalog.requireCapabilities(options.name, options.model, explicit)
+    : undefined
+  if (declared === undefined) return inferred
+  return inferred === undefined ? declared : Effect.zipRight(declared, inferred)
 }
 
 /** The structured output of the options (the definition errors named after the agent). */

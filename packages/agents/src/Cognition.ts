@@ -14,6 +14,7 @@ import type {
   DepthExceeded,
   Invoker,
   Message,
+  ModelCatalog,
   RunContext,
   StaleLease,
   StoreError,
@@ -81,6 +82,7 @@ export type LifecycleError =
  */
 export type AgentError =
   | ChatError
+  | ModelCatalog.CapabilityMismatch
   | BudgetExceeded
   | Cancelled
   | PolicyDenied

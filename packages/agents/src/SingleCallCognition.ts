@@ -1,10 +1,12 @@
 /**
  * The default cognition: one model call, no tools.
  *
- * With structured output (`Agent.make({ output })`), the model is made to answer with the output
- * tool where the provider honours a forced tool choice (`features.toolChoice`: Anthropic sends
- * `tool_choice: { type: "tool", name: "structured_output" }`), and its input is decoded; elsewhere
- * a schema block tells it the shape and its text is decoded. An answer that does not decode is
+ * With structured output (`Agent.make({ output })`), an object answer is asked for in the
+ * provider's native JSON-schema format where it honours one (`features.responseFormat`: OpenAI's
+ * strict `json_schema`) and its text is decoded; otherwise the model is made to answer with the
+ * output tool where the provider honours a forced tool choice (`features.toolChoice`: Anthropic
+ * sends `tool_choice: { type: "tool", name: "structured_output" }`), and its input is decoded;
+ * elsewhere a schema block tells it the shape and its text is decoded. An answer that does not decode is
  * repaired up to `maxRepairs` times (default 1): the model is told why (`Your previous response
  * was invalid (<error>). Return ONLY output matching the required format.`) and asked again; then
  * the run ends `partial` with stop reason `invalid_output` and the error. The output tool is the
@@ -80,15 +82,22 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
       const conversation = start.state === undefined ? messages : start.state.transcript
       return Effect.flatMap(RunContext, (context) =>
         Effect.flatMap(Invoker, (invoker) => {
-          // structured output: a forced output tool where the provider honours one, else a schema block
-          const forced = output !== undefined && invoker.features?.toolChoice === true
+          // structured output: the provider's native JSON-schema format where it honours one (for
+          // an object answer), else a forced output tool where it honours that, else a schema block
+          const native = output !== undefined && invoker.features?.responseFormat === true &&
+            output.jsonSchema["type"] === "object"
+          const forced = !native && output !== undefined && invoker.features?.toolChoice === true
           const tools = forced ? [output.tool] : []
+          const responseFormat = native
+            ? { type: "json_schema" as const, name: output.tool.name, schema: output.jsonSchema }
+            : undefined
           // a literal per call that starts with its keys (one that starts with a spread, as
           // `{ ...settings, messages }`, is a slow path of V8's: microseconds a call)
           const request = (messages: ReadonlyArray<Message.Message>) => ({
             model: agent.model,
             tools,
             ...(forced ? { toolChoice: { type: "tool" as const, name: output.tool.name } } : {}),
+            ...(responseFormat === undefined ? {} : { responseFormat }),
             ...(agent.maxTokens === undefined ? {} : { maxTokens: agent.maxTokens }),
             ...(agent.temperature === undefined ? {} : { temperature: agent.temperature }),
             messages
@@ -149,7 +158,7 @@ const drive = ({ agent, emit, messages, output }: Drive) =>
                 )
               })
             )
-          const first = output === undefined || forced
+          const first = output === undefined || forced || native
             ? conversation
             : StructuredOutput.withSchemaBlock(conversation, output)
           return ask(first, Usage.zero, 0)

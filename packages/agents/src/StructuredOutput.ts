@@ -6,8 +6,11 @@
  * so its bytes are the same from run to run); the answer's text is then decoded as JSON. A
  * **forced output tool** (`structured_output`, whose input schema is the output's JSON Schema) is
  * a call the provider is made to answer with (`ChatRequest.toolChoice`); its input is decoded.
- * `SingleCallCognition` forces the tool where the provider honours it (`features.toolChoice`, as
- * Anthropic does) and uses the schema block elsewhere; `ReActCognition` always uses the schema
+ * A **native format** (`ChatRequest.responseFormat`, the output's JSON Schema) is the provider's
+ * own structured output (OpenAI's strict `json_schema`); the answer's text is decoded.
+ * `SingleCallCognition` uses the native format for an object answer where the provider honours
+ * it (`features.responseFormat`), else forces the tool where the provider honours that
+ * (`features.toolChoice`, as Anthropic does), and uses the schema block elsewhere; `ReActCognition` always uses the schema
  * block (forcing a tool would stop it calling its real tools).
  *
  * An answer that does not decode is repaired: the model is told why, with the decode error (the

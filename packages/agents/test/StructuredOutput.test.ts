@@ -298,6 +298,39 @@ describe("ReActCognition with output: the schema block and a parse", () => {
 })
 
 describe("SingleCallCognition with output", () => {
+  it.effect("a provider with a native JSON-schema format: one request with responseFormat, its text is parsed", () =>
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([Turn({ content: VALID })], {
+        features: { toolChoice: true, responseFormat: true }
+      })
+      const result = yield* singleAgent().run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
+      expect(result.parsed).toEqual({ status: "shipped", days: 3 })
+      const request = llm.requests[0]!
+      expect(request.responseFormat).toEqual({
+        type: "json_schema",
+        name: "structured_output",
+        schema: JSON.parse(SCHEMA_TEXT.slice(SCHEMA_TEXT.indexOf("\n") + 1))
+      })
+      // the native format wins over a forced tool, and needs no schema block
+      expect([request.toolChoice, request.tools]).toEqual([undefined, []])
+      expect(request.messages).toEqual([
+        { role: "system", content: PROMPT },
+        { role: "user", content: TASK }
+      ])
+    }))
+
+  it.effect("a non-object output is not asked for natively: the forced tool wraps it", () =>
+    Effect.gen(function*() {
+      const llm = FakeLLM.script(
+        [Turn({ toolCalls: [{ id: "o1", name: "structured_output", arguments: { value: ["a", "b"] } }] })],
+        { features: { toolChoice: true, responseFormat: true } }
+      )
+      const agent = Agent.make({ name: "lister", model: MODEL, output: Schema.Array(Schema.String) })
+      const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
+      expect(result.parsed).toEqual(["a", "b"])
+      expect(llm.requests[0]!.responseFormat).toBeUndefined()
+    }))
+
   it.effect("a provider with a forced tool choice: one request forcing structured_output, its input is parsed", () =>
     Effect.gen(function*() {
       const llm = FakeLLM.script([Turn({ toolCalls: [outputCall({ status: "shipped", days: 3 })] })], forcing)

@@ -10,6 +10,7 @@ import type {
   ChatModelError,
   DepthExceeded,
   Invoker,
+  ModelCatalog,
   RunContext,
   StoreError
 } from "@agentkit/core"
@@ -73,7 +74,14 @@ describe("types", () => {
     // the tool's own NotFound is reflected to the model, never a failure of the run
     expectTypeOf<Effect.Effect.Error<Run>>().toEqualTypeOf<AgentError>()
     expectTypeOf<AgentError>().toEqualTypeOf<
-      ChatModelError | BudgetExceeded | Cancelled | PolicyDenied | DepthExceeded | StoreError | LifecycleError
+      | ChatModelError
+      | ModelCatalog.CapabilityMismatch
+      | BudgetExceeded
+      | Cancelled
+      | PolicyDenied
+      | DepthExceeded
+      | StoreError
+      | LifecycleError
     >()
     expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<
       RunContext | Invoker | OrderDb

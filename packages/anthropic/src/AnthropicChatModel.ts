@@ -18,7 +18,15 @@
  *
  * @since 0.1.0
  */
-import { ChatModel, ChatModelError, ConfigurationError, errorMessage, Tracing, Usage } from "@agentkit/core"
+import {
+  ChatModel,
+  ChatModelError,
+  ConfigurationError,
+  errorMessage,
+  ModelCatalog,
+  Tracing,
+  Usage
+} from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import type Anthropic from "@anthropic-ai/sdk"
 import * as Config from "effect/Config"
@@ -66,7 +74,10 @@ export interface Options {
   readonly maxTokens?: number | undefined
   /** Prompt caching breakpoints (last tool, last system block, newest message); default on. */
   readonly cache?: boolean | undefined
-  /** A price table (default `Pricing.defaultTable`) or a function that replaces it. */
+  /**
+   * A price table or a function that replaces it; default: the prices of the `ModelCatalog` in
+   * context when the layer is built (else the default catalog).
+   */
   readonly pricing?: Pricing.Table | Pricing.PriceFunction | undefined
   /**
    * Retries the SDK itself makes; default 0, because the chat retry middleware owns retries.
@@ -216,7 +227,11 @@ export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, Co
       maxTokens: options.maxTokens ?? defaultMaxTokens,
       cache: options.cache ?? true
     }
-    const pricing = options.pricing ?? Pricing.defaultTable
+    const catalog = yield* ModelCatalog.current
+    const pricing = options.pricing ??
+      (catalog === ModelCatalog.standard ? Pricing.defaultTable : Object.fromEntries(
+        Object.entries(catalog.entries).map(([name, entry]) => [name, entry.prices])
+      ))
     const unpriced = new Set<string>()
 
     const costOf = (requested: string, served: string | undefined, tokens: Pricing.Tokens): Effect.Effect<number> => {

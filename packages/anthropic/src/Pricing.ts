@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Usage } from "@agentkit/core"
+import { ModelCatalog, Usage } from "@agentkit/core"
 import * as Option from "effect/Option"
 
 /**
@@ -84,8 +84,9 @@ export interface Tokens {
 export type PriceFunction = (model: string, tokens: Tokens) => number
 
 /**
- * The default price table, the Python agentkit's (USD per 1M tokens: input, output, cache read,
- * cache write). Models that are not in it cost 0: a price is never guessed.
+ * The default price table: the prices of the default model catalog (`ModelCatalog.defaults`, USD
+ * per 1M tokens: input, output, cache read, cache write). Models that are not in it cost 0: a
+ * price is never guessed.
  *
  * @example
  * ```ts
@@ -97,17 +98,9 @@ export type PriceFunction = (model: string, tokens: Tokens) => number
  * @since 0.1.0
  * @category constants
  */
-export const defaultTable: Table = {
-  "claude-sonnet-4-6": { input: 3.0, output: 15.0, cacheRead: 0.3, cacheWrite: 3.75 },
-  "claude-haiku-4-5": { input: 0.8, output: 4.0, cacheRead: 0.08, cacheWrite: 1.0 },
-  "claude-opus-4-1": { input: 15.0, output: 75.0, cacheRead: 1.5, cacheWrite: 18.75 },
-  "gpt-4o": { input: 2.5, output: 10.0, cacheRead: 1.25, cacheWrite: 0 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 },
-  "gpt-4.1": { input: 2.0, output: 8.0, cacheRead: 0.5, cacheWrite: 0 },
-  "gpt-4.1-mini": { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0 },
-  "deepseek-chat": { input: 0.27, output: 1.1, cacheRead: 0.07, cacheWrite: 0 },
-  "deepseek-reasoner": { input: 0.55, output: 2.19, cacheRead: 0.14, cacheWrite: 0 }
-}
+export const defaultTable: Table = Object.freeze(
+  Object.fromEntries(Object.entries(ModelCatalog.defaults).map(([model, entry]) => [model, entry.prices]))
+)
 
 const DATE_SUFFIX = /-\d{4}-?\d{2}-?\d{2}$/
 

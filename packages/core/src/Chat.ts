@@ -83,6 +83,50 @@ export const ToolChoice = Schema.Struct({ type: Schema.Literal("tool"), name: Sc
 export interface ToolChoice extends Schema.Schema.Type<typeof ToolChoice> {}
 
 /**
+ * A native structured-output request: the answer's text must be JSON matching `schema` (a JSON
+ * Schema object), named `name`. Only providers whose `ChatModel` declares
+ * `features.responseFormat` honour it (OpenAI sends `text.format` / `response_format` of type
+ * `json_schema`, strict when the schema allows it); a structured-output cognition uses it where
+ * declared, and a forced output tool or a schema block elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { Chat } from "@agentkit/core"
+ * import { Schema } from "effect"
+ *
+ * const format: Chat.ResponseFormat = {
+ *   type: "json_schema",
+ *   name: "structured_output",
+ *   schema: { type: "object", properties: { status: { type: "string" } }, required: ["status"], additionalProperties: false }
+ * }
+ * Schema.is(Chat.ResponseFormat)(format) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResponseFormat = Schema.Struct({
+  type: Schema.Literal("json_schema"),
+  name: Schema.String,
+  schema: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+/**
+ * A native structured-output request: the answer's text is JSON matching the schema.
+ *
+ * @example
+ * ```ts
+ * import type { Chat } from "@agentkit/core"
+ *
+ * const json = (schema: Record<string, unknown>): Chat.ResponseFormat => ({ type: "json_schema", name: "answer", schema })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResponseFormat extends Schema.Schema.Type<typeof ResponseFormat> {}
+
+/**
  * One model call: the model, the transcript, the advertised tools (in the registry's sorted order),
  * an optional forced tool choice and sampling settings.
  *
@@ -102,6 +146,8 @@ export const ChatRequest = Schema.Struct({
   tools: Schema.Array(ToolSchema),
   /** Forces a call of one of `tools` (honoured by providers with `features.toolChoice`). */
   toolChoice: Schema.optional(ToolChoice),
+  /** Asks for JSON text matching a schema (honoured by providers with `features.responseFormat`). */
+  responseFormat: Schema.optional(ResponseFormat),
   maxTokens: Schema.optional(Schema.Number),
   temperature: Schema.optional(Schema.Number)
 })

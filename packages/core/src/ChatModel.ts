@@ -92,13 +92,15 @@ export declare namespace ChatModel {
 
   /**
    * What a provider honours beyond the common request: `toolChoice`, a forced call of one of the
-   * request's tools (`ChatRequest.toolChoice`). Absent means no.
+   * request's tools (`ChatRequest.toolChoice`); `responseFormat`, JSON text matching a schema
+   * (`ChatRequest.responseFormat`). Absent means no.
    *
    * @since 0.1.0
    * @category models
    */
   export interface Features {
     readonly toolChoice?: boolean | undefined
+    readonly responseFormat?: boolean | undefined
   }
 
   /**

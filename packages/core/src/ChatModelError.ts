@@ -49,6 +49,7 @@ export const ChatModelErrorReason = Schema.Literal(
   "invalid_request",
   "not_found",
   "too_large",
+  "context_length",
   "stream",
   "configuration",
   "unknown"

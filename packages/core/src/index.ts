@@ -14,6 +14,8 @@ export * as CanonicalJson from "./CanonicalJson.js"
 /** @since 0.1.0 */
 export * as Chat from "./Chat.js"
 /** @since 0.1.0 */
+export * as ModelCatalog from "./ModelCatalog.js"
+/** @since 0.1.0 */
 export * as SpanStore from "./SpanStore.js"
 /** @since 0.1.0 */
 export { AuditStore } from "./AuditStore.js"

@@ -164,7 +164,9 @@ const respondWith = (turn: Turn, request: Chat.ChatRequest, emit: (delta: Chat.C
 /**
  * The options of a fake model: the `features` it declares (default none). With
  * `features.toolChoice` it accepts requests that force a tool (`ChatRequest.toolChoice`), as the
- * Anthropic provider does; the script decides what it answers.
+ * Anthropic provider does; with `features.responseFormat` requests for a native JSON-schema
+ * format (`ChatRequest.responseFormat`), as the OpenAI provider does; the script decides what it
+ * answers.
  *
  * @example
  * ```ts
@@ -186,6 +188,9 @@ export interface Options {
  * it honours, or one that names none of the request's tools. A defect, so the test fails loudly.
  */
 const misuse = (request: Chat.ChatRequest, features: ChatModel.Features | undefined): string | undefined => {
+  if (request.responseFormat !== undefined && features?.responseFormat !== true) {
+    return `FakeLLM: the request asks for the native format '${request.responseFormat.name}', but this model does not declare features.responseFormat`
+  }
   const choice = request.toolChoice
   if (choice === undefined) return undefined
   if (features?.toolChoice !== true) {

@@ -24,3 +24,5 @@ export * as SpanStoreContract from "./SpanStoreContract.js"
 export type { TestContextOptions } from "./TestContext.js"
 /** @since 0.1.0 */
 export { Tracing } from "@agentkit/core"
+/** @since 0.1.0 */
+export * as ChatModelContract from "./ChatModelContract.js"

@@ -4,6 +4,7 @@
  *
  * | status / kind                          | reason            | retryable |
  * | -------------------------------------- | ----------------- | --------- |
+ * | 400 "prompt is too long"               | `context_length`  | no        |
  * | 400, 422                               | `invalid_request` | no        |
  * | 401                                    | `auth`            | no        |
  * | 402, 403                               | `permission`      | no        |
@@ -85,6 +86,9 @@ const byType = (type: string | null | undefined): { readonly reason: Reason; rea
       return { reason: "stream", retryable: true }
   }
 }
+
+/** How the API words a prompt longer than the model's context window (a 400 `invalid_request_error`). */
+const CONTEXT_LENGTH = /prompt is too long|context window|context length/i
 
 /** `retry-after-ms`, then `retry-after` (seconds or an HTTP date), as a Duration. */
 export const retryAfter = (headers: Headers | undefined, now: number = Date.now()): Duration.Duration | undefined => {
@@ -188,7 +192,9 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
         { requestId, retryAfter: retryAfter(headers) }
       )
     }
-    const { reason, retryable } = byStatus(error.status)
+    const { reason, retryable } = error.status === 400 && CONTEXT_LENGTH.test(describe(error))
+      ? { reason: "context_length" as const, retryable: false }
+      : byStatus(error.status)
     const serverSays = shouldRetryHeader(headers)
     return withOptional(
       {
