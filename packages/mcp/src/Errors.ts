@@ -38,6 +38,66 @@ export class McpConnectError
 }
 
 /**
+ * The server did not complete the connection (transport, handshake and reconnect tries) within
+ * the toolset's `connectTimeout` (default 10 seconds): a server that accepts connections and never
+ * answers fails `McpToolset.make` (and so the layer) with this, instead of holding start-up.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectTimeout } from "@agentkit/mcp"
+ *
+ * new McpConnectTimeout({ server: "docs", timeout: "10s" }).message
+ * // "MCP server 'docs' did not complete the connection within 10s"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpConnectTimeout
+  extends Schema.TaggedError<McpConnectTimeout>("@agentkit/mcp/McpConnectTimeout")("McpConnectTimeout", {
+    server: Schema.String,
+    timeout: Schema.String
+  })
+{
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `MCP server '${this.server}' did not complete the connection within ${this.timeout}`
+  }
+}
+
+/**
+ * The HTTP stream that carries a call's answer ended or broke before the server answered (the
+ * server died, or the connection was cut): the call fails when the stream ends, not at the tool's
+ * timeout, and it is never re-sent (the server may have run it). The next call opens a new
+ * session. `reason` never holds a credential.
+ *
+ * @example
+ * ```ts
+ * import { McpStreamError } from "@agentkit/mcp"
+ *
+ * new McpStreamError({ server: "docs", tool: "search", reason: "the stream ended before the server answered" }).message
+ * // "MCP tool 'search' of server 'docs' failed: the stream ended before the server answered; the call was not re-sent"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpStreamError
+  extends Schema.TaggedError<McpStreamError>("@agentkit/mcp/McpStreamError")("McpStreamError", {
+    server: Schema.String,
+    tool: Schema.String,
+    reason: Schema.String
+  })
+{
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `MCP tool '${this.tool}' of server '${this.server}' failed: ${this.reason}; the call was not re-sent`
+  }
+}
+
+/**
  * Two of a server's tool names map to one agentkit name after sanitising (`a.b` and `a_b` both
  * become `mcp__s__a_b`): the sanitised name never identifies a tool on its own, so connecting fails.
  *
