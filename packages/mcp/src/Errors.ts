@@ -1,8 +1,9 @@
 /**
  * The typed errors of `@agentkit/mcp`. Errors of a call (a tool the server reports as failed, a
  * changed definition, input that could not be asked for) go back to the model as the call's
- * `is_error` result, like a local tool's failure (core's `toolFailureText`); errors at connect
- * (`McpConnectError`, `McpNameCollision`) fail the layer. Options that cannot work throw core's
+ * `is_error` result, like a local tool's failure (core's `toolFailureText`), among them
+ * `McpStreamError` (the answer's stream ended first); errors at connect (`McpConnectError`,
+ * `McpConnectTimeout`, `McpNameCollision`) fail the layer. Options that cannot work throw core's
  * `ConfigurationError` where they are given. Each error carries core's `ErrorTypeId` (so
  * `isAgentkitError` recognises it and retry never repeats it) and is a `Schema.TaggedError`.
  *
