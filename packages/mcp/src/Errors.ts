@@ -42,6 +42,7 @@ export class McpConnectError
  * The server did not complete the connection (transport, handshake and reconnect tries) within
  * the toolset's `connectTimeout` (default 10 seconds): a server that accepts connections and never
  * answers fails `McpToolset.make` (and so the layer) with this, instead of holding start-up.
+ * `lastError` is why the last failed try failed, when one did (never holding a credential).
  *
  * @example
  * ```ts
@@ -57,13 +58,15 @@ export class McpConnectError
 export class McpConnectTimeout
   extends Schema.TaggedError<McpConnectTimeout>("@agentkit/mcp/McpConnectTimeout")("McpConnectTimeout", {
     server: Schema.String,
-    timeout: Schema.String
+    timeout: Schema.String,
+    lastError: Schema.optional(Schema.String)
   })
 {
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `MCP server '${this.server}' did not complete the connection within ${this.timeout}`
+    const last = this.lastError === undefined ? "" : `; the last try failed: ${this.lastError}`
+    return `MCP server '${this.server}' did not complete the connection within ${this.timeout}${last}`
   }
 }
 

@@ -385,14 +385,26 @@ export const make = (options: ConnectionOptions): Effect.Effect<Connection> =>
       if (current === client) current = undefined
     }
     // an egress refusal is final: retrying cannot make the URL allowed
-    const open = connectOnce(options, onClose).pipe(
-      Effect.retry({ schedule: options.reconnect, while: (error) => !(error.cause instanceof EgressDenied) }),
-      Effect.timeoutFail({
-        duration: options.connectTimeout,
-        onTimeout: () =>
-          new McpConnectTimeout({ server: options.server, timeout: Duration.format(options.connectTimeout) })
-      })
-    )
+    const open = Effect.suspend(() => {
+      let last: McpConnectError | undefined
+      return connectOnce(options, onClose).pipe(
+        Effect.tapError((error) =>
+          Effect.sync(() => {
+            last = error
+          })
+        ),
+        Effect.retry({ schedule: options.reconnect, while: (error) => !(error.cause instanceof EgressDenied) }),
+        Effect.timeoutFail({
+          duration: options.connectTimeout,
+          onTimeout: () =>
+            new McpConnectTimeout({
+              server: options.server,
+              timeout: Duration.format(options.connectTimeout),
+              ...(last === undefined ? {} : { lastError: last.message })
+            })
+        })
+      )
+    })
     const client: Effect.Effect<Client, McpConnectError | McpConnectTimeout> = lock.withPermits(1)(
       Effect.suspend(() => {
         if (closed) {

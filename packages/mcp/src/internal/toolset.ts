@@ -350,7 +350,12 @@ export const make = (
     const catalog = yield* openSession(
       auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))),
       true,
-      (client) => Effect.orDie(Effect.flatMap(listTools(client), ({ bad, tools }) => apply(tools, bad, false)))
+      // (a listing after connect never fails on a collision: it holds the colliding tools back)
+      (client) =>
+        Effect.flatMap(
+          Effect.mapError(listTools(client), listingFailed),
+          ({ bad, tools }) => Effect.orDie(apply(tools, bad, false))
+        )
     )
     const listing = catalog.connection
     yield* Effect.addFinalizer(() =>
