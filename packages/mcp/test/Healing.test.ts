@@ -7,9 +7,10 @@
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { Invoker } from "@agentkit/core"
 import { McpConnectTimeout, McpStreamError, McpToolset, McpTransport } from "@agentkit/mcp"
+import { Egress } from "@agentkit/middleware"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Exit, Fiber, TestClock } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Schedule, TestClock } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { spawn } from "node:child_process"
 import { createServer, type Socket } from "node:net"
@@ -41,10 +42,10 @@ const kill = (child: ChildProcess) =>
 const peer = fileURLToPath(new URL("./peers/scripted-http.mjs", import.meta.url))
 
 /** The scripted server (test/peers/scripted-http.mjs) on a free port; `lines` is what it printed. */
-const scripted = (mode: "json" | "sse") =>
+const scripted = (mode: "json" | "sse", on?: number) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
-      const port = yield* freePort
+      const port = on ?? (yield* freePort)
       const child = spawn(process.execPath, [peer, String(port), mode], { stdio: ["ignore", "pipe", "ignore"] })
       const lines: Array<string> = []
       child.stdout.on("data", (chunk: Buffer) => {
@@ -108,6 +109,54 @@ describe("a server restarted between two calls of one run", () => {
         expect(toolset.tools().map((t) => t.name)).toEqual(snapshot.map((t) => t.name))
       })
     ), 90_000)
+})
+
+describe("a server that is down when a call is made", () => {
+  it.live(
+    "the call waits for it on the reconnect schedule, and goes out once (on a new session) when it is back",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const first = yield* scripted("json")
+          // every request passes the egress check: counting them shows the client trying
+          const base = Egress.policy(loopback)
+          let requests = 0
+          const counting: Egress.Policy = {
+            ...base,
+            check: (url) => {
+              requests++
+              return base.check(url)
+            }
+          }
+          const toolset = yield* McpToolset.make({
+            name: "scripted",
+            transport: McpTransport.http(`http://127.0.0.1:${first.port}/mcp`, { egress: counting }),
+            trust: { tools: { echo: { sideEffecting: false, requiresApproval: false, caps: [] } } },
+            include: ["echo"],
+            reconnect: Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(300)),
+            connectTimeout: "2 minutes"
+          })
+          const echo = toolset.tools()[0]!
+          yield* kill(first.child)
+          const before = requests
+          const fiber = yield* Effect.fork(
+            Effect.flatMap(
+              Invoker,
+              (invoker) => invoker.tool({ id: "c1", name: echo.name, arguments: { message: "back" } }, echo)
+            ).pipe(Effect.provide(makeTestCtx({ llm: FakeLLM.script([]) })))
+          )
+          // the call was refused (the connection, so the server never saw it) and a new session is being tried
+          yield* eventually("the client tries to reconnect", () => requests >= before + 3)
+          const second = yield* scripted("json", first.port)
+          const outcome = yield* Fiber.join(fiber)
+          expect(outcome.text).toBe("Echo: back")
+          // sent once: the server that was down never saw it, the one that came back ran it once
+          expect(first.lines.filter((line) => line.startsWith("echo"))).toEqual([])
+          expect(second.lines.filter((line) => line.startsWith("echo"))).toEqual(["echo back"])
+        })
+      ),
+    90_000
+  )
 })
 
 describe("the connect deadline", () => {

@@ -1,9 +1,9 @@
 /* global Headers, Request, Response */
 // A scripted MCP server on the SDK (v2) over Streamable HTTP on 127.0.0.1:<port>, answering each
-// call as one JSON body or over an SSE stream (<mode>: "json" or "sse"). It prints "ready"
-// once it listens, and "hang" when `hang` is called (a call it never answers), so that a test knows
-// the call is in flight before it kills this process (and "hang-open" once the answer's headers are
-// sent: the stream of an SSE answer is open).
+// call as one JSON body or over an SSE stream (<mode>: "json" or "sse"). It prints "ready" once
+// it listens, "echo <message>" for each echo it runs, and "hang" when `hang` is called (a call it
+// never answers), so that a test knows the call is in flight before it kills this process (and
+// "hang-open" once the answer's headers are sent: the stream of an SSE answer is open).
 import { createMcpHandler, Server } from "@modelcontextprotocol/server"
 import { createServer } from "node:http"
 import { Readable } from "node:stream"
@@ -29,6 +29,7 @@ const handler = createMcpHandler(() => {
       process.stdout.write("hang\n")
       return new Promise(() => undefined)
     }
+    process.stdout.write(`echo ${request.params.arguments?.message}\n`)
     return Promise.resolve({ content: [{ type: "text", text: `Echo: ${request.params.arguments?.message}` }] })
   })
   return server
