@@ -1,8 +1,9 @@
 /**
  * The typed errors of `@agentkit/mcp`. Errors of a call (a tool the server reports as failed, a
  * changed definition, input that could not be asked for) go back to the model as the call's
- * `is_error` result, like a local tool's failure (core's `toolFailureText`); errors at connect
- * (`McpConnectError`, `McpNameCollision`) fail the layer. Options that cannot work throw core's
+ * `is_error` result, like a local tool's failure (core's `toolFailureText`), among them
+ * `McpStreamError` (the answer's stream ended first); errors at connect (`McpConnectError`,
+ * `McpConnectTimeout`, `McpNameCollision`) fail the layer. Options that cannot work throw core's
  * `ConfigurationError` where they are given. Each error carries core's `ErrorTypeId` (so
  * `isAgentkitError` recognises it and retry never repeats it) and is a `Schema.TaggedError`.
  *
@@ -35,6 +36,69 @@ export class McpConnectError
 {
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+}
+
+/**
+ * The server did not complete the connection (transport, handshake and reconnect tries) within
+ * the toolset's `connectTimeout` (default 10 seconds): a server that accepts connections and never
+ * answers fails `McpToolset.make` (and so the layer) with this, instead of holding start-up.
+ * `lastError` is why the last failed try failed, when one did (never holding a credential).
+ *
+ * @example
+ * ```ts
+ * import { McpConnectTimeout } from "@agentkit/mcp"
+ *
+ * new McpConnectTimeout({ server: "docs", timeout: "10s" }).message
+ * // "MCP server 'docs' did not complete the connection within 10s"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpConnectTimeout
+  extends Schema.TaggedError<McpConnectTimeout>("@agentkit/mcp/McpConnectTimeout")("McpConnectTimeout", {
+    server: Schema.String,
+    timeout: Schema.String,
+    lastError: Schema.optional(Schema.String)
+  })
+{
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    const last = this.lastError === undefined ? "" : `; the last try failed: ${this.lastError}`
+    return `MCP server '${this.server}' did not complete the connection within ${this.timeout}${last}`
+  }
+}
+
+/**
+ * The HTTP stream that carries a call's answer ended or broke before the server answered (the
+ * server died, or the connection was cut): the call fails when the stream ends, not at the tool's
+ * timeout, and it is never re-sent (the server may have run it). The next call opens a new
+ * session. `reason` never holds a credential.
+ *
+ * @example
+ * ```ts
+ * import { McpStreamError } from "@agentkit/mcp"
+ *
+ * new McpStreamError({ server: "docs", tool: "search", reason: "the stream ended before the server answered" }).message
+ * // "MCP tool 'search' of server 'docs' failed: the stream ended before the server answered; the call was not re-sent"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpStreamError
+  extends Schema.TaggedError<McpStreamError>("@agentkit/mcp/McpStreamError")("McpStreamError", {
+    server: Schema.String,
+    tool: Schema.String,
+    reason: Schema.String
+  })
+{
+  /** @since 0.1.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    return `MCP tool '${this.tool}' of server '${this.server}' failed: ${this.reason}; the call was not re-sent`
+  }
 }
 
 /**

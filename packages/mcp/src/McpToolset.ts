@@ -10,7 +10,11 @@
  * against the server's JSON Schema (closed to undeclared keys) before anything is sent; its
  * result is capped, non-text content is wrapped, and structured content is checked against the
  * output schema. A server's requests for input go to the `Approver`; sampling is refused.
- * Interrupting a run sends the protocol's cancellation for the call in flight. Each call is the
+ * Interrupting a run sends the protocol's cancellation for the call in flight. Connecting has a
+ * deadline (`connectTimeout`); a session the server no longer knows (HTTP 404 after a restart) is
+ * replaced by a new one and the call sent again (the server never ran it), with the tool list read
+ * again so a changed definition is held, not swapped in; a call whose HTTP stream ends before the
+ * answer fails at once with `McpStreamError`. Each call is the
  * Invoker's `execute_tool` span, annotated with `mcp.server.name`, `mcp.tool.name`,
  * `mcp.method.name` and `mcp.protocol.version` (`Tracing.Attribute` of `@agentkit/core`).
  *
@@ -21,7 +25,7 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { McpConnectError, McpNameCollision } from "./Errors.js"
+import type { McpConnectError, McpConnectTimeout, McpNameCollision } from "./Errors.js"
 import * as internal from "./internal/toolset.js"
 
 /**
@@ -114,8 +118,9 @@ export type Snapshot = internal.Snapshot
  * - `snapshot()`: the tools and `untrustedDescriptions`;
  * - `held()`, `accept(tool)`: changed definitions and their acceptance; `pins()`: the pinned
  *   hashes (persist them and pass them back as `pins` to hold changes made while you were away);
- * - `rejected()`: definitions refused (a bad name, a schema too large or not compilable, a name
- *   collision after a change), with the reason;
+ * - `rejected()`: definitions refused, each alone with the reason (an entry that is not a valid
+ *   MCP tool definition, a bad name, a schema too large or not compilable, a tool that runs only
+ *   as a task, a name collision after a change); the server's other tools stay usable;
  * - `refresh`: lists the tools again now.
  *
  * @example
@@ -132,9 +137,11 @@ export type Snapshot = internal.Snapshot
 export type Toolset = internal.Toolset
 
 /**
- * Opens a toolset in the current scope: checks the options (a bad name, trust declaration or limit
- * fails with `ConfigurationError` before anything is started), connects, lists the tools (a name
- * collision fails with `McpNameCollision`) and closes the connection when the scope closes.
+ * Opens a toolset in the current scope: checks the options (a bad name, trust declaration, limit
+ * or `connectTimeout` fails with `ConfigurationError` before anything is started), connects
+ * (failing with `McpConnectTimeout` when the server has not completed the connection within
+ * `connectTimeout`, default 10 seconds), lists the tools (a name collision fails with
+ * `McpNameCollision`) and closes the connection when the scope closes.
  *
  * @example
  * ```ts
@@ -154,7 +161,11 @@ export type Toolset = internal.Toolset
  */
 export const make: (
   options: Options
-) => Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> = internal.make
+) => Effect.Effect<
+  Toolset,
+  McpConnectError | McpConnectTimeout | McpNameCollision | ConfigurationError,
+  Scope.Scope
+> = internal.make
 
 /**
  * The service tag of one server's toolset: `class Docs extends McpToolset.Tag("docs")<Docs>() {}`.
@@ -199,5 +210,5 @@ export const Tag =
 export const layer = <Self, Id extends string>(
   tag: Context.TagClass<Self, Id, Toolset>,
   options: Options
-): Layer.Layer<Self, McpConnectError | McpNameCollision | ConfigurationError> =>
+): Layer.Layer<Self, McpConnectError | McpConnectTimeout | McpNameCollision | ConfigurationError> =>
   Layer.scoped(tag, internal.make(options))

@@ -8,8 +8,10 @@
 /** @since 0.1.0 */
 export {
   McpConnectError,
+  McpConnectTimeout,
   McpInputRefused,
   McpNameCollision,
+  McpStreamError,
   McpToolChanged,
   McpToolError,
   McpUnauthorized

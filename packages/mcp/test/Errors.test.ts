@@ -6,9 +6,11 @@
 import { ConfigurationError, isAgentkitError, toolFailureText } from "@agentkit/core"
 import {
   McpConnectError,
+  McpConnectTimeout,
   McpInputRefused,
   McpNameCollision,
   McpServer,
+  McpStreamError,
   McpToolChanged,
   McpToolError,
   McpToolset,
@@ -41,11 +43,17 @@ describe("MCP errors", () => {
       ),
       roundTrip(McpToolChanged, new McpToolChanged({ server: "s", tool: "t", change: "removed" })),
       roundTrip(McpInputRefused, new McpInputRefused({ server: "s", tool: "t", reason: "no Approver" })),
-      roundTrip(McpUnauthorized, new McpUnauthorized({ message: "unknown token" }))
+      roundTrip(McpUnauthorized, new McpUnauthorized({ message: "unknown token" })),
+      roundTrip(McpConnectTimeout, new McpConnectTimeout({ server: "s", timeout: "10s", lastError: "spawn ENOENT" })),
+      roundTrip(McpStreamError, new McpStreamError({ server: "s", tool: "t", reason: "the stream ended" }))
     ]
     for (const error of errors) expect(isAgentkitError(error), error._tag).toBe(true)
     expect((errors[0] as McpConnectError).cause).toBeInstanceOf(Error)
     expect(isAgentkitError(new Error("x"))).toBe(false)
+    expect(errors.at(-2)!.message).toBe(
+      "MCP server 's' did not complete the connection within 10s; the last try failed: spawn ENOENT"
+    )
+    expect(errors.at(-1)!.message).toBe("MCP tool 't' of server 's' failed: the stream ended; the call was not re-sent")
   })
 
   it("the model reads them through core's failure text", () => {

@@ -2,7 +2,7 @@
  * A server's tool definition, read once per listing: its agentkit name, flags, the description and
  * JSON Schema the model is shown (capped), the compiled argument and output checks, and the hash
  * that pins it. A definition that cannot be used safely (a bad name, a schema that is too large or
- * does not compile) is rejected with a reason instead.
+ * does not compile, a tool that runs only as a task) is rejected with a reason instead.
  *
  * @internal
  */
@@ -89,6 +89,12 @@ export const read = (
     return reject("its name is not a valid MCP tool name ([A-Za-z0-9._-]{1,128})")
   }
   const raw = rawName
+  const execution: unknown = (tool as { readonly execution?: unknown }).execution
+  if (isObject(execution) && execution.taskSupport === "required") {
+    return reject(
+      "it runs only as a task (execution.taskSupport 'required'), which agentkit does not run; it is not offered to the model"
+    )
+  }
   const flags = McpTrust.flags(
     McpTrust.declarationFor(trust, raw),
     isObject(tool.annotations) ? tool.annotations : undefined

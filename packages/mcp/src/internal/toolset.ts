@@ -20,11 +20,20 @@ import type { Client, ElicitRequest, ElicitResult, Tool as McpTool } from "@mode
 import { isInputRequiredResult, SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { McpConnectError, McpInputRefused, McpNameCollision, McpToolChanged, McpToolError } from "../Errors.js"
+import type { McpConnectTimeout } from "../Errors.js"
+import {
+  McpConnectError,
+  McpInputRefused,
+  McpNameCollision,
+  McpStreamError,
+  McpToolChanged,
+  McpToolError
+} from "../Errors.js"
 import * as McpName from "../McpName.js"
 import type * as McpTransport from "../McpTransport.js"
 import * as McpTrust from "../McpTrust.js"
@@ -42,6 +51,7 @@ export interface Options {
   readonly exclude?: ReadonlyArray<string | RegExp> | undefined
   readonly pins?: Readonly<Record<string, string>> | undefined
   readonly reconnect?: Schedule.Schedule<unknown, unknown> | undefined
+  readonly connectTimeout?: Duration.DurationInput | undefined
   readonly maxDescriptionLength?: number | undefined
   readonly maxSchemaBytes?: number | undefined
   readonly maxResultBytes?: number | undefined
@@ -54,6 +64,8 @@ export type CallError =
   | McpToolChanged
   | McpInputRefused
   | McpConnectError
+  | McpConnectTimeout
+  | McpStreamError
   | ToolArgumentError
   | ToolShapeError
   | ToolTimeoutError
@@ -86,7 +98,7 @@ export interface Toolset {
   readonly rejected: () => ReadonlyArray<Rejected>
   readonly pins: () => Readonly<Record<string, string>>
   readonly accept: (tool: string) => Effect.Effect<void, ConfigurationError>
-  readonly refresh: Effect.Effect<void, McpConnectError | McpNameCollision>
+  readonly refresh: Effect.Effect<void, McpConnectError | McpConnectTimeout | McpNameCollision>
 }
 
 const anyArguments = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
@@ -128,13 +140,28 @@ const checkOptions = (options: Options): string => {
       })
     }
   }
+  if (options.connectTimeout !== undefined) {
+    const decoded = Duration.decodeUnknown(options.connectTimeout)
+    if (Option.isNone(decoded) || !(Duration.toMillis(decoded.value) > 0)) {
+      throw new ConfigurationError({
+        field: "connectTimeout",
+        message: `MCP server '${server}': \`connectTimeout\` must be a positive Duration (e.g. "10 seconds"); got ${
+          String(options.connectTimeout)
+        }`
+      })
+    }
+  }
   return server
 }
 
 /** Opens a toolset; it lives until the scope closes. */
 export const make = (
   options: Options
-): Effect.Effect<Toolset, McpConnectError | McpNameCollision | ConfigurationError, Scope.Scope> =>
+): Effect.Effect<
+  Toolset,
+  McpConnectError | McpConnectTimeout | McpNameCollision | ConfigurationError,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
     const server = yield* Effect.try({
       try: () => checkOptions(options),
@@ -153,9 +180,18 @@ export const make = (
     const include = options.include
     const exclude = options.exclude ?? []
     const reconnect = options.reconnect ?? Connection.defaultReconnect
+    const connectTimeout = options.connectTimeout === undefined
+      ? Connection.defaultConnectTimeout
+      : Duration.decode(options.connectTimeout)
     const transport = options.transport
     const auth = transport._tag === "Http" ? transport.auth : undefined
-    const staticSecrets = transport._tag === "Http" ? Object.values(transport.headers) : []
+    // a header's value, and the token of a `Bearer <token>` value (a server may echo either)
+    const staticSecrets = transport._tag === "Http"
+      ? Object.values(transport.headers).flatMap((value) => {
+        const bearer = /^Bearer\s+(\S+)\s*$/i.exec(value)
+        return bearer === null ? [value] : [value, bearer[1]!]
+      })
+      : []
 
     // --- the definitions ---------------------------------------------------------------------
     const pinned = new Map<string, string>(Object.entries(options.pins ?? {}))
@@ -164,6 +200,10 @@ export const make = (
     let held: ReadonlyArray<Held> = []
     let rejected: ReadonlyArray<Rejected> = []
     let lastListing: ReadonlyArray<McpTool> = []
+    let lastMalformed: ReadonlyArray<Rejected> = []
+    /** The entries the transport refused from the listing being read (one listing at a time). */
+    let malformed: Array<Rejected> = []
+    const listingLock = yield* Effect.makeSemaphore(1)
     const secrets = new Set<string>(staticSecrets)
 
     const toolFor = (definition: Definition): McpAgentTool => {
@@ -207,14 +247,19 @@ export const make = (
     }
 
     /** Reads a listing; at connect (`strict`) a name collision fails, later it holds the tools back. */
-    const apply = (tools: ReadonlyArray<McpTool>, strict: boolean): Effect.Effect<void, McpNameCollision> => {
+    const apply = (
+      tools: ReadonlyArray<McpTool>,
+      bad: ReadonlyArray<Rejected>,
+      strict: boolean
+    ): Effect.Effect<void, McpNameCollision> => {
       lastListing = tools
+      lastMalformed = bad
       const next = new Map<string, Definition>()
-      const refused: Array<Rejected> = []
+      const picked = (name: string) => (include === undefined || matches(name, include)) && !matches(name, exclude)
+      const refused: Array<Rejected> = bad.filter((entry) => picked(entry.tool))
       for (const tool of tools) {
         const name = typeof tool?.name === "string" ? tool.name : ""
-        if (include !== undefined && !matches(name, include)) continue
-        if (matches(name, exclude)) continue
+        if (!picked(name)) continue
         const result = read(server, tool, options.trust, limits)
         if (result._tag === "Rejected") refused.push(result.rejected)
         else if (next.has(result.definition.raw)) refused.push({ tool: name, reason: "the server listed it twice" })
@@ -270,7 +315,11 @@ export const make = (
     const runtime = yield* Effect.runtime<never>()
     const runPromise = Runtime.runPromise(runtime)
     const tenants = new Map<string, Session>()
-    const openSession = (token: (() => Promise<string>) | undefined, watch: boolean): Effect.Effect<Session> => {
+    const openSession = (
+      token: (() => Promise<string>) | undefined,
+      watch: boolean,
+      onReopen: Connection.ConnectionOptions["onReopen"]
+    ): Effect.Effect<Session> => {
       const inFlight = new Set<InFlight>()
       return Effect.map(
         Connection.make({
@@ -278,6 +327,11 @@ export const make = (
           transport,
           token,
           reconnect,
+          connectTimeout,
+          onReopen,
+          onMalformed: (entries) => {
+            for (const entry of entries) malformed.push(entry)
+          },
           onElicit: onElicit(inFlight),
           onToolsChanged: watch ? () => void runPromise(Effect.ignore(refresh)) : undefined,
           get secrets() {
@@ -292,9 +346,16 @@ export const make = (
       return token
     }
 
+    // a session opened again lists the tools again: changes are held or reported, never swapped in
     const catalog = yield* openSession(
       auth === undefined ? undefined : () => runPromise(Effect.orDie(Effect.map(auth.catalog, remember))),
-      true
+      true,
+      // (a listing after connect never fails on a collision: it holds the colliding tools back)
+      (client) =>
+        Effect.flatMap(
+          Effect.mapError(listTools(client), listingFailed),
+          ({ bad, tools }) => Effect.orDie(apply(tools, bad, false))
+        )
     )
     const listing = catalog.connection
     yield* Effect.addFinalizer(() =>
@@ -311,36 +372,60 @@ export const make = (
       if (existing !== undefined) return Effect.succeed(existing)
       const token = () =>
         runPromise(Effect.orDie(Effect.map(Effect.suspend(() => auth.token(latest.get(tenant) ?? context)), remember)))
-      return Effect.map(openSession(token, false), (session) => {
-        const raced = tenants.get(tenant)
-        if (raced !== undefined) return raced
-        tenants.set(tenant, session)
-        return session
-      })
+      return Effect.map(
+        openSession(token, false, () => Effect.catchTag(refresh, "McpNameCollision", Effect.die)),
+        (session) => {
+          const raced = tenants.get(tenant)
+          if (raced !== undefined) return raced
+          tenants.set(tenant, session)
+          return session
+        }
+      )
     }
 
+    /** One listing, every page; the entries the transport refused come with it. */
     const listTools = (client: Client) =>
-      Effect.tryPromise({
-        try: (signal) => client.listTools(undefined, { signal, cacheMode: "bypass" }),
-        catch: (cause) =>
-          new McpConnectError({
-            server,
-            message: Connection.redact(
-              `listing the tools failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-              Array.from(secrets)
-            ),
-            cause
-          })
+      listingLock.withPermits(1)(
+        Effect.tryPromise({
+          try: async (signal) => {
+            malformed = []
+            const result = await client.listTools(undefined, { signal, cacheMode: "bypass" })
+            return { tools: result.tools, bad: malformed }
+          },
+          catch: (cause) => cause
+        })
+      )
+
+    const listingFailed = (cause: unknown) =>
+      new McpConnectError({
+        server,
+        message: Connection.redact(
+          `listing the tools failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          Array.from(secrets)
+        ),
+        cause
       })
 
-    const refresh: Effect.Effect<void, McpConnectError | McpNameCollision> = Effect.flatMap(
+    /** The server certainly did not run the request: it no longer knows the session, or refused the connection. */
+    const notRun = (cause: unknown) =>
+      Connection.sessionGone(cause) || (cause instanceof Connection.SendFailure && !cause.delivered)
+
+    /** A listing on the catalog session; a session the server no longer knows is opened again (which lists). */
+    const refresh: Effect.Effect<void, McpConnectError | McpConnectTimeout | McpNameCollision> = Effect.flatMap(
       listing.client,
-      (client) => Effect.flatMap(listTools(client), (result) => apply(result.tools, false))
+      (client) =>
+        Effect.matchEffect(listTools(client), {
+          onSuccess: ({ bad, tools }) => apply(tools, bad, false),
+          onFailure: (cause) =>
+            notRun(cause)
+              ? Effect.zipRight(listing.drop(client), Effect.asVoid(listing.client))
+              : Effect.fail(listingFailed(cause))
+        })
     )
 
     // connect and take the first listing: a collision fails the layer
-    const first = yield* Effect.flatMap(listing.client, listTools)
-    yield* apply(first.tools, true)
+    const first = yield* Effect.flatMap(listing.client, (client) => Effect.mapError(listTools(client), listingFailed))
+    yield* apply(first.tools, first.bad, true)
 
     // --- one call ------------------------------------------------------------------------------
     const fail = (definition: Definition, text: string) => {
@@ -363,6 +448,25 @@ export const make = (
             new ToolTimeoutError({ toolName: definition.name, timeout: Duration.format(definition.flags.timeout) })
           )
         }
+        const ended = Connection.streamEnded(cause)
+        if (ended !== undefined) {
+          return Effect.fail(
+            new McpStreamError({ server, tool: definition.raw, reason: Connection.redact(ended, Array.from(secrets)) })
+          )
+        }
+        if (cause instanceof Connection.SendFailure) {
+          // the server could not be reached, or its answer could not be read: the next call opens a new session
+          return Effect.zipRight(
+            connection.drop(client),
+            Effect.fail(
+              new McpStreamError({
+                server,
+                tool: definition.raw,
+                reason: Connection.redact(`the request failed on the wire (${cause.message})`, Array.from(secrets))
+              })
+            )
+          )
+        }
         if (cause instanceof SdkError && cause.code === SdkErrorCode.ConnectionClosed) {
           return Effect.zipRight(
             connection.drop(client),
@@ -376,7 +480,9 @@ export const make = (
       definition: Definition,
       result: Record<string, unknown>
     ): Effect.Effect<string, McpToolError | ToolShapeError> => {
-      const text = Result.text(result.content)
+      const found = Result.text(result.content)
+      // a server may echo a credential it was sent: no text of it reaches the model with one
+      const text = found === undefined ? undefined : Connection.redact(found, Array.from(secrets))
       if (result.isError === true) {
         return Effect.fail(fail(definition, text ?? "the server reported an error without a message"))
       }
@@ -403,7 +509,11 @@ export const make = (
         }
       }
       if (text !== undefined) return Effect.succeed(text)
-      return Effect.succeed(structured === undefined ? "" : Tool.renderResult(structured, { maxBytes: maxResultBytes }))
+      return Effect.succeed(
+        structured === undefined
+          ? ""
+          : Connection.redact(Tool.renderResult(structured, { maxBytes: maxResultBytes }), Array.from(secrets))
+      )
     }
 
     /** Answers one round of embedded input requests (2026-07-28). */
@@ -424,6 +534,17 @@ export const make = (
         return responses
       })
 
+    /** Fails with `McpToolChanged` when the server's definition is no longer the one the run took. */
+    const unchanged = (definition: Definition): Effect.Effect<void, McpToolChanged> =>
+      Effect.suspend(() => {
+        const now = current.get(definition.raw)
+        return now !== undefined && now.hash === definition.hash
+          ? Effect.void
+          : Effect.fail(
+            new McpToolChanged({ server, tool: definition.raw, change: now === undefined ? "removed" : "changed" })
+          )
+      })
+
     /** One call: `call` is the handler's (the model's call id and the run's id, when the Invoker ran it). */
     const callTool = (
       definition: Definition,
@@ -435,14 +556,7 @@ export const make = (
       }
     ): Effect.Effect<string, CallError> =>
       Effect.gen(function*() {
-        const now = current.get(definition.raw)
-        if (now === undefined || now.hash !== definition.hash) {
-          return yield* new McpToolChanged({
-            server,
-            tool: definition.raw,
-            change: now === undefined ? "removed" : "changed"
-          })
-        }
+        yield* unchanged(definition)
         const problems = definition.check(args)
         if (problems !== undefined) {
           return yield* new ToolArgumentError({ toolName: definition.name, ...problems, accepted: definition.accepted })
@@ -478,14 +592,29 @@ export const make = (
               : Promise.resolve({ action: "decline" })
         }
         const timeout = Duration.toMillis(definition.flags.timeout) + 1000
-        const send = (params: Record<string, unknown>) =>
+        const attempt = (on: Client, params: Record<string, unknown>) =>
           Effect.tryPromise({
             try: (signal) =>
-              client.callTool(params as { name: string }, { signal, timeout, allowInputRequired: true }) as Promise<
+              on.callTool(params as { name: string }, { signal, timeout, allowInputRequired: true }) as Promise<
                 Record<string, unknown>
               >,
             catch: (cause) => cause
-          }).pipe(Effect.catchAll(thrown(definition, client, connection)))
+          })
+        // a request the server never ran is sent once more, on a new session (which lists the tools
+        // again: a definition that changed meanwhile fails the call with McpToolChanged, unsent)
+        const send = (params: Record<string, unknown>): Effect.Effect<Record<string, unknown>, CallError> =>
+          Effect.flatMap(connection.client, (on) =>
+            Effect.catchAll(attempt(on, params), (cause) =>
+              notRun(cause)
+                ? Effect.zipRight(
+                  connection.drop(on),
+                  Effect.flatMap(connection.client, (again) =>
+                    Effect.zipRight(
+                      unchanged(definition),
+                      Effect.catchAll(attempt(again, params), thrown(definition, again, connection))
+                    ))
+                )
+                : thrown(definition, on, connection)(cause)))
         const rounds = (params: Record<string, unknown>, round: number): Effect.Effect<string, CallError> =>
           Effect.flatMap(send(params), (result) => {
             if (!isInputRequiredResult(result)) return outcome(definition, result)
@@ -536,7 +665,7 @@ export const make = (
           }
           pinned.set(tool, waiting.offered)
           // re-read the last listing: the accepted definition joins the next snapshot
-          return Effect.orDie(apply(lastListing, false))
+          return Effect.orDie(apply(lastListing, lastMalformed, false))
         }),
       refresh
     } satisfies Toolset
