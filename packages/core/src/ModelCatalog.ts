@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ErrorTypeId } from "./Errors.js"
+import { ErrorTypeId } from "./AgentkitError.js"
 import * as Usage from "./Usage.js"
 
 /**
