@@ -24,3 +24,11 @@ export * as SpanStoreContract from "./SpanStoreContract.js"
 export type { TestContextOptions } from "./TestContext.js"
 /** @since 0.1.0 */
 export { Tracing } from "@agentkit/core"
+/** @since 0.1.0 */
+export * as Recorder from "./Recorder.js"
+/** @since 0.1.0 */
+export * as Recording from "./Recording.js"
+/** @since 0.1.0 */
+export * as Redaction from "./Redaction.js"
+/** @since 0.1.0 */
+export * as Replay from "./Replay.js"
