@@ -2,7 +2,8 @@
  * Replays a recorded run offline: a `FakeLLM` that answers each model request with the recorded
  * response (after checking the request is the recorded one) and a tool middleware that answers
  * each tool call with the recorded result (after checking its name and arguments), so the same
- * agent re-runs deterministically with no provider and no side effect. With `tools: "real"` the
+ * agent re-runs deterministically with no provider and no side effect. Only the tool's execution
+ * is replaced: the Invoker still counts the call in the budget and the ledger, as it did live. With `tools: "real"` the
  * recorded model answers drive the agent's real tools instead.
  *
  * When the run asks something the recording does not have (another prompt, another tool, other
@@ -13,7 +14,7 @@
  * @since 0.1.0
  */
 import { ChatModelError, ErrorTypeId, RecordedFailure } from "@agentkit/core"
-import type { Chat, ToolCallRequest, ToolHandler, ToolMiddleware } from "@agentkit/core"
+import type { Chat, InvokableTool, ToolCallRequest, ToolHandler, ToolMiddleware } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -241,9 +242,18 @@ export const make = (recording: Recording.Recording, options?: Options): Replay 
       if (difference !== undefined) return diverge(recorded.turn, "tool call", difference)
       usedTools.add(index)
       if (options?.tools === "real") return next(request)
-      return recorded.isError
-        ? Effect.fail(new RecordedFailure({ toolName: recorded.name, text: recorded.text }))
-        : Effect.succeed({ value: recorded.value ?? recorded.text, text: recorded.text })
+      // only the execution is replaced: the Invoker still counts the call against the budget,
+      // claims it in the ledger, and opens its span, as in the recorded run
+      const tool: InvokableTool<E, R> = Object.create(request.tool, {
+        execute: {
+          value: () =>
+            recorded.isError
+              ? Effect.fail(new RecordedFailure({ toolName: recorded.name, text: recorded.text }))
+              : Effect.succeed(recorded.value ?? recorded.text)
+        },
+        render: { value: () => recorded.text }
+      })
+      return next({ call, tool, meta: request.meta, context: request.context })
     })
 
   return {

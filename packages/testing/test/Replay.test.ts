@@ -179,6 +179,23 @@ describe("Replay", () => {
       replay.assertConsumed()
     }))
 
+  it.effect("a replayed tool call still goes through the Invoker: the budget counts it and refuses one too many", () =>
+    Effect.gen(function*() {
+      const { recorder } = yield* record()
+      const replay = Replay.make(recorder.recording())
+      const refused = yield* Effect.flip(
+        Replay.orDivergence(
+          converse(Seed.PROMPT, [lookup]).pipe(
+            Effect.provide(
+              makeTestCtx({ llm: replay.llm, toolMiddleware: [replay.toolMiddleware], budget: { maxToolCalls: 0 } })
+            )
+          )
+        )
+      )
+      // the refusal is what the model is shown next, so the replay stops there
+      expect(refused).toMatchObject({ turn: 2, path: "messages[3].content", actual: "\"tool calls 1 > 0\"" })
+    }))
+
   it.effect("a changed prompt fails at turn 1, naming the field and both texts", () =>
     Effect.gen(function*() {
       const { recorder } = yield* record()
