@@ -73,7 +73,9 @@ const isSecretKey = (key: string): boolean => SECRET_KEY.test(key) || SECRET_KEY
 
 const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g, MARK],
-  [/\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{6,}/g, `$1$2${MARK}`],
+  // an authorization scheme followed by a credential (one with a digit or a symbol, so prose such as
+  // "Bearer tokens" or "Basic information" is left alone)
+  [/\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/g, `$1$2${MARK}`],
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, MARK],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, MARK],
   [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}/g, MARK],
@@ -83,7 +85,7 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bAIza[0-9A-Za-z_-]{30,}/g, MARK],
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi, `$1${MARK}@`],
   [
-    /\b((?:x-)?api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|password|passwd|secret|token|authorization)(["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|Token\b|\[redacted\])[^\s"',;&]{4,}/gi,
+    /\b((?:x-)?api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|password|passwd|secret|token|authorization)(["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|\[redacted\])[^\s"',;&]{6,}/gi,
     `$1$2${MARK}`
   ]
 ]

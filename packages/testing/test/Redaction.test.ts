@@ -17,6 +17,7 @@ describe("Redaction", () => {
   it("removes credential-shaped text", () => {
     const cases: ReadonlyArray<readonly [string, string]> = [
       ["Authorization: Bearer abc.DEF-123_x", "Authorization: Bearer [redacted]"],
+      ["Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Authorization: Basic [redacted]"],
       ["key sk-ant-api03-AbCdEf0123456789 here", "key [redacted] here"],
       ["token ghp_abcdefghijklmnopqrstuvwxyz0123", "token [redacted]"],
       ["pat github_pat_11ABCDEFG0123456789_abcdef", "pat [redacted]"],
@@ -39,7 +40,9 @@ describe("Redaction", () => {
       const input of [
         "Order A-771 shipped on 14 August and arrives Tuesday.",
         "the token budget is 4096 tokens",
-        "ask-for-help is a skill"
+        "ask-for-help is a skill",
+        "Bearer tokens expire; Basic information is public",
+        "the token: none"
       ]
     ) expect(Redaction.text(input)).toBe(input)
   })
