@@ -4,7 +4,10 @@
  * worse, and prints the per-case differences against a baseline. The package's main entry never
  * loads vitest.
  */
+import type { ConfigurationError } from "@agentkit/core"
+import { RunContext, Usage } from "@agentkit/core"
 import { Eval, Report, Scorer, Task, ThresholdError } from "@agentkit/evals"
+import type { Vitest } from "@agentkit/evals"
 import { describeEval, evaluate } from "@agentkit/evals/Vitest"
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { Effect } from "effect"
@@ -64,6 +67,28 @@ describe("evaluate (describeEval's test body)", () => {
     expect(logged).toHaveLength(1)
     expect(logged[0]).toContain("regressed 'A-771': contains 1 -> 0, trajectory 1 -> 0")
     expect(logged[0]).toContain("    tool calls: [lookup_order] -> []")
+  })
+})
+
+describe("the options' types", () => {
+  it("a task or scorer that needs a service needs a layer that provides it", () => {
+    const needsContext: Task.Task<string, never, RunContext> = (input) =>
+      Effect.map(RunContext, (context) => ({ output: `${context.runId}: ${input}`, toolCalls: [], usage: Usage.zero }))
+    // @ts-expect-error the layer is missing
+    const missing: Vitest.EvalTestOptions<string, never, RunContext> = {
+      dataset,
+      task: needsContext,
+      scorers,
+      thresholds
+    }
+    const given: Vitest.EvalTestOptions<string, never, RunContext, never, never, ConfigurationError> = {
+      dataset,
+      task: needsContext,
+      scorers,
+      thresholds,
+      layer: RunContext.layer({ runId: "eval" })
+    }
+    expect([missing.layer, given.layer !== undefined]).toEqual([undefined, true])
   })
 })
 
