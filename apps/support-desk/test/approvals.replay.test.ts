@@ -6,7 +6,7 @@
  * `UPDATE_FIXTURES=1 pnpm exec vitest run --project app:support-desk approvals.replay` rewrites
  * the fixture from a fresh recording.
  */
-import { Approval } from "@agentkit/agents"
+import { Agent, Approval, ReActCognition } from "@agentkit/agents"
 import { CheckpointStore, Message } from "@agentkit/core"
 import type { ChatModel, Invoker } from "@agentkit/core"
 import { Fixture, Recorder, Recording, Replay } from "@agentkit/testing"
@@ -16,8 +16,8 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { program, REQUEST, scriptedModel } from "../src/approvals.js"
 import type { Terminal } from "../src/approvals.js"
-import { runLayer, supportAgent } from "../src/conversation.js"
-import { seedOrders } from "../src/orders.js"
+import { PROMPT, runLayer, supportAgent } from "../src/conversation.js"
+import { orderTools, seedOrders } from "../src/orders.js"
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/approvals.recording.json", import.meta.url))
 
@@ -68,6 +68,12 @@ const demo = (model: Layer.Layer<ChatModel>, pipelines: Invoker.Options = {}, an
 
 const committed = () => Effect.orDie(Recording.read(FIXTURE))
 
+/** An approver that approves every pending call. */
+const approveAll = Layer.succeed(Approval.Approver, {
+  decide: ({ pending }) =>
+    Effect.succeed(Object.fromEntries(pending.map((entry) => [entry.id, Approval.approve(entry.digest)])))
+})
+
 describe("the approvals demo, recorded and replayed", () => {
   it.effect("recording the demo today gives the committed fixture (redacted JSON, turn by turn)", () =>
     Effect.gen(function*() {
@@ -105,13 +111,29 @@ describe("the approvals demo, recorded and replayed", () => {
       expect(replayed.printed.at(-1)).toBe("order B-102: processing, ships in 2 days")
     }))
 
+  it.effect("an agent built with replay.tool doubles of its tools replays the same result, with no middleware", () =>
+    Effect.gen(function*() {
+      const live = yield* demo(scriptedModel())
+      const replay = Replay.make(yield* committed())
+      const { cancelOrder, lookupOrder } = orderTools(seedOrders())
+      const agent = Agent.make({
+        name: "support",
+        model: "claude-sonnet-4-6",
+        prompt: PROMPT,
+        cognition: ReActCognition.make({ tools: [replay.tool(lookupOrder), replay.tool(cancelOrder)] })
+      })
+      const result = yield* Replay.orDivergence(
+        agent.run([Message.user(REQUEST)]).pipe(
+          Effect.provide(Layer.merge(runLayer("support-desk-approvals", replay.llm.layer), approveAll))
+        )
+      )
+      replay.assertConsumed()
+      expect(result).toEqual(live.result)
+    }))
+
   it.effect("a change to the agent's prompt fails the replay at turn 1, naming the field", () =>
     Effect.gen(function*() {
       const replay = Replay.make(yield* committed())
-      const approver = Layer.succeed(Approval.Approver, {
-        decide: ({ pending }) =>
-          Effect.succeed(Object.fromEntries(pending.map((entry) => [entry.id, Approval.approve(entry.digest)])))
-      })
       const exit = yield* Effect.exit(
         Replay.orDivergence(
           supportAgent(seedOrders(), "Answer order questions briefly. Use the tools.").run([Message.user(REQUEST)])
@@ -119,7 +141,7 @@ describe("the approvals demo, recorded and replayed", () => {
               Effect.provide(
                 Layer.merge(
                   runLayer("support-desk-approvals", replay.llm.layer, { toolMiddleware: [replay.toolMiddleware] }),
-                  approver
+                  approveAll
                 )
               )
             )

@@ -14,7 +14,15 @@
  * @since 0.1.0
  */
 import { ChatModelError, ErrorTypeId, RecordedFailure } from "@agentkit/core"
-import type { Chat, InvokableTool, ToolCallRequest, ToolHandler, ToolMiddleware } from "@agentkit/core"
+import type {
+  Chat,
+  ExecuteOptions,
+  InvokableTool,
+  ToolCall,
+  ToolCallRequest,
+  ToolHandler,
+  ToolMiddleware
+} from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -96,7 +104,14 @@ export interface Options extends Redaction.Options {
  */
 export interface Replay {
   readonly llm: FakeLLM.FakeLLM
+  /** Answers every tool call from the recording (put it last in `toolMiddleware`). */
   readonly toolMiddleware: ToolMiddleware
+  /**
+   * The other way to replay tools, for an agent you build with doubles (a `FakeTool` that keeps
+   * the real tool's name, schema and flags): `tool` with its execution answered from the
+   * recording, by call id, its name and arguments checked. Use it or `toolMiddleware`, not both.
+   */
+  readonly tool: <T extends InvokableTool<unknown, unknown>>(tool: T) => T
   /** Throws when a recorded exchange was never asked for, naming the first. */
   assertConsumed(): void
 }
@@ -222,43 +237,85 @@ export const make = (recording: Recording.Recording, options?: Options): Replay 
     return diverge(chats[next]!.turn, "model request", difference)
   })
 
-  const toolMiddleware: ToolMiddleware = (next: ToolHandler): ToolHandler => <E, R>(request: ToolCallRequest<E, R>) =>
-    Effect.suspend(() => {
-      const { call } = request
-      const index = tools.findIndex((exchange, i) => !usedTools.has(i) && exchange.callId === call.id)
-      if (index === -1) {
-        return diverge(lastTurn, "tool call", {
-          path: `call '${call.id}'`,
-          expected: "no such call",
-          actual: `${call.name} ${show(redactor.value(call.arguments))}`
-        })
-      }
-      const recorded = tools[index]!
-      const difference = firstDifference(
-        { name: recorded.name, arguments: recorded.arguments },
-        { name: call.name, arguments: redactor.value(call.arguments) },
-        ""
-      )
-      if (difference !== undefined) return diverge(recorded.turn, "tool call", difference)
-      usedTools.add(index)
-      if (options?.tools === "real") return next(request)
-      // only the execution is replaced: the Invoker still counts the call against the budget,
-      // claims it in the ledger, and opens its span, as in the recorded run
-      const tool: InvokableTool<E, R> = Object.create(request.tool, {
-        execute: {
-          value: () =>
-            recorded.isError
-              ? Effect.fail(new RecordedFailure({ toolName: recorded.name, text: recorded.text }))
-              : Effect.succeed(recorded.value ?? recorded.text)
-        },
-        render: { value: () => recorded.text }
+  /** The recorded exchange of a call (marked played), or the divergence that stops the run. */
+  const recordedCall = (call: ToolCall.ToolCall): Effect.Effect<Recording.ToolExchange> => {
+    const index = tools.findIndex((exchange, i) => !usedTools.has(i) && exchange.callId === call.id)
+    if (index === -1) {
+      return diverge(lastTurn, "tool call", {
+        path: `call '${call.id}'`,
+        expected: "no such call",
+        actual: `${call.name} ${show(redactor.value(call.arguments))}`
       })
-      return next({ call, tool, meta: request.meta, context: request.context })
+    }
+    const recorded = tools[index]!
+    const difference = firstDifference(
+      { name: recorded.name, arguments: recorded.arguments },
+      { name: call.name, arguments: redactor.value(call.arguments) },
+      ""
+    )
+    if (difference !== undefined) return diverge(recorded.turn, "tool call", difference)
+    usedTools.add(index)
+    return Effect.succeed(recorded)
+  }
+
+  /**
+   * `tool` with only its execution replaced by the recorded outcome: the Invoker still counts the
+   * call against the budget, claims it in the ledger and opens its span, as in the recorded run.
+   */
+  const answering = <E, R>(tool: InvokableTool<E, R>, recorded: Recording.ToolExchange): InvokableTool<E, R> =>
+    Object.create(tool, {
+      execute: {
+        value: () =>
+          recorded.isError
+            ? Effect.fail(new RecordedFailure({ toolName: recorded.name, text: recorded.text }))
+            : Effect.succeed(recorded.value ?? recorded.text)
+      },
+      render: { value: () => recorded.text }
     })
+
+  const toolMiddleware: ToolMiddleware = (next: ToolHandler): ToolHandler => <E, R>(request: ToolCallRequest<E, R>) =>
+    Effect.flatMap(recordedCall(request.call), (recorded) =>
+      options?.tools === "real"
+        ? next(request)
+        : next({
+          call: request.call,
+          tool: answering(request.tool, recorded),
+          meta: request.meta,
+          context: request.context
+        }))
+
+  const tool = <T extends InvokableTool<unknown, unknown>>(real: T): T => {
+    const texts = new Map<unknown, string>()
+    const execute = (args: unknown, executeOptions: ExecuteOptions) =>
+      Effect.flatMap(
+        recordedCall({
+          id: executeOptions.callId ?? "",
+          name: real.name,
+          arguments: (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>
+        }),
+        (recorded) => {
+          if (recorded.isError) {
+            return Effect.fail(new RecordedFailure({ toolName: recorded.name, text: recorded.text }))
+          }
+          // a fresh copy per call, so its text is found by identity even when two calls overlap
+          const value = structuredClone(recorded.value ?? recorded.text)
+          texts.set(value, recorded.text)
+          return Effect.succeed(value)
+        }
+      )
+    const render = (value: unknown) => {
+      const text = texts.get(value)
+      texts.delete(value)
+      return text ?? real.render(value)
+    }
+    // a copy of the tool's own fields (as FakeTool makes one), with the execution replaced
+    return Object.freeze(Object.assign(Object.create(Object.getPrototypeOf(real)), real, { execute, render })) as T
+  }
 
   return {
     llm,
     toolMiddleware,
+    tool,
     assertConsumed() {
       const chat = chats.findIndex((_, index) => !usedChats.has(index))
       if (chat !== -1) {

@@ -179,6 +179,38 @@ describe("Replay", () => {
       replay.assertConsumed()
     }))
 
+  it.effect("replay.tool: a double of the real tool answers from the recording, by call id, with no middleware", () =>
+    Effect.gen(function*() {
+      const { recorder, result } = yield* record()
+      const calls = lookup.calls.length
+      const replay = Replay.make(recorder.recording())
+      const double = replay.tool(lookup)
+      expect([double.name, double.schema, double.sideEffecting]).toEqual([
+        lookup.name,
+        lookup.schema,
+        lookup.sideEffecting
+      ])
+      const replayed = yield* converse(Seed.PROMPT, [double]).pipe(Effect.provide(makeTestCtx({ llm: replay.llm })))
+      expect(replayed).toEqual({ ...result, messages: result.messages.map(redactedArgs) })
+      expect(lookup.calls.length).toBe(calls)
+      replay.assertConsumed()
+
+      const other = Replay.make(recorder.recording()).tool(FakeTool.make("search"))
+      const diverged = yield* Effect.flip(
+        Replay.orDivergence(
+          Effect.flatMap(Invoker, (invoker) => invoker.tool({ id: "c1", name: "search", arguments: {} }, other)).pipe(
+            Effect.provide(makeTestCtx({ llm: FakeLLM.script([]) }))
+          )
+        )
+      )
+      expect(diverged).toMatchObject({
+        exchange: "tool call",
+        path: "name",
+        expected: "\"lookup_order\"",
+        actual: "\"search\""
+      })
+    }))
+
   it.effect("a replayed tool call still goes through the Invoker: the budget counts it and refuses one too many", () =>
     Effect.gen(function*() {
       const { recorder } = yield* record()
