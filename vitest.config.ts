@@ -15,10 +15,14 @@ const globalSetup = ["scripts/test/bundles.setup.mjs"]
 
 export default defineConfig({
   resolve: {
-    alias: packages.map((name) => ({
-      find: new RegExp(`^@agentkit/${name}$`),
-      replacement: `${root}packages/${name}/src/index.ts`
-    }))
+    alias: [
+      ...packages.map((name) => ({
+        find: new RegExp(`^@agentkit/${name}$`),
+        replacement: `${root}packages/${name}/src/index.ts`
+      })),
+      // a module subpath (`@agentkit/evals/Vitest`) resolves to its source module too
+      { find: /^@agentkit\/([a-z-]+)\/([A-Z][A-Za-z]*)$/, replacement: `${root}packages/$1/src/$2.ts` }
+    ]
   },
   test: {
     // Sized for a loaded 2-core machine (a second suite beside this one): a 100,000-element case

@@ -10,7 +10,7 @@
 import { Approval } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { Message } from "@agentkit/core"
-import type { ChatModel } from "@agentkit/core"
+import type { ChatModel, Invoker } from "@agentkit/core"
 import { Effect, Exit, Fiber, Layer } from "effect"
 import type { Context } from "effect"
 import { createInterface } from "node:readline/promises"
@@ -102,8 +102,15 @@ export const lineReader = (input: NodeJS.ReadableStream, output: NodeJS.Writable
   return { ask, close: () => rl.close() }
 }
 
-/** The conversation under `gated` autonomy; prints as it goes and returns the run's result. */
-export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scriptedModel()) =>
+/**
+ * The conversation under `gated` autonomy; prints as it goes and returns the run's result. The
+ * Invoker's pipelines can be given middleware (a recorder, a replay).
+ */
+export const program = (
+  terminal: Terminal,
+  model: Layer.Layer<ChatModel> = scriptedModel(),
+  pipelines: Invoker.Options = {}
+) =>
   Effect.gen(function*() {
     const book = seedOrders()
     const agent = supportAgent(book)
@@ -116,7 +123,7 @@ export const program = (terminal: Terminal, model: Layer.Layer<ChatModel> = scri
   }).pipe(
     Effect.provide(
       Layer.merge(
-        runLayer("support-desk-approvals", model),
+        runLayer("support-desk-approvals", model, pipelines),
         Layer.succeed(Approval.Approver, terminalApprover(terminal))
       )
     )

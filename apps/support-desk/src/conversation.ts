@@ -42,21 +42,28 @@ export const scriptedModel = (): Layer.Layer<ChatModel> =>
     })
   }).layer
 
-/** The demo's support agent over an order book. */
-export const supportAgent = (book: OrderBook) => {
+/** The support agent's system prompt. */
+export const PROMPT =
+  "Answer order questions. Use the tools; never guess a status. Cancel only what the customer asks to cancel."
+
+/** The demo's support agent over an order book (its prompt can be swapped, to test a change of it). */
+export const supportAgent = (book: OrderBook, prompt: string = PROMPT) => {
   const { cancelOrder, lookupOrder } = orderTools(book)
   return Agent.make({
     name: "support",
     model: "claude-sonnet-4-6",
-    prompt:
-      "Answer order questions. Use the tools; never guess a status. Cancel only what the customer asks to cancel.",
+    prompt,
     cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
   })
 }
 
-/** The Invoker over the model (the scripted one by default). */
-export const invokerLayer = (model: Layer.Layer<ChatModel> = scriptedModel()) => Layer.provide(Invoker.layer(), model)
+/** The Invoker over the model (the scripted one by default), with the pipelines' middleware, if any. */
+export const invokerLayer = (model: Layer.Layer<ChatModel> = scriptedModel(), pipelines: Invoker.Options = {}) =>
+  Layer.provide(Invoker.layer(pipelines), model)
 
 /** What a run of the demo is given: its id, `gated` autonomy, the Invoker over the model. */
-export const runLayer = (runId: string, model: Layer.Layer<ChatModel> = scriptedModel()) =>
-  Layer.merge(RunContext.layer({ runId, autonomy: "gated" }), invokerLayer(model))
+export const runLayer = (
+  runId: string,
+  model: Layer.Layer<ChatModel> = scriptedModel(),
+  pipelines: Invoker.Options = {}
+) => Layer.merge(RunContext.layer({ runId, autonomy: "gated" }), invokerLayer(model, pipelines))

@@ -26,3 +26,11 @@ export type { TestContextOptions } from "./TestContext.js"
 export { Tracing } from "@agentkit/core"
 /** @since 0.1.0 */
 export * as ChatModelContract from "./ChatModelContract.js"
+/** @since 0.1.0 */
+export * as Recorder from "./Recorder.js"
+/** @since 0.1.0 */
+export * as Recording from "./Recording.js"
+/** @since 0.1.0 */
+export * as Redaction from "./Redaction.js"
+/** @since 0.1.0 */
+export * as Replay from "./Replay.js"
