@@ -8,8 +8,8 @@ import { ConfigurationError, Message } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { OpenAIChatModel } from "@agentkit/openai"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either } from "effect"
-import { chatFrames, emulator, responsesFrames } from "./emulator.js"
+import { ConfigProvider, Duration, Effect, Either } from "effect"
+import { apiError, chatFrames, emulator, responsesFrames } from "./emulator.js"
 import type { Frame } from "./emulator.js"
 
 const lookupOrder: Chat.ToolSchema = {
@@ -142,6 +142,57 @@ describe("OpenAIChatModel", () => {
       const result = yield* Effect.either(chatOnce(model, ask({ tools: [lookupOrder] })))
       expect(Either.isLeft(result) && result.left).toMatchObject({ reason: "stream" })
       expect(Either.isLeft(result) && String((result.left as { message: string }).message)).toContain("disagree")
+    }))
+
+  it.scopedLive("the SDK's errors: auth, quota, retry-after, an error event after text", () =>
+    Effect.gen(function*() {
+      const emu = yield* emulator([
+        apiError(401, "Incorrect API key provided: sk-bad.", "invalid_request_error", "invalid_api_key"),
+        apiError(429, "You exceeded your current quota.", "insufficient_quota", "insufficient_quota"),
+        apiError(429, "Rate limit reached.", "requests", "rate_limit_exceeded", { "retry-after-ms": "1500" }),
+        {
+          _tag: "sse",
+          frames: [
+            ...responsesFrames({ text: ["Partial "], calls: [], truncate: true }),
+            {
+              event: "error",
+              data: JSON.stringify({
+                type: "error",
+                code: "server_error",
+                message: "upstream died",
+                param: null,
+                sequence_number: 9
+              })
+            }
+          ]
+        }
+      ])
+      const model = yield* OpenAIChatModel.make({ baseURL: emu.url, apiKey: "k", api: "responses" })
+      const failure = Effect.flatMap(Effect.flip(chatOnce(model, ask())), (error) =>
+        Effect.succeed(
+          error as {
+            reason: string
+            retryable: boolean
+            status?: number
+            requestId?: string
+            retryAfter?: Duration.Duration
+            message: string
+          }
+        ))
+      const auth = yield* failure
+      expect([auth.reason, auth.retryable, auth.status, auth.requestId]).toEqual(["auth", false, 401, "req_emu_1"])
+      expect(auth.message).toContain("Incorrect API key provided")
+      const quota = yield* failure
+      expect([quota.reason, quota.retryable]).toEqual(["permission", false])
+      const limited = yield* failure
+      expect([limited.reason, limited.retryable, limited.retryAfter && Duration.toMillis(limited.retryAfter)]).toEqual([
+        "rate_limit",
+        true,
+        1500
+      ])
+      const event = yield* failure
+      expect([event.reason, event.retryable]).toEqual(["server", false])
+      expect(event.message).toContain("upstream died")
     }))
 
   it.effect("options are checked when the layer is built, each naming the field and what is accepted", () =>
