@@ -22,6 +22,11 @@ const lookupOrder: Chat.ToolSchema = {
     additionalProperties: false
   }
 }
+const open: Chat.ToolSchema = {
+  name: "cancel_order",
+  description: "Cancel an order.",
+  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }
+}
 const loose: Chat.ToolSchema = {
   name: "note",
   description: "Take a note.",
@@ -101,7 +106,10 @@ describe("OpenAIChatModel", () => {
         api: "responses",
         reasoningEffort: "low"
       })
-      const response = yield* chatOnce(model, ask({ model: "o4-mini", tools: [lookupOrder, loose], maxTokens: 500 }))
+      const response = yield* chatOnce(
+        model,
+        ask({ model: "o4-mini", tools: [lookupOrder, open, loose], maxTokens: 500 })
+      )
       expect(response.metadata?.attributes?.["openai.usage.reasoning_tokens"]).toBe(64)
       expect(response.metadata?.attributes?.["openai.request.id"]).toBe("req_emu_1")
       expect(response.metadata?.responseId).toBe("resp_emu_1")
@@ -112,10 +120,15 @@ describe("OpenAIChatModel", () => {
       expect(body["reasoning"]).toEqual({ effort: "low" })
       expect(body["max_output_tokens"]).toBe(500)
       expect([body["store"], body["stream"], body["parallel_tool_calls"]]).toEqual([false, true, true])
-      expect((body["tools"] as Array<Record<string, unknown>>).map((t) => [t["name"], t["strict"]])).toEqual([
+      // a schema that requires every property is closed and sent strict; one with an optional property as it is
+      const tools = body["tools"] as Array<Record<string, unknown>>
+      expect(tools.map((t) => [t["name"], t["strict"]])).toEqual([
         ["lookup_order", true],
+        ["cancel_order", true],
         ["note", false]
       ])
+      expect(tools[1]!["parameters"]).toEqual({ ...open.parameters, additionalProperties: false })
+      expect(tools[2]!["parameters"]).toEqual(loose.parameters)
     }))
 
   it.scopedLive("the wire protocol follows baseURL: Chat Completions for any server but OpenAI's, unless `api` says", () =>

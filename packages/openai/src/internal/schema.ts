@@ -1,8 +1,7 @@
 /**
- * What both wire protocols share: whether a JSON Schema can be sent `strict` (OpenAI's strict
- * mode accepts only schemas whose every object closes `additionalProperties` and requires every
- * property; any other schema is sent non-strict rather than rejected), and how a tool call's
- * argument text becomes arguments.
+ * What both wire protocols share: the form of a JSON Schema OpenAI's strict mode accepts (every
+ * object closes `additionalProperties` and requires every property; any other schema is sent
+ * non-strict rather than rejected), and how a tool call's argument text becomes arguments.
  *
  * @internal
  */
@@ -10,22 +9,45 @@
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Whether every object in the schema is closed and requires all its properties. */
-export const strictCompatible = (schema: unknown): boolean => {
-  if (Array.isArray(schema)) return schema.every(strictCompatible)
+const closable = (schema: unknown): boolean => {
+  if (Array.isArray(schema)) return schema.every(closable)
   if (!isRecord(schema)) return true
   if (schema["type"] === "object" || isRecord(schema["properties"])) {
     const properties = isRecord(schema["properties"]) ? schema["properties"] : {}
     const required = Array.isArray(schema["required"]) ? schema["required"] : []
-    if (schema["additionalProperties"] !== false) return false
+    const extra = schema["additionalProperties"]
+    if (extra !== undefined && extra !== false) return false
     if (!Object.keys(properties).every((key) => required.includes(key))) return false
   }
   for (const [key, value] of Object.entries(schema)) {
     if (key === "enum" || key === "const" || key === "required") continue
-    if (typeof value === "object" && value !== null && !strictCompatible(value)) return false
+    if (typeof value === "object" && value !== null && !closable(value)) return false
   }
   return true
 }
+
+const close = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(close)
+  if (!isRecord(schema)) return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    out[key] = key === "enum" || key === "const" || key === "required" ? value : close(value)
+  }
+  if (schema["type"] === "object" || isRecord(schema["properties"])) out["additionalProperties"] = false
+  return out
+}
+
+/**
+ * A schema in the form strict mode accepts, when it can be: a schema whose every object requires
+ * all its properties and allows no other (or says nothing of others) is closed
+ * (`additionalProperties: false` on every object, which accepts exactly what it accepted for a
+ * decoder that ignores unknown keys) and sent `strict`; any other schema is sent as it is,
+ * non-strict.
+ */
+export const strictForm = (
+  schema: Record<string, unknown>
+): { readonly schema: Record<string, unknown>; readonly strict: boolean } =>
+  closable(schema) ? { schema: close(schema) as Record<string, unknown>, strict: true } : { schema, strict: false }
 
 /** The key that carries tool arguments the model sent that are not a JSON object. */
 export const RAW_ARGUMENTS_KEY = "_raw"
