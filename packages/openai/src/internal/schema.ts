@@ -9,21 +9,32 @@
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** Keywords whose value is a map of name to schema (not a schema itself). */
+const SCHEMA_MAPS: ReadonlySet<string> = new Set(["properties", "$defs", "definitions", "patternProperties"])
+/** Keywords whose value is data, not schemas. */
+const DATA: ReadonlySet<string> = new Set(["enum", "const", "required", "default", "examples"])
+
+const isObjectSchema = (schema: Record<string, unknown>): boolean =>
+  schema["type"] === "object" || isRecord(schema["properties"])
+
+/** The subschemas of `schema`, one level down (the schemas inside a map keyword, never its data). */
+const subschemas = (schema: Record<string, unknown>): Array<unknown> =>
+  Object.entries(schema).flatMap(([key, value]) =>
+    DATA.has(key) ? [] : SCHEMA_MAPS.has(key) && isRecord(value) ? Object.values(value) : [value]
+  )
+
 const closable = (schema: unknown): boolean => {
   if (Array.isArray(schema)) return schema.every(closable)
   if (!isRecord(schema)) return true
-  if (schema["type"] === "object" || isRecord(schema["properties"])) {
+  if (isObjectSchema(schema)) {
     const properties = isRecord(schema["properties"]) ? schema["properties"] : {}
     const required = Array.isArray(schema["required"]) ? schema["required"] : []
     const extra = schema["additionalProperties"]
     if (extra !== undefined && extra !== false) return false
+    if (schema["patternProperties"] !== undefined) return false
     if (!Object.keys(properties).every((key) => required.includes(key))) return false
   }
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === "enum" || key === "const" || key === "required") continue
-    if (typeof value === "object" && value !== null && !closable(value)) return false
-  }
-  return true
+  return subschemas(schema).every(closable)
 }
 
 const close = (schema: unknown): unknown => {
@@ -31,9 +42,13 @@ const close = (schema: unknown): unknown => {
   if (!isRecord(schema)) return schema
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) {
-    out[key] = key === "enum" || key === "const" || key === "required" ? value : close(value)
+    out[key] = DATA.has(key)
+      ? value
+      : SCHEMA_MAPS.has(key) && isRecord(value)
+      ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, close(sub)]))
+      : close(value)
   }
-  if (schema["type"] === "object" || isRecord(schema["properties"])) out["additionalProperties"] = false
+  if (isObjectSchema(schema)) out["additionalProperties"] = false
   return out
 }
 
