@@ -454,8 +454,8 @@ export const requireCapabilities = (
   needs: ReadonlyArray<Capability>,
   options: { readonly unknownModel?: "fail" | "pass" | undefined } = {}
 ): Effect.Effect<void, CapabilityMismatch> =>
-  needs.length === 0 ? Effect.void : Effect.flatMap(current, (catalog) => {
-    const found = catalog.lookup(model)
+  needs.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(ModelCatalog), (given) => {
+    const found = (Option.isSome(given) ? given.value : standard).lookup(model)
     if (Option.isNone(found)) {
       return options.unknownModel === "pass"
         ? Effect.void

@@ -8,8 +8,8 @@ import { ConfigurationError, Message } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { OpenAIChatModel } from "@agentkit/openai"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either } from "effect"
-import { chatFrames, emulator, responsesFrames } from "./emulator.js"
+import { ConfigProvider, Duration, Effect, Either } from "effect"
+import { apiError, chatFrames, emulator, responsesFrames } from "./emulator.js"
 import type { Frame } from "./emulator.js"
 
 const lookupOrder: Chat.ToolSchema = {
@@ -21,6 +21,11 @@ const lookupOrder: Chat.ToolSchema = {
     required: ["order_id"],
     additionalProperties: false
   }
+}
+const open: Chat.ToolSchema = {
+  name: "cancel_order",
+  description: "Cancel an order.",
+  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }
 }
 const loose: Chat.ToolSchema = {
   name: "note",
@@ -101,7 +106,10 @@ describe("OpenAIChatModel", () => {
         api: "responses",
         reasoningEffort: "low"
       })
-      const response = yield* chatOnce(model, ask({ model: "o4-mini", tools: [lookupOrder, loose], maxTokens: 500 }))
+      const response = yield* chatOnce(
+        model,
+        ask({ model: "o4-mini", tools: [lookupOrder, open, loose], maxTokens: 500 })
+      )
       expect(response.metadata?.attributes?.["openai.usage.reasoning_tokens"]).toBe(64)
       expect(response.metadata?.attributes?.["openai.request.id"]).toBe("req_emu_1")
       expect(response.metadata?.responseId).toBe("resp_emu_1")
@@ -112,10 +120,15 @@ describe("OpenAIChatModel", () => {
       expect(body["reasoning"]).toEqual({ effort: "low" })
       expect(body["max_output_tokens"]).toBe(500)
       expect([body["store"], body["stream"], body["parallel_tool_calls"]]).toEqual([false, true, true])
-      expect((body["tools"] as Array<Record<string, unknown>>).map((t) => [t["name"], t["strict"]])).toEqual([
+      // a schema that requires every property is closed and sent strict; one with an optional property as it is
+      const tools = body["tools"] as Array<Record<string, unknown>>
+      expect(tools.map((t) => [t["name"], t["strict"]])).toEqual([
         ["lookup_order", true],
+        ["cancel_order", true],
         ["note", false]
       ])
+      expect(tools[1]!["parameters"]).toEqual({ ...open.parameters, additionalProperties: false })
+      expect(tools[2]!["parameters"]).toEqual(loose.parameters)
     }))
 
   it.scopedLive("the wire protocol follows baseURL: Chat Completions for any server but OpenAI's, unless `api` says", () =>
@@ -142,6 +155,57 @@ describe("OpenAIChatModel", () => {
       const result = yield* Effect.either(chatOnce(model, ask({ tools: [lookupOrder] })))
       expect(Either.isLeft(result) && result.left).toMatchObject({ reason: "stream" })
       expect(Either.isLeft(result) && String((result.left as { message: string }).message)).toContain("disagree")
+    }))
+
+  it.scopedLive("the SDK's errors: auth, quota, retry-after, an error event after text", () =>
+    Effect.gen(function*() {
+      const emu = yield* emulator([
+        apiError(401, "Incorrect API key provided: sk-bad.", "invalid_request_error", "invalid_api_key"),
+        apiError(429, "You exceeded your current quota.", "insufficient_quota", "insufficient_quota"),
+        apiError(429, "Rate limit reached.", "requests", "rate_limit_exceeded", { "retry-after-ms": "1500" }),
+        {
+          _tag: "sse",
+          frames: [
+            ...responsesFrames({ text: ["Partial "], calls: [], truncate: true }),
+            {
+              event: "error",
+              data: JSON.stringify({
+                type: "error",
+                code: "server_error",
+                message: "upstream died",
+                param: null,
+                sequence_number: 9
+              })
+            }
+          ]
+        }
+      ])
+      const model = yield* OpenAIChatModel.make({ baseURL: emu.url, apiKey: "k", api: "responses" })
+      const failure = Effect.flatMap(Effect.flip(chatOnce(model, ask())), (error) =>
+        Effect.succeed(
+          error as {
+            reason: string
+            retryable: boolean
+            status?: number
+            requestId?: string
+            retryAfter?: Duration.Duration
+            message: string
+          }
+        ))
+      const auth = yield* failure
+      expect([auth.reason, auth.retryable, auth.status, auth.requestId]).toEqual(["auth", false, 401, "req_emu_1"])
+      expect(auth.message).toContain("Incorrect API key provided")
+      const quota = yield* failure
+      expect([quota.reason, quota.retryable]).toEqual(["permission", false])
+      const limited = yield* failure
+      expect([limited.reason, limited.retryable, limited.retryAfter && Duration.toMillis(limited.retryAfter)]).toEqual([
+        "rate_limit",
+        true,
+        1500
+      ])
+      const event = yield* failure
+      expect([event.reason, event.retryable]).toEqual(["server", false])
+      expect(event.message).toContain("upstream died")
     }))
 
   it.effect("options are checked when the layer is built, each naming the field and what is accepted", () =>

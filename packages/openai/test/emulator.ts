@@ -24,7 +24,12 @@ export interface Frame {
 
 /** A scripted reply. */
 export type Reply =
-  | { readonly _tag: "json"; readonly status: number; readonly body: unknown }
+  | {
+    readonly _tag: "json"
+    readonly status: number
+    readonly body: unknown
+    readonly headers?: Readonly<Record<string, string>>
+  }
   | {
     readonly _tag: "sse"
     readonly frames: ReadonlyArray<Frame>
@@ -103,7 +108,7 @@ export const start = (script: ReadonlyArray<Reply>): Promise<Emulator> => {
       return
     }
     if (reply._tag === "json") {
-      res.writeHead(reply.status, { "content-type": "application/json", "x-request-id": requestId })
+      res.writeHead(reply.status, { "content-type": "application/json", "x-request-id": requestId, ...reply.headers })
       res.end(JSON.stringify(reply.body))
       return
     }
@@ -172,10 +177,17 @@ export interface Tokens {
 }
 
 /** An error body as the API sends it. */
-export const apiError = (status: number, message: string, type: string, code: string | null = null): Reply => ({
+export const apiError = (
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  headers?: Readonly<Record<string, string>>
+): Reply => ({
   _tag: "json",
   status,
-  body: { error: { message, type, param: null, code } }
+  body: { error: { message, type, param: null, code } },
+  ...(headers === undefined ? {} : { headers })
 })
 
 /** The context-length refusal, as the API words it. */

@@ -21,7 +21,7 @@
 import type { Chat, Message, ToolCall } from "@agentkit/core"
 import type OpenAI from "openai"
 import type { Assembled, Assembler, RawUsage, StreamProblem } from "./assembled.js"
-import { coerceArguments, count, strictCompatible } from "./schema.js"
+import { coerceArguments, count, strictForm } from "./schema.js"
 
 /** What the request is built with beyond the `ChatRequest`. */
 export interface RequestSettings {
@@ -70,8 +70,12 @@ const messagesOf = (messages: ReadonlyArray<Message.Message>): Array<MessagePara
 export const toParams = (request: Chat.ChatRequest, model: string, settings: RequestSettings): Params => {
   const maxTokens = request.maxTokens ?? settings.defaultMaxTokens
   const format = request.responseFormat
-  const strict = (schema: Record<string, unknown>) =>
-    settings.official && strictCompatible(schema) ? { strict: true } : {}
+  // a compatible server gets the schema as given (not every one knows `strict`)
+  const strict = (parameters: Record<string, unknown>) => {
+    if (!settings.official) return { parameters }
+    const form = strictForm(parameters)
+    return form.strict ? { parameters: form.schema, strict: true } : { parameters }
+  }
   return {
     model,
     messages: messagesOf(request.messages),
@@ -82,7 +86,6 @@ export const toParams = (request: Chat.ChatRequest, model: string, settings: Req
           function: {
             name: tool.name,
             description: tool.description,
-            parameters: tool.parameters,
             ...strict(tool.parameters)
           }
         })),
@@ -97,7 +100,7 @@ export const toParams = (request: Chat.ChatRequest, model: string, settings: Req
       : {
         response_format: {
           type: "json_schema",
-          json_schema: { name: format.name, schema: format.schema, strict: strictCompatible(format.schema) }
+          json_schema: { name: format.name, ...strictForm(format.schema) }
         }
       }),
     ...(maxTokens === undefined

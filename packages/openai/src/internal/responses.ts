@@ -21,7 +21,7 @@
 import type { Chat, Message, ToolCall } from "@agentkit/core"
 import type OpenAI from "openai"
 import type { Assembled, Assembler, RawUsage, StreamProblem } from "./assembled.js"
-import { coerceArguments, count, strictCompatible } from "./schema.js"
+import { coerceArguments, count, strictForm } from "./schema.js"
 
 /** What the request is built with beyond the `ChatRequest`. */
 export interface RequestSettings {
@@ -70,13 +70,10 @@ export const toParams = (request: Chat.ChatRequest, model: string, settings: Req
     input: inputOf(request.messages),
     ...(request.tools.length > 0
       ? {
-        tools: request.tools.map((tool): OpenAI.Responses.FunctionTool => ({
-          type: "function",
-          name: tool.name,
-          description: tool.description,
-          parameters: tool.parameters,
-          strict: strictCompatible(tool.parameters)
-        })),
+        tools: request.tools.map((tool): OpenAI.Responses.FunctionTool => {
+          const { schema, strict } = strictForm(tool.parameters)
+          return { type: "function", name: tool.name, description: tool.description, parameters: schema, strict }
+        }),
         parallel_tool_calls: true
       }
       : {}),
@@ -85,12 +82,7 @@ export const toParams = (request: Chat.ChatRequest, model: string, settings: Req
       ? {}
       : {
         text: {
-          format: {
-            type: "json_schema",
-            name: format.name,
-            schema: format.schema,
-            strict: strictCompatible(format.schema)
-          }
+          format: { type: "json_schema", name: format.name, ...strictForm(format.schema) }
         }
       }),
     ...(maxTokens === undefined ? {} : { max_output_tokens: maxTokens }),
