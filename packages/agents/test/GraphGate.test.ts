@@ -95,7 +95,7 @@ const layerWith = (store: CheckpointStore.Service, audit: AuditStore.Service, au
   )
 
 describe("a graph's tool node goes through the loop's gate", () => {
-  it.effect.fails("an agent node reads the inbox and an injected page: the next tool node does not send the secret", () =>
+  it.effect("an agent node reads the inbox and an injected page: the next tool node does not send the secret", () =>
     Effect.gen(function*() {
       const w = world()
       const result = yield* exfiltration(w).run("Summarise my inbox and check https://flights.example").pipe(
@@ -108,7 +108,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
       expect(result.suspended!.pending[0]!.digest).toBe(expectedDigest(result.suspended!.pending[0]!))
     }))
 
-  it.effect.fails("under a dynamic deny policy the node is denied: nothing is sent, its output says why", () =>
+  it.effect("under a dynamic deny policy the node is denied: nothing is sent, its output says why", () =>
     Effect.gen(function*() {
       const w = world()
       const audit = AuditStore.makeMemory()
@@ -122,7 +122,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
       expect(records.map((r) => [r.tool, r.decision])).toContainEqual(["send_email", "denied"])
     }))
 
-  it.effect.fails("a requiresApproval tool node with no approver suspends; approved, it runs once and the graph completes", () =>
+  it.effect("a requiresApproval tool node with no approver suspends; approved, it runs once and the graph completes", () =>
     Effect.gen(function*() {
       const w = world()
       const store = CheckpointStore.makeMemory()
@@ -141,7 +141,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
       expect(w.log.refunds).toEqual([5000])
     }))
 
-  it.effect.fails("a rejected tool node never runs; its output is the rejection and the rejection is audited", () =>
+  it.effect("a rejected tool node never runs; its output is the rejection and the rejection is audited", () =>
     Effect.gen(function*() {
       const w = world()
       const store = CheckpointStore.makeMemory()
@@ -157,7 +157,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
       expect(records.map((r) => [r.tool, r.decision])).toContainEqual(["refund", "denied"])
     }))
 
-  it.effect.fails("an edit is validated like the model's arguments: a bad edit fails the resume and nothing runs", () =>
+  it.effect("an edit is validated like the model's arguments: a bad edit fails the resume and nothing runs", () =>
     Effect.gen(function*() {
       const w = world()
       const store = CheckpointStore.makeMemory()
@@ -178,7 +178,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
       expect(w.log.refunds).toEqual([10])
     }))
 
-  it.effect.fails("under the gated tier a side-effecting tool node waits for a person", () =>
+  it.effect("under the gated tier a side-effecting tool node waits for a person", () =>
     Effect.gen(function*() {
       const w = world()
       const graph = Graph.make({
@@ -192,7 +192,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
       expect(result.suspended?.pending).toMatchObject([{ kind: "Approval", reasons: ["autonomy_gated"] }])
     }))
 
-  it.effect.fails("an in-process approver is asked about a gated tool node; its approval runs it without suspending", () =>
+  it.effect("an in-process approver is asked about a gated tool node; its approval runs it without suspending", () =>
     Effect.gen(function*() {
       const w = world()
       const asked: Array<string> = []
