@@ -311,3 +311,32 @@ describe("Operator", () => {
       expect(audited.records).toEqual([])
     }))
 })
+
+describe("an edit is checked as the model's arguments are, before it is recorded", () => {
+  it.effect.fails("an edit adding an undeclared argument is refused naming it; the run is not left stuck", () =>
+    Effect.gen(function*() {
+      const stores = makeStores()
+      const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
+      const operator = yield* operatorOf(stores)
+      const smuggled = yield* Effect.flip(
+        operator.decide("run-1", entry.id, {
+          ...Approval.edit(entry.digest, { order_id: "A-771", reason: "duplicate order", refund_to: "IBAN-ATTACKER" }),
+          by: "alice"
+        })
+      )
+      expect(smuggled).toMatchObject({ _tag: "ToolArgumentError", toolName: "cancel_order", unexpected: ["refund_to"] })
+      const nonFinite = yield* Effect.flip(
+        operator.decide("run-1", entry.id, {
+          ...Approval.edit(entry.digest, { order_id: "A-771", reason: "duplicate order", extra: Number.NaN }),
+          by: "alice"
+        })
+      )
+      expect(nonFinite).toMatchObject({ _tag: "ToolArgumentError" })
+      expect((yield* operator.show("run-1")).decided).toEqual([])
+      // a valid decision is still taken, and applied
+      yield* operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "alice" })
+      const applied = yield* recover(stores)
+      expect(applied.cancelled).toEqual(["A-771:duplicate order"])
+      expect((yield* operator.show("run-1")).status).toBe("done")
+    }))
+})
