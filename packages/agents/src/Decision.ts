@@ -97,7 +97,9 @@ export type Decision = Schema.Schema.Type<typeof Decision>
  * Decisions by pending id. On `agent.resume` a value that is not a record, an unknown id, a
  * digest mismatch or a verdict the entry does not accept fails the whole resume with a typed
  * error and nothing runs; a pending entry with no decision is rejected (fail closed). From an
- * in-process `Approver`, a bad decision rejects that call only.
+ * in-process `Approver`, a bad decision rejects that call only, and answers keyed by ids that are
+ * not the entries' (tool-call ids, say) reject the calls left without a decision with a reason,
+ * audited and logged, that names the ids given and the ids expected.
  *
  * @example
  * ```ts

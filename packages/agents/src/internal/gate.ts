@@ -153,3 +153,31 @@ export const admit = (
       ? { _tag: "Reject", reason: `the edited arguments were invalid: ${checked.left.message}` }
       : { _tag: "Run", call: { ...entry.call, arguments: edited } })
 }
+
+/**
+ * Reads an in-process approver's answers for its entries, failing closed: the answers are
+ * snapshot (frozen, cut off from the approver), and each entry's decision is read with
+ * `Approval.resolve`. Answers keyed by ids that are not the entries' (tool-call ids, another
+ * run's ids) are logged with the ids expected, and the rejection of an entry left without a
+ * decision names them too (it is audited with that reason).
+ */
+export const approverAnswers = (
+  entries: ReadonlyArray<Approval.PendingEntry>,
+  answers: unknown
+): Effect.Effect<(entry: Approval.PendingEntry) => Approval.Decision> => {
+  const snapshot = Approval.snapshot(answers)
+  const record = typeof snapshot === "object" && snapshot !== null && !Array.isArray(snapshot)
+    ? (snapshot as Approval.Decisions)
+    : {}
+  const ids = entries.map((entry) => entry.id)
+  const unknown = Object.keys(record).filter((key) => !ids.includes(key))
+  const read = (entry: Approval.PendingEntry) => Approval.resolve(entry, record)
+  if (unknown.length === 0) return Effect.succeed(read)
+  const named = `the approver answered unknown pending id(s) ${JSON.stringify(unknown)}; decisions are keyed by ` +
+    `pending id, expected ${JSON.stringify(ids)}`
+  return Effect.as(
+    Effect.logWarning(`approver: ${named}`),
+    (entry: Approval.PendingEntry) =>
+      Object.hasOwn(record, entry.id) ? read(entry) : Approval.reject(entry.digest, `no decision was given: ${named}`)
+  )
+}

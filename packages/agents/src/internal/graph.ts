@@ -344,15 +344,12 @@ export const program = <E, R>(
             if (decision === undefined) {
               const approver = yield* Effect.serviceOption(Approval.Approver)
               if (Option.isNone(approver)) return { _tag: "Waiting" as const, pending: [entry] }
-              const answers = Approval.snapshot(
-                yield* approver.value.decide({ runId: context.runId, agent: name, pending: [structuredClone(entry)] })
-              )
-              decision = Approval.resolve(
-                entry,
-                typeof answers === "object" && answers !== null && !Array.isArray(answers)
-                  ? (answers as Approval.Decisions)
-                  : {}
-              )
+              const answers = yield* approver.value.decide({
+                runId: context.runId,
+                agent: name,
+                pending: [structuredClone(entry)]
+              })
+              decision = (yield* Gate.approverAnswers([entry], answers))(entry)
             }
             const rejected = (reason: string | undefined) => {
               const content = approvalDeniedText(reason)

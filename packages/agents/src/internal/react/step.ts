@@ -53,7 +53,7 @@ import type { RunPolicy } from "../../RunPolicy.js"
 import * as StructuredOutput from "../../StructuredOutput.js"
 import type * as Termination from "../../Termination.js"
 import * as Audit from "../audit.js"
-import { admit, denies, kindOf, type Reason, reasonsFor } from "../gate.js"
+import { admit, approverAnswers, denies, kindOf, type Reason, reasonsFor } from "../gate.js"
 import * as Trifecta from "../trifecta.js"
 import { countRepair, repairsOf, terminate } from "./cognitionState.js"
 import type { Engine } from "./engine.js"
@@ -563,13 +563,12 @@ class Steps {
     return Effect.gen(this, function*() {
       if (loop.emit !== undefined) { for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry)) }
       // frozen copies in, a frozen copy of the answers out: neither side can change what runs later
-      const answers = Approval.snapshot(
-        yield* this.engine.awaitDecision!({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
-      )
-      const record = typeof answers === "object" && answers !== null && !Array.isArray(answers)
-        ? (answers as Approval.Decisions)
-        : {}
-      return yield* this.apply(entries, (entry) => Approval.resolve(entry, record))
+      const answers = yield* this.engine.awaitDecision!({
+        runId: context.runId,
+        agent: loop.agent.name,
+        pending: frozen(entries)
+      })
+      return yield* this.apply(entries, yield* approverAnswers(entries, answers))
     })
   }
 
