@@ -340,3 +340,25 @@ describe("an edit is checked as the model's arguments are, before it is recorded
       expect((yield* operator.show("run-1")).status).toBe("done")
     }))
 })
+
+describe("a finished run's usage", () => {
+  it.effect.fails("is its result's, every model call counted (not its last checkpoint's)", () =>
+    Effect.gen(function*() {
+      const stores = makeStores()
+      const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
+      const operator = yield* operatorOf(stores)
+      yield* operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "alice" })
+      yield* recover(stores)
+      const done = yield* operator.show("run-1")
+      expect(done.status).toBe("done")
+      const result = done.result as { readonly usage: { inputTokens: number; outputTokens: number; costUsd: number } }
+      expect(result.usage.inputTokens).toBeGreaterThan(0)
+      const expected = {
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        costUsd: result.usage.costUsd
+      }
+      expect(done.usage).toEqual(expected)
+      expect((yield* operator.list({ status: ["done"] })).runs[0]!.usage).toEqual(expected)
+    }))
+})
