@@ -55,6 +55,9 @@ const checkLimit = (operation: string, limit: number | undefined): Effect.Effect
 }
 
 const decodeDecision = lazy(() => Schema.decodeUnknownOption(Approval.Decision))
+const decodeResultUsage = lazy(() =>
+  Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ usage: RunState.UsageState })))
+)
 const decodeStoredResult = lazy(() => Schema.decodeUnknownOption(Schema.parseJson(Schema.Unknown)))
 
 const describe = (value: unknown): string => {
@@ -73,6 +76,10 @@ const summarize = (
     ? "in_doubt"
     : record.status
   const usage = state?.usage
+  // a finished run's usage is its result's: the last checkpoint was taken before its last model call
+  const finished = record.status === "done" && record.result !== undefined
+    ? Option.getOrUndefined(decodeResultUsage(record.result))?.usage
+    : undefined
   return {
     runId: record.runId,
     rootRunId: record.rootRunId,
@@ -82,11 +89,13 @@ const summarize = (
     status,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
-    usage: {
-      inputTokens: usage?.inputTokens ?? 0,
-      outputTokens: usage?.outputTokens ?? 0,
-      costUsd: (usage?.costNanos ?? 0) / 1e9
-    },
+    usage: finished === undefined
+      ? {
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        costUsd: (usage?.costNanos ?? 0) / 1e9
+      }
+      : { inputTokens: finished.inputTokens, outputTokens: finished.outputTokens, costUsd: finished.costNanos / 1e9 },
     pending,
     // decisions are recorded on the run tree: the root shows them all
     decided: record.runId === record.rootRunId
