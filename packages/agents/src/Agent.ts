@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Message, ModelCatalog, RunContext, Tracing } from "@agentkit/core"
+import { Message, ModelCatalog, RunContext, SpanStore, Tracing } from "@agentkit/core"
 import type { Capability, Invoker } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -198,7 +198,8 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   // built as literals (a spread followed by more keys is a slow path of V8's), the conversation id
   // set at the start, so a failed run's span carries it too
   const spanOptions = (
-    conversationId: string
+    conversationId: string,
+    tenant: string
   ): Tracing.SpanOptions<AgentResult<unknown>, { readonly _tag: string }> => ({
     kind: "internal",
     captureStackTrace: false,
@@ -207,7 +208,8 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
       [Tracing.Attribute.operationName]: Tracing.Operation.invokeAgent,
       [Tracing.Attribute.agentName]: settings.name,
       [Tracing.Attribute.requestModel]: settings.model,
-      [Tracing.Attribute.conversationId]: conversationId
+      [Tracing.Attribute.conversationId]: conversationId,
+      [SpanStore.tenantAttribute]: tenant
     }
   })
 
@@ -231,7 +233,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     const driven = RunContext.cancellable(body)
     return context.tracing
       ? driven.pipe(
-        Tracing.span(spanName, spanOptions(context.correlationId)),
+        Tracing.span(spanName, spanOptions(context.correlationId, context.scope.storeKey)),
         // a tracer that throws (in span, end, attributes or events) never breaks the run
         Tracing.contain
       )

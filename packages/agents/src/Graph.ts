@@ -244,9 +244,12 @@ export const fn = <E = never, R = never>(
 })
 
 /**
- * A node that calls a tool with arguments made from its inputs, through the Invoker's tool
- * pipeline (validation, budget, middleware); its output is the tool's text (a failure the model
- * could fix becomes its `ERROR: ...` text; budgets and cancellation end the graph).
+ * A node that calls a tool with arguments made from its inputs, through the gate an agent's calls
+ * pass (the graph's run policy on the run tree's trifecta legs, the tool's `requiresApproval`,
+ * the autonomy tier: a call that waits asks the in-process `Approver`, else suspends the graph
+ * with its pending entry) and then the Invoker's tool pipeline (validation, budget, middleware).
+ * Its output is the tool's text (a failure the model could fix becomes its `ERROR: ...` text, a
+ * denial or a rejection its text; budgets and cancellation end the graph).
  *
  * @example
  * ```ts
@@ -404,7 +407,7 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
   const policy = options.policy ?? RunPolicy.defaultPolicy
   // the static trifecta check over what the nodes can reach together, before any node runs
   const staticCheck = Trifecta.staticCheck(policy, caps)
-  const settings: internal.Settings<unknown, unknown> = { name: options.name, nodes, maxSteps }
+  const settings: internal.Settings<unknown, unknown> = { name: options.name, nodes, maxSteps, policy }
   const spanName = Tracing.SpanName.invokeWorkflow(options.name)
   const spanOptions = {
     kind: "internal" as const,
@@ -452,7 +455,7 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
       ),
     resume: (runId, decisions) =>
       observe(
-        Lifecycle.resume(internal.program(settings, ""), runId, decisions, internal.check) as Effect.Effect<
+        Lifecycle.resume(internal.program(settings, ""), runId, decisions, internal.check(settings)) as Effect.Effect<
           unknown,
           ResumeError,
           RunContext | Invoker

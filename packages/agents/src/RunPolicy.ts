@@ -6,6 +6,7 @@
  */
 import { type Capability, Utf8 } from "@agentkit/core"
 import { AgentDefinitionError } from "./Errors.js"
+import { neutralise } from "./internal/untrustedFrame.js"
 
 /**
  * The whole trifecta.
@@ -97,8 +98,12 @@ export const UNTRUSTED_MAX_BYTES = 65536
 /**
  * The default wrapper for untrusted output: the Python agentkit's markers, and a note naming any
  * injection phrases found. The text is capped first (`UNTRUSTED_MAX_BYTES`, marked
- * `…[truncated N bytes]`) and then wrapped, so the wrapper's closing marker is always there. A
- * custom `wrapUntrusted` should do the same (`Utf8.truncate` from `@agentkit/core`).
+ * `…[truncated N bytes]`) and then wrapped, so the wrapper's closing marker is always there.
+ * Markers inside the text cannot close the frame or open another: any `UNTRUSTED` with a frame's
+ * part (angle brackets, `END` before it, `OUTPUT` after it), read as a model may read it (any
+ * case or spacing, fullwidth or confusable letters and brackets, zero-width characters between
+ * them), becomes `[marker removed]`. A custom `wrapUntrusted` should cap its text the same way
+ * (`Utf8.truncate` from `@agentkit/core`) and neutralise its own markers.
  *
  * @example
  * ```ts
@@ -114,7 +119,7 @@ export const UNTRUSTED_MAX_BYTES = 65536
  * @category formatting
  */
 export const wrapUntrustedOutput = (text: string, toolName: string): string => {
-  const inner = Utf8.truncate(text, UNTRUSTED_MAX_BYTES)
+  const inner = neutralise(Utf8.truncate(text, UNTRUSTED_MAX_BYTES))
   const lower = inner.toLowerCase()
   const found = INJECTION_MARKERS.filter((marker) => lower.includes(marker))
   const note = found.length === 0

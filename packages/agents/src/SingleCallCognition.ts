@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Cancellation, Invoker, Message, RunContext, Usage } from "@agentkit/core"
+import { Cancellation, CanonicalJson, Invoker, Message, RunContext, Usage } from "@agentkit/core"
 import type { Chat } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Effect from "effect/Effect"
@@ -54,6 +54,16 @@ const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => 
 }
 
 /** What one call of the model answered, read as structured output: the answer's text and its decoding. */
+/**
+ * What a reply without the output tool's call answered, as the repair turn shows it to the model:
+ * its text, and the tool calls it made instead (`called name({...})`), or `(an empty reply)`.
+ */
+const shownAnswer = (response: Chat.ChatResponse): string => {
+  const calls = response.toolCalls.map((c) => `called ${c.name}(${CanonicalJson.stringify(c.arguments)})`)
+  const parts = response.content === "" ? calls : [response.content, ...calls]
+  return parts.length === 0 ? "(an empty reply)" : parts.join("\n")
+}
+
 const readAnswer = (
   output: StructuredOutput.StructuredOutput<unknown>,
   forced: boolean,
@@ -63,7 +73,7 @@ const readAnswer = (
   const call = response.toolCalls.find((c) => c.name === output.tool.name)
   if (call === undefined) {
     return {
-      text: response.content,
+      text: shownAnswer(response),
       decoded: Either.left(`expected a call of the output tool '${output.tool.name}'; the reply had none`)
     }
   }

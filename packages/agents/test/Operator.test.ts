@@ -311,3 +311,55 @@ describe("Operator", () => {
       expect(audited.records).toEqual([])
     }))
 })
+
+describe("an edit is checked as the model's arguments are, before it is recorded", () => {
+  it.effect("an edit adding an undeclared argument is refused naming it; the run is not left stuck", () =>
+    Effect.gen(function*() {
+      const stores = makeStores()
+      const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
+      const operator = yield* operatorOf(stores)
+      const smuggled = yield* Effect.flip(
+        operator.decide("run-1", entry.id, {
+          ...Approval.edit(entry.digest, { order_id: "A-771", reason: "duplicate order", refund_to: "IBAN-ATTACKER" }),
+          by: "alice"
+        })
+      )
+      expect(smuggled).toMatchObject({ _tag: "ToolArgumentError", toolName: "cancel_order", unexpected: ["refund_to"] })
+      const nonFinite = yield* Effect.flip(
+        operator.decide("run-1", entry.id, {
+          ...Approval.edit(entry.digest, { order_id: "A-771", reason: "duplicate order", extra: Number.NaN }),
+          by: "alice"
+        })
+      )
+      expect(nonFinite).toMatchObject({ _tag: "ToolArgumentError" })
+      expect((yield* operator.show("run-1")).decided).toEqual([])
+      // a valid decision is still taken, and applied
+      yield* operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "alice" })
+      const applied = yield* recover(stores)
+      expect(applied.cancelled).toEqual(["A-771:duplicate order"])
+      expect((yield* operator.show("run-1")).status).toBe("done")
+    }))
+})
+
+describe("a finished run's usage", () => {
+  it.effect("is its result's, every model call counted (not its last checkpoint's)", () =>
+    Effect.gen(function*() {
+      const stores = makeStores()
+      const entry = (yield* suspend(stores, "run-1")).suspended!.pending[0]!
+      const operator = yield* operatorOf(stores)
+      yield* operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "alice" })
+      yield* recover(stores)
+      const done = yield* operator.show("run-1")
+      expect(done.status).toBe("done")
+      // the recorded result keeps its cost in nanodollars
+      const result = done.result as { readonly usage: { inputTokens: number; outputTokens: number; costNanos: number } }
+      expect(result.usage.inputTokens).toBeGreaterThan(0)
+      const expected = {
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        costUsd: result.usage.costNanos / 1e9
+      }
+      expect(done.usage).toEqual(expected)
+      expect((yield* operator.list({ status: ["done"] })).runs[0]!.usage).toEqual(expected)
+    }))
+})

@@ -423,6 +423,21 @@ describe("SingleCallCognition with output", () => {
       )
     }))
 
+  it.effect("forced, but the model called another tool with no text: the repair shows the model what it answered", () =>
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [{ id: "x1", name: "lookup_order", arguments: { order_id: "A-1" } }] }),
+        Turn({ toolCalls: [outputCall({ status: "shipped", days: 3 })] })
+      ], forcing)
+      const result = yield* singleAgent().run(TASK).pipe(Effect.provide(makeTestCtx({ llm })))
+      expect(result.parsed).toEqual({ status: "shipped", days: 3 })
+      const repair = llm.requests[1]!.messages
+      const answered = repair.at(-2)!
+      expect(answered.role).toBe("assistant")
+      expect(answered.content).toContain("lookup_order")
+      expect(answered.content).toContain("A-1")
+    }))
+
   it.effect("a model that never answers validly: maxRepairs + 1 calls (default 1 → 2; 3 → 4; 0 → 1), then invalid_output", () =>
     Effect.gen(function*() {
       for (const [maxRepairs, calls] of [[undefined, 2], [3, 4], [0, 1]] as const) {

@@ -56,6 +56,7 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
       status: "ok",
       attributes: {
         "gen_ai.conversation.id": "run-acme-1",
+        "agentkit.tenant": "acme",
         "gen_ai.tool.call.arguments": hostile,
         huge: "x".repeat(100_000)
       },

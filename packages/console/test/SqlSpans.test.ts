@@ -46,6 +46,7 @@ describe("the trace view over the SQL span store", () => {
       status: "ok",
       attributes: {
         "gen_ai.conversation.id": "run-acme-1",
+        "agentkit.tenant": "acme",
         "gen_ai.tool.call.arguments": script,
         huge: "x".repeat(100_000)
       },

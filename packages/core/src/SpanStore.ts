@@ -1,7 +1,9 @@
 /**
  * The span store port: finished spans kept for the console's trace view, grouped by trace and
  * found by the key of the run tree they belong to (its correlation id, which defaults to the root
- * run's id; agentkit sets it on every run span as `gen_ai.conversation.id`). `SpanRecorder` feeds
+ * run's id; agentkit sets it on every run span as `gen_ai.conversation.id`) and by its tenant
+ * (the run's `scope.storeKey`, set on every run span as `agentkit.tenant`): a correlation id is
+ * the caller's choice, so a read by tenant shows only the traces of that tenant's runs. `SpanRecorder` feeds
  * it (`@agentkit/console`); the in-memory store is here, a SQL one with retention is
  * `SqlSpanStore` of `@agentkit/sql`.
  *
@@ -106,11 +108,48 @@ export interface Service {
   /** Keeps a finished span. Synchronous, never blocks, never throws. */
   readonly offer: (span: SpanRecord) => void
   /**
-   * Every kept span of the traces of a run tree (by its correlation id), in start order. Only a
-   * durable store fails (its database is unreachable).
+   * Every kept span of the traces of a run tree (by its correlation id), in start order. With a
+   * `tenant`, only the traces whose spans name that tenant and no other (`tenantAttribute`): a
+   * trace of another tenant's run under the same correlation id, or of no tenant's, is left out.
+   * Only a durable store fails (its database is unreachable).
    */
-  readonly trace: (key: string) => Effect.Effect<ReadonlyArray<SpanRecord>, StoreError>
+  readonly trace: (key: string, tenant?: string | undefined) => Effect.Effect<ReadonlyArray<SpanRecord>, StoreError>
 }
+
+/**
+ * The span attribute that names a run's tenant (its `scope.storeKey`), set on every run span
+ * beside the correlation id: what a read by tenant filters on.
+ *
+ * @example
+ * ```ts
+ * import { SpanStore } from "@agentkit/core"
+ *
+ * SpanStore.tenantAttribute // "agentkit.tenant"
+ * ```
+ *
+ * @since 0.2.0
+ * @category names
+ */
+export const tenantAttribute = "agentkit.tenant"
+
+/**
+ * Whether a trace whose spans name `tenants` may be shown to a read by `tenant`: no tenant
+ * asked, or the trace names that tenant and no other (fail closed: a trace naming none is left
+ * out of a read by tenant).
+ *
+ * @example
+ * ```ts
+ * import { SpanStore } from "@agentkit/core"
+ *
+ * SpanStore.visibleTo(new Set(["acme"]), "acme") // true
+ * SpanStore.visibleTo(new Set(["acme", "globex"]), "acme") // false
+ * ```
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const visibleTo = (tenants: ReadonlySet<string> | undefined, tenant: string | undefined): boolean =>
+  tenant === undefined || (tenants !== undefined && tenants.size === 1 && tenants.has(tenant))
 
 /**
  * How much of a span a store keeps: string values (attribute and event-attribute values, array
@@ -254,8 +293,10 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
   const traces = new Map<string, Array<SpanRecord>>()
   const keys = new Map<string, Set<string>>()
   const keyOf = new Map<string, string>()
+  const tenantsOf = new Map<string, Set<string>>()
   const forget = (traceId: string) => {
     traces.delete(traceId)
+    tenantsOf.delete(traceId)
     const key = keyOf.get(traceId)
     if (key !== undefined) {
       keys.get(key)?.delete(traceId)
@@ -285,6 +326,12 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
         }
         if (spans.length >= maxSpans) return
         spans.push(bound(span, options))
+        const tenant = span.attributes[tenantAttribute]
+        if (typeof tenant === "string") {
+          let named = tenantsOf.get(span.traceId)
+          if (named === undefined) tenantsOf.set(span.traceId, named = new Set())
+          named.add(tenant)
+        }
         const key = span.attributes[Tracing.Attribute.conversationId]
         if (typeof key === "string" && !keyOf.has(span.traceId)) {
           keyOf.set(span.traceId, key)
@@ -296,9 +343,12 @@ export const makeMemory = (options: MemoryOptions = {}): MemoryStore => {
         // a store that fails never breaks the run
       }
     },
-    trace: (key) =>
+    trace: (key, tenant) =>
       Effect.sync(() =>
-        [...(keys.get(key) ?? [])].flatMap((traceId) => traces.get(traceId) ?? []).sort((a, b) => a.startMs - b.startMs)
+        [...(keys.get(key) ?? [])]
+          .filter((traceId) => visibleTo(tenantsOf.get(traceId), tenant))
+          .flatMap((traceId) => traces.get(traceId) ?? [])
+          .sort((a, b) => a.startMs - b.startMs)
       ),
     get size() {
       return traces.size

@@ -22,7 +22,7 @@ import { makeEnv } from "./internal/stores.js"
  * ```ts
  * import { SqlMigrations } from "@agentkit/sql"
  *
- * SqlMigrations.latest // 3
+ * SqlMigrations.latest // 4
  * ```
  *
  * @since 0.1.0

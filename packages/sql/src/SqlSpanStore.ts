@@ -11,7 +11,7 @@
  *   app's own work outside any run) after `keylessTtl`; and beyond `maxTraces` the keyless ones
  *   first, then the oldest. On a schedule (`pruneEvery`) and by `prune`. A trace keeps its first
  *   `maxSpansPerTrace` spans.
- * - The table (`<prefix>spans`) comes with the stores' migrations (schema version 3): building the
+ * - The table (`<prefix>spans`) comes with the stores' migrations (schema versions 3 and 4): building the
  *   layer runs them unless `migrate: false`, and refuses a database of a newer schema.
  *
  * @since 0.1.0

@@ -203,19 +203,19 @@ for (const target of targets) {
         yield* checkpoints.create(root("r"), owner("a"))
         yield* sql`INSERT INTO ${
           sql(table(place, "migrations"))
-        } (migration_id, name) VALUES (4, 'from_a_later_release')`
+        } (migration_id, name) VALUES (5, 'from_a_later_release')`
         const refused = yield* failure(Layer.build(place.stores()))
         expect(refused).toBeInstanceOf(SchemaVersionUnsupported)
-        expect(refused).toMatchObject({ found: 4, supported: 3 })
+        expect(refused).toMatchObject({ found: 5, supported: 4 })
         expect((refused as SchemaVersionUnsupported).message).toContain(
-          "newer than this @agentkit/sql supports (3): upgrade @agentkit/sql; nothing was run or changed"
+          "newer than this @agentkit/sql supports (4): upgrade @agentkit/sql; nothing was run or changed"
         )
         expect(yield* failure(SqlMigrations.run(place.options).pipe(Effect.provideService(SqlClient.SqlClient, sql))))
-          .toMatchObject({ found: 4 })
+          .toMatchObject({ found: 5 })
         const rows = yield* sql<{ readonly migration_id: unknown }>`SELECT migration_id FROM ${
           sql(table(place, "migrations"))
         } ORDER BY migration_id`
-        expect(rows.map((row) => Number(row.migration_id))).toEqual([1, 2, 3, 4])
+        expect(rows.map((row) => Number(row.migration_id))).toEqual([1, 2, 3, 4, 5])
         expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(1)
       }))
 
@@ -227,11 +227,11 @@ for (const target of targets) {
         expect(yield* run({ upTo: 1 })).toEqual([[1, "runs_decisions_ledger_audit"]])
         expect(yield* SqlMigrations.version(place.options).pipe(Effect.provide(place.client))).toBe(1)
         const refused = yield* failure(Layer.build(place.stores({ migrate: false })))
-        expect(refused).toMatchObject({ _tag: "SchemaVersionUnsupported", found: 1, supported: 3 })
-        expect((refused as SchemaVersionUnsupported).message).toContain("needs version 3: run the migrations first")
+        expect(refused).toMatchObject({ _tag: "SchemaVersionUnsupported", found: 1, supported: 4 })
+        expect((refused as SchemaVersionUnsupported).message).toContain("needs version 4: run the migrations first")
         // two deploy steps at once: the database serializes them, each migration is applied once
         const [a, b] = yield* Effect.all([run({}), run({})], { concurrency: 2 })
-        expect([...a, ...b]).toEqual([[2, "idempotency_memo_quota"], [3, "spans"]])
+        expect([...a, ...b]).toEqual([[2, "idempotency_memo_quota"], [3, "spans"], [4, "span_tenants"]])
         expect(yield* run({})).toEqual([])
         const { checkpoints } = yield* open(place, { migrate: false })
         yield* checkpoints.create(root("r"), owner("a"))

@@ -386,3 +386,41 @@ describe("a handler's defect", () => {
     expect(toolFailureText("throws", error)).toBe("ERROR: tool 'throws' failed: ToolExecutionError: card declined")
   })
 })
+
+describe("numbers are finite JSON numbers, as the advertised JSON Schema says", () => {
+  const charged: Array<number> = []
+  const charge = Tool.make("charge", {
+    description: DESCRIPTION,
+    parameters: { amount: Schema.Number, splits: Schema.optional(Schema.Array(Schema.Number)) },
+    sideEffecting: true,
+    handler: ({ amount }) => {
+      charged.push(amount)
+      return `charged ${amount}`
+    }
+  })
+  const rejectedCharge = (input: unknown): ToolArgumentError => {
+    const exit = runSync(charge.run(input))
+    expect(charged).toEqual([]) // the handler never ran
+    if (Exit.isSuccess(exit)) throw new Error(`expected a rejection, got ${String(exit.value)}`)
+    const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+    expect(error).toBeInstanceOf(ToolArgumentError)
+    return error as ToolArgumentError
+  }
+
+  it("a hostile model's 1e309 (Infinity once parsed), NaN and -Infinity are rejected by path, naming why", () => {
+    const overflow = rejectedCharge(JSON.parse("{\"amount\": 1e309}"))
+    expect(overflow.invalid).toEqual(["amount: expected a finite number, got Infinity"])
+    expect(overflow.invalidArguments).toEqual(["amount"])
+    expect(rejectedCharge({ amount: Number.NaN }).invalid).toEqual(["amount: expected a finite number, got NaN"])
+    expect(rejectedCharge({ amount: 1, splits: [1, -Infinity] }).invalid).toEqual([
+      "splits.1: expected a finite number, got -Infinity"
+    ])
+    expect(charge.schema.parameters).toMatchObject({ properties: { amount: { type: "number" } } })
+  })
+
+  it("finite numbers, however large, pass", () => {
+    const exit = runSync(charge.run(JSON.parse("{\"amount\": 1.7976931348623157e308}")))
+    expect(Exit.isSuccess(exit)).toBe(true)
+    charged.length = 0
+  })
+})

@@ -1,7 +1,10 @@
 /**
  * Edited arguments checked against the JSON Schema recorded on the pending entry, before the
  * operator service records a decision (the run's owner checks them again against the tool's own
- * schema when it resumes). The validator is ajv 8, as in `@agentkit/mcp`: pure JavaScript, draft-07 to 2020-12,
+ * schema when it resumes). They are checked as strictly as the tool's own decoder checks the
+ * model's: an object schema that declares properties and says nothing of others takes no other
+ * key (at any depth: the advertised schema leaves `additionalProperties` out, the decoder refuses
+ * unknown keys), unexpected and missing keys are named by path, and numbers must be finite. The validator is ajv 8, as in `@agentkit/mcp`: pure JavaScript, draft-07 to 2020-12,
  * every error with its JSON Pointer. A schema is compiled once per tool fingerprint. A schema ajv
  * cannot compile refuses the edit (fail closed).
  *
@@ -55,7 +58,7 @@ const compile = (engines: Engines, fingerprint: string, schema: unknown): Valida
     const { $id: _id, ...rest } = schema
     const declared = typeof rest.$schema === "string" ? rest.$schema : ""
     const engine = /draft-0[67]/.test(declared) ? engines.draft7 : engines.modern
-    made = engine.compile(rest)
+    made = engine.compile(strict(rest) as Record<string, unknown>)
   } catch (error) {
     made = `the tool's recorded JSON Schema cannot be used to check an edit: ${
       error instanceof Error ? error.message : String(error)
@@ -64,6 +67,46 @@ const compile = (engines: Engines, fingerprint: string, schema: unknown): Valida
   if (compiled.size > 1000) compiled.clear()
   compiled.set(fingerprint, made)
   return made
+}
+
+/** Subschema keywords whose value is one schema. */
+const single = ["items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames"]
+/** Subschema keywords whose value is a list of schemas. */
+const lists = ["allOf", "anyOf", "oneOf", "prefixItems"]
+/** Subschema keywords whose value is a record of schemas. */
+const records = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
+
+/**
+ * The schema with every object schema that declares properties and says nothing of other keys
+ * closed to them (`additionalProperties: false`), as the tool's decoder is. A schema that names
+ * `additionalProperties` or `patternProperties`, or combines schemas (`allOf`), is kept open.
+ */
+const strict = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(strict)
+  if (!isObject(schema)) return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (single.includes(key) || key === "additionalProperties") out[key] = strict(value)
+    else if (lists.includes(key) && Array.isArray(value)) out[key] = value.map(strict)
+    else if (records.includes(key) && isObject(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, strict(inner)]))
+    } else out[key] = value
+  }
+  if (
+    isObject(schema.properties) && !("additionalProperties" in schema) && !("patternProperties" in schema) &&
+    !("allOf" in schema) && !("unevaluatedProperties" in schema)
+  ) {
+    out.additionalProperties = false
+  }
+  return out
+}
+
+/** The non-finite numbers in edited arguments, by path (JSON has none; the tool's decoder refuses them). */
+const nonFinite = (value: unknown, path: ReadonlyArray<string>, found: Array<ArgumentProblem>): void => {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) found.push({ path, message: `expected a finite number, got ${value}` })
+  } else if (Array.isArray(value)) value.forEach((item, i) => nonFinite(item, [...path, String(i)], found))
+  else if (isObject(value)) { for (const [key, item] of Object.entries(value)) nonFinite(item, [...path, key], found) }
 }
 
 const pathOf = (pointer: string): ReadonlyArray<string> =>
@@ -104,6 +147,9 @@ export const check = (
   if (!isObject(args)) {
     return Effect.succeed(refuse({ problems: [{ path: [], message: "expected an object of arguments" }] }))
   }
+  const numbers: Array<ArgumentProblem> = []
+  nonFinite(args, [], numbers)
+  if (numbers.length > 0) return Effect.succeed(refuse({ problems: numbers }))
   return Effect.map(engines, (engines) => checkWith(engines, tool, args, refuse))
 }
 
@@ -120,9 +166,13 @@ const checkWith = (
   const unexpected = new Set<string>()
   const missing = new Set<string>()
   for (const error of errors) {
-    if (error.instancePath !== "") continue
-    if (error.keyword === "additionalProperties") unexpected.add(String(error.params.additionalProperty))
-    if (error.keyword === "required") missing.add(String(error.params.missingProperty))
+    // a key problem inside one branch of a union is the union's value problem, not a key's
+    if (/\/(anyOf|oneOf)\//.test(error.schemaPath)) continue
+    const at = pathOf(error.instancePath)
+    if (error.keyword === "additionalProperties") {
+      unexpected.add([...at, String(error.params.additionalProperty)].join("."))
+    }
+    if (error.keyword === "required") missing.add([...at, String(error.params.missingProperty)].join("."))
   }
   if (unexpected.size > 0 || missing.size > 0) {
     return refuse({ unexpected: PythonText.sorted(unexpected), missing: PythonText.sorted(missing) })

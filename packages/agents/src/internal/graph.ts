@@ -9,19 +9,29 @@
  * dependents are skipped. Stop reasons: `complete`, `suspended`, `max_steps` (more node runs than
  * `maxSteps`), `deadlock` (nodes left, none ready: a cycle of `after`).
  *
+ * A tool node passes the gate the ReAct loop uses (`gate.ts`): the dynamic trifecta check on the
+ * tree's legs and the tool's caps, `requiresApproval`, the autonomy tier. A denied node's output
+ * is the denial; a node that waits asks the in-process approver when there is one, else suspends
+ * the graph with its entry (kind `Approval`, or `Gate` for the trifecta alone, bound to the call);
+ * an approve or edit runs it (the digest recomputed, an edit validated), a reject's output is the
+ * rejection. Denials and rejections are audited.
+ *
  * Its effects on the outside world: the node runs (`<nodeId>` child runs; a tool node through
  * the Invoker's tool pipeline) and checkpoints. @internal
  */
 import {
+  approvalDeniedText,
   Cancellation,
   CanonicalJson,
   endsRun,
   Invoker,
   Message,
   RunContext,
+  ToolDenied,
   toolFailureText,
   Usage
 } from "@agentkit/core"
+import type { ToolCall } from "@agentkit/core"
 import { ToolRegistry } from "@agentkit/tools"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -31,14 +41,18 @@ import * as Schema from "effect/Schema"
 import type { AgentResult } from "../AgentResult.js"
 import * as Approval from "../Approval.js"
 import type { AgentError } from "../Cognition.js"
-import { InvalidDecision } from "../Errors.js"
+import { InvalidDecision, trifectaReason } from "../Errors.js"
+import type { RunPolicy } from "../RunPolicy.js"
 import * as RunState from "../RunState.js"
+import * as Audit from "./audit.js"
 import { fanOut, type Outcome, outcome } from "./fanOut.js"
+import * as Gate from "./gate.js"
 import { lazy } from "./lazy.js"
 import type * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
 import { Run } from "./react/state.js"
 import * as Recorded from "./runRecord.js"
+import * as Trifecta from "./trifecta.js"
 
 /** What a node is given: the graph's task and the outputs of its `after` nodes. */
 export interface Inputs {
@@ -122,6 +136,8 @@ export interface Settings<E, R> {
   readonly name: string
   readonly nodes: ReadonlyMap<string, Node<E, R>>
   readonly maxSteps: number
+  /** The run policy a tool node's calls are checked against. */
+  readonly policy: RunPolicy
 }
 
 type NodeOutcome = Outcome<{ readonly output: string; readonly usage: Usage.Usage }> | {
@@ -129,37 +145,54 @@ type NodeOutcome = Outcome<{ readonly output: string; readonly usage: Usage.Usag
   readonly output: string
 }
 
-/** The entries a resume may decide: the graph's own gates accept approve or reject only. */
-const checkDecisions = (state: RunState.RunState, raw: Readonly<Record<string, unknown>>) =>
-  Effect.gen(function*() {
-    for (const entry of state.pending) {
-      if (entry.path !== state.runId || entry.kind !== "Gate" || !Object.hasOwn(raw, entry.id)) continue
-      const given = raw[entry.id]
-      const verdict = typeof given === "object" && given !== null
-        ? (given as { readonly verdict?: unknown }).verdict
-        : undefined
-      if (verdict !== "approve" && verdict !== "reject") {
-        const text = CanonicalJson.stringify(given ?? null)
-        return yield* new InvalidDecision({
-          runId: state.runId,
-          pendingId: entry.id,
-          kind: "Gate",
-          accepted: ["approve", "reject"],
-          received: text.length > 200 ? `${text.slice(0, 200)}…` : text
-        })
+/**
+ * The entries a resume may decide: the graph's own gates accept approve or reject only; an edit
+ * of a tool node's call is validated against its tool like the model's arguments.
+ */
+const checkDecisions =
+  (registry: ToolRegistry.ToolRegistry) => (state: RunState.RunState, raw: Readonly<Record<string, unknown>>) =>
+    Effect.gen(function*() {
+      for (const entry of state.pending) {
+        if (
+          entry.path !== state.runId || entry.kind !== "Gate" || entry.call.name !== gateTool.name ||
+          !Object.hasOwn(raw, entry.id)
+        ) continue
+        const given = raw[entry.id]
+        const verdict = typeof given === "object" && given !== null
+          ? (given as { readonly verdict?: unknown }).verdict
+          : undefined
+        if (verdict !== "approve" && verdict !== "reject") {
+          const text = CanonicalJson.stringify(given ?? null)
+          return yield* new InvalidDecision({
+            runId: state.runId,
+            pendingId: entry.id,
+            kind: "Gate",
+            accepted: ["approve", "reject"],
+            received: text.length > 200 ? `${text.slice(0, 200)}…` : text
+          })
+        }
       }
-    }
-    return yield* validate(emptyRegistry)(state, raw)
-  })
+      return yield* validate(registry)(state, raw)
+    })
 
-const emptyRegistry: ToolRegistry.ToolRegistry = ToolRegistry.fromTools([])
+/** The tools of a graph's tool nodes (the first of a name), for validating an edit of one of their calls. */
+const toolsOf = <E, R>(nodes: ReadonlyMap<string, Node<E, R>>): ToolRegistry.ToolRegistry => {
+  const tools = new Map<string, ToolRegistry.AnyTool>()
+  for (const node of nodes.values()) {
+    if (node._tag === "Tool" && !tools.has(node.tool.name)) tools.set(node.tool.name, node.tool)
+  }
+  return ToolRegistry.fromTools([...tools.values()])
+}
 
 export const program = <E, R>(
   settings: Settings<E, R>,
   task: string
 ): Lifecycle.Program<E | AgentError, R | RunContext | Invoker> => {
-  const { maxSteps, name, nodes } = settings
+  const { maxSteps, name, nodes, policy } = settings
   const ids = Array.from(nodes.keys())
+  // each tool node's tool as a registry of one: what the trifecta projection reads
+  const registries = new Map<string, ToolRegistry.ToolRegistry>()
+  for (const [id, node] of nodes) if (node._tag === "Tool") registries.set(id, ToolRegistry.fromTools([node.tool]))
   const initial: State = {
     version: 1,
     outputs: {},
@@ -261,25 +294,105 @@ export const program = <E, R>(
                 (ran) => ran
               )
             case "Tool":
-              return Effect.gen(function*() {
-                const invoker = yield* Invoker
-                const call = {
-                  id: `${context.runId}/${id}`,
-                  name: node.tool.name,
-                  arguments: node.args(inputsOf(node)) as Record<string, unknown>
-                }
-                const ran = yield* Effect.either(invoker.tool(call, node.tool))
-                if (ran._tag === "Right") {
-                  return { _tag: "Done" as const, value: { output: ran.right.text, usage: Usage.zero } }
-                }
-                if (endsRun(ran.left)) return yield* Effect.fail(ran.left as AgentError)
-                return {
-                  _tag: "Done" as const,
-                  value: { output: toolFailureText(node.tool.name, ran.left), usage: Usage.zero }
-                }
-              })
+              return toolNode(id, node)
           }
         }
+
+        /** A tool node through the gate: denied, waiting (or asking the approver), or run as decided. */
+        const toolNode = (
+          id: string,
+          node: Extract<Node<E, R>, { readonly _tag: "Tool" }>
+        ): Effect.Effect<NodeOutcome, AgentError, RunContext | Invoker> =>
+          Effect.gen(function*() {
+            const tool = node.tool
+            const call: ToolCall.ToolCall = {
+              id: `${context.runId}/${id}`,
+              name: tool.name,
+              arguments: node.args(inputsOf(node)) as Record<string, unknown>
+            }
+            const done = (output: string): NodeOutcome => ({ _tag: "Done", value: { output, usage: Usage.zero } })
+            const branch = yield* RunContext
+            const projected = Trifecta.project(branch, registries.get(id)!, [call])
+            const verdict = yield* Gate.verdict(tool, call, context, policy, projected)
+            if (verdict._tag === "Deny") {
+              const content = toolFailureText(
+                tool.name,
+                new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
+              )
+              yield* Trifecta.checkSpan(context, policy, tool, projected, "deny")
+              yield* Audit.record(context, call, {
+                decision: "denied",
+                text: content,
+                denial: { reason: "policy", message: trifectaReason }
+              })
+              return done(content)
+            }
+            if (verdict._tag === "Run") return done(yield* runTool(tool, call, undefined, projected))
+            if (verdict.reasons.includes("trifecta")) {
+              yield* Trifecta.checkSpan(context, policy, tool, projected, "gate")
+            }
+            const entry = Approval.makeEntry({
+              kind: Gate.kindOf(verdict.reasons),
+              path: context.runId,
+              iteration: 0,
+              index: ids.indexOf(id),
+              call,
+              tool,
+              reasons: verdict.reasons,
+              createdAt: yield* Clock.currentTimeMillis
+            })
+            let decision = decisions?.get(entry.id)
+            if (decision === undefined) {
+              const approver = yield* Effect.serviceOption(Approval.Approver)
+              if (Option.isNone(approver)) return { _tag: "Waiting" as const, pending: [entry] }
+              const answers = yield* approver.value.decide({
+                runId: context.runId,
+                agent: name,
+                pending: [structuredClone(entry)]
+              })
+              decision = (yield* Gate.approverAnswers([entry], answers))(entry)
+            }
+            const rejected = (reason: string | undefined) => {
+              const content = approvalDeniedText(reason)
+              return Effect.as(
+                Audit.record(context, call, {
+                  decision: "denied",
+                  text: content,
+                  by: decision!.by,
+                  reason,
+                  denial: { reason: "approval", message: content }
+                }),
+                done(content)
+              )
+            }
+            if (decision.verdict !== "approve" && decision.verdict !== "edit") {
+              return yield* rejected(decision.reason)
+            }
+            const admitted = yield* Gate.admit(entry, decision, tool)
+            if (admitted._tag === "Reject") return yield* rejected(admitted.reason)
+            return done(yield* runTool(tool, admitted.call, decision.by, projected))
+          })
+
+        /** Runs an admitted call: it touches its tool's legs, and its text is shown as the policy says. */
+        const runTool = (
+          tool: ToolRegistry.AnyTool,
+          call: ToolCall.ToolCall,
+          decidedBy: string | undefined,
+          projected: Trifecta.Legs | undefined
+        ): Effect.Effect<string, AgentError, RunContext | Invoker> =>
+          Effect.gen(function*() {
+            const invoker = yield* Invoker
+            yield* Trifecta.checkSpan(context, policy, tool, projected, "allow")
+            const branch = yield* RunContext
+            if (tool.caps.length > 0) branch.touch(tool.caps)
+            const ran = yield* Effect.either(
+              invoker.tool(call, tool, decidedBy === undefined ? undefined : { meta: { decidedBy } })
+            )
+            const legs = Trifecta.capsOf(tool)
+            if (ran._tag === "Right") return Trifecta.shownOutput(policy, tool.name, ran.right.text, legs)
+            if (endsRun(ran.left)) return yield* Effect.fail(ran.left as AgentError)
+            return Trifecta.shownFailure(policy, tool.name, ran.left, legs)
+          })
 
         const loop: Effect.Effect<GraphResult, E | AgentError, R | RunContext | Invoker> = Effect.gen(function*() {
           while (true) {
@@ -328,4 +441,5 @@ export const program = <E, R>(
   }
 }
 
-export const check = checkDecisions
+/** The resume check of a graph's decisions (its gates', and edits of its tool nodes' calls). */
+export const check = <E, R>(settings: Settings<E, R>) => checkDecisions(toolsOf(settings.nodes))

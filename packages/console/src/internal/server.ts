@@ -192,7 +192,8 @@ const handlers = (settings: Settings) => {
               return { spans: [] }
             }
             const found = yield* spans.value
-              .trace(run.correlationId ?? run.rootRunId)
+              // by the run's tenant too: a correlation id is the caller's choice, another tenant's run may share it
+              .trace(run.correlationId ?? run.rootRunId, run.tenant)
               .pipe(Effect.mapError((error) =>
                 new Errors.Unavailable({
                   message: `the span store failed (${error.operation}): ${error.message}`,

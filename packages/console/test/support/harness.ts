@@ -131,8 +131,25 @@ export const seed = (operator: MemoryOperator.MemoryOperator) => ({
 })
 
 /**
- * A real agent run's spans (FakeLLM), teed into `store` under the run's id: over `tracer` when
- * given, else over Effect's own tracer (random ids, as in production).
+ * A store that records the spans of a run as the seed's tenant's (`acme`, or `globex` for a
+ * `run-globex-*` run): the seed names tenants by word, a real run's spans name its scope's key.
+ */
+const asSeedTenant = (store: SpanStore.Service, runId: string): SpanStore.Service => {
+  const tenant = runId.startsWith("run-globex") ? "globex" : "acme"
+  return {
+    offer: (span) =>
+      store.offer(
+        span.attributes[SpanStore.tenantAttribute] === undefined
+          ? span
+          : { ...span, attributes: { ...span.attributes, [SpanStore.tenantAttribute]: tenant } }
+      ),
+    trace: store.trace
+  }
+}
+
+/**
+ * A real agent run's spans (FakeLLM), teed into `store` under the run's id and its seed tenant:
+ * over `tracer` when given, else over Effect's own tracer (random ids, as in production).
  */
 export const traceRun = (store: SpanStore.Service, runId: string, tracer?: Layer.Layer<never>) => {
   const agent = Agent.make({
@@ -142,7 +159,7 @@ export const traceRun = (store: SpanStore.Service, runId: string, tracer?: Layer
     cognition: ReActCognition.make({ tools: [Seed.lookupOrder, Seed.cancelOrder] })
   })
   const llm = FakeLLM.script([Turn({ toolCalls: [Seed.lookupCall()] }), Turn({ content: Seed.ANSWER })])
-  const teed = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(store)))
+  const teed = SpanRecorder.layer.pipe(Layer.provide(SpanStore.SpanStore.layer(asSeedTenant(store, runId))))
   const tee = tracer === undefined ? teed : teed.pipe(Layer.provide(tracer))
   return Effect.runPromise(
     agent.run(Seed.TASK).pipe(Effect.provide(makeTestCtx({ llm, correlationId: runId })), Effect.provide(tee))

@@ -17,7 +17,7 @@ import type { Runner } from "./errors.js"
 import type { Dialect, Tables } from "./tables.js"
 
 /** The schema version this release works with: the id of its newest migration. */
-export const latest = 3
+export const latest = 4
 
 type Statements = ReadonlyArray<string>
 
@@ -141,6 +141,15 @@ const statements = (
         )`,
         `CREATE INDEX ${t.index("spans_key")} ON ${q(t.spans)} (trace_key)`,
         `CREATE INDEX ${t.index("spans_started")} ON ${q(t.spans)} (started_at)`
+      ]
+    },
+    4: {
+      name: "span_tenants",
+      statements: [
+        // the run's tenant, on the spans that name it: a read by tenant shows a trace only when
+        // its spans name that tenant and no other (a correlation id is the caller's choice)
+        `ALTER TABLE ${q(t.spans)} ADD COLUMN tenant ${key}`,
+        `CREATE INDEX ${t.index("spans_tenant")} ON ${q(t.spans)} (tenant)`
       ]
     }
   }

@@ -36,6 +36,7 @@ type Row = {
   readonly trace_id: string
   readonly span_id: string
   readonly trace_key: string | null
+  readonly tenant: string | null
   readonly started_at: number
   readonly record: string
 }
@@ -43,10 +44,13 @@ type Row = {
 const toRow = (span: SpanStore.SpanRecord): Row | undefined => {
   if (span.traceId.length > maxKeyLength || span.spanId.length > maxKeyLength) return undefined
   const key = span.attributes[Tracing.Attribute.conversationId]
+  const tenant = span.attributes[SpanStore.tenantAttribute]
   return {
     trace_id: span.traceId,
     span_id: span.spanId,
     trace_key: typeof key === "string" && key.length <= maxKeyLength ? key : null,
+    // a tenant too long to index is stored as one no read names: the trace is never shown by tenant
+    tenant: typeof tenant === "string" ? (tenant.length <= maxKeyLength ? tenant : "") : null,
     started_at: Number.isFinite(span.startMs) ? Math.floor(span.startMs) : 0,
     record: JSON.stringify(span)
   }
@@ -113,8 +117,9 @@ export const make = (env: Env, settings: Settings): Service => {
     })
   )
 
-  const trace = (key: string): Effect.Effect<ReadonlyArray<SpanStore.SpanRecord>, StoreError> =>
-    typeof key !== "string" || key.length === 0 || key.length > maxKeyLength
+  const trace = (key: string, tenant?: string): Effect.Effect<ReadonlyArray<SpanStore.SpanRecord>, StoreError> =>
+    typeof key !== "string" || key.length === 0 || key.length > maxKeyLength ||
+      (tenant !== undefined && (typeof tenant !== "string" || tenant.length === 0 || tenant.length > maxKeyLength))
       ? Effect.succeed([])
       : Effect.zipRight(
         flush,
@@ -122,7 +127,13 @@ export const make = (env: Env, settings: Settings): Service => {
           Effect.gen(function*() {
             const rows = yield* sql<{ readonly record: string }>`
               SELECT record FROM ${table}
-              WHERE trace_id IN (SELECT trace_id FROM ${table} WHERE trace_key = ${key})
+              WHERE trace_id IN (SELECT trace_id FROM ${table} WHERE trace_key = ${key})${
+              tenant === undefined
+                ? sql``
+                : sql`
+                AND trace_id IN (SELECT trace_id FROM ${table} WHERE tenant = ${tenant})
+                AND trace_id NOT IN (SELECT trace_id FROM ${table} WHERE tenant IS NOT NULL AND tenant <> ${tenant})`
+            }
               ORDER BY started_at, seq`
             const spans: Array<SpanStore.SpanRecord> = []
             for (const row of rows) {

@@ -5,6 +5,7 @@
  * 2. It is copied into plain data (see `plainCopy`): anything that is not JSON-like data, nested
  *    deeper than `MAX_DEPTH`, larger than `MAX_VALUES`, circular, or that throws when read (a
  *    getter, a proxy trap) is reported as `<path>: <fixed clause>`, and nothing else is checked.
+ *    A number must be finite (JSON has none other; `1e309` parses to `Infinity`).
  *    A `__proto__` key, at any depth, is an unexpected key (it is never copied, so it can never
  *    change a prototype).
  * 3. Unexpected keys (unless that level declares a rest record) and missing required keys are
@@ -339,6 +340,11 @@ const plainCopy = (input: object): Copied => {
     }
     if (kind !== undefined) {
       ;(problems ??= []).push({ path: childPath(top.path, key), message: `expected JSON data, got ${kind}` })
+      continue
+    }
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      // JSON has no NaN or Infinity (a number too large, such as 1e309, parses to Infinity)
+      ;(problems ??= []).push({ path: childPath(top.path, key), message: `expected a finite number, got ${value}` })
       continue
     }
     let copy: unknown = value

@@ -53,10 +53,10 @@ import type { RunPolicy } from "../../RunPolicy.js"
 import * as StructuredOutput from "../../StructuredOutput.js"
 import type * as Termination from "../../Termination.js"
 import * as Audit from "../audit.js"
+import { admit, approverAnswers, denies, kindOf, type Reason, reasonsFor } from "../gate.js"
 import * as Trifecta from "../trifecta.js"
 import { countRepair, repairsOf, terminate } from "./cognitionState.js"
 import type { Engine } from "./engine.js"
-import { kindOf, type Reason, reasonsFor } from "./gate.js"
 import type { CallResult, Run } from "./state.js"
 
 /** A run's result; `parsed` is the structured output's, when the agent has one. */
@@ -249,7 +249,7 @@ class Steps {
     }
     const tool = found.value
     const { policy } = loop
-    if (Trifecta.denied(policy, tool, this.projected)) {
+    if (denies(policy, tool, this.projected)) {
       const error = new ToolDenied({ toolName: tool.name, reason: "policy", message: trifectaReason })
       const content = toolFailureText(call.name, error)
       return Trifecta.checkSpan(context, policy, tool, this.projected, "deny").pipe(
@@ -520,26 +520,12 @@ class Steps {
               ran = { callId: call.id, name: call.name, content: unknownToolText(call.name, loop.names), isError: true }
               break
             }
-            // the pinned digest, recomputed with the tool as it is now: a decision binds one tool definition and arguments
-            const fingerprint = Approval.fingerprint(tool)
-            if (
-              Approval.digest({ path: entry.path, pendingId: entry.id, fingerprint, arguments: call.arguments }) !==
-                decision.digest
-            ) {
-              ran = yield* rejected(
-                "the decision was given for another tool definition or other arguments (digest mismatch)"
-              )
+            const admitted = yield* admit(entry, decision, tool)
+            if (admitted._tag === "Reject") {
+              ran = yield* rejected(admitted.reason)
               break
             }
-            let toRun = call
-            if (decision.verdict === "edit") {
-              const checked = yield* Effect.either(tool.validate(decision.arguments))
-              if (Either.isLeft(checked)) {
-                ran = yield* rejected(`the edited arguments were invalid: ${checked.left.message}`)
-                break
-              }
-              toRun = { ...call, arguments: decision.arguments }
-            }
+            const toRun = admitted.call
             // the policy again, at execution: a gate the person was not asked about waits for its own decision
             if (Trifecta.gated(loop.policy, tool, this.projected) && !entry.reasons.includes("trifecta")) {
               regated.push(
@@ -577,13 +563,12 @@ class Steps {
     return Effect.gen(this, function*() {
       if (loop.emit !== undefined) { for (const entry of entries) loop.emit(AgentEvent.Interrupt(entry)) }
       // frozen copies in, a frozen copy of the answers out: neither side can change what runs later
-      const answers = Approval.snapshot(
-        yield* this.engine.awaitDecision!({ runId: context.runId, agent: loop.agent.name, pending: frozen(entries) })
-      )
-      const record = typeof answers === "object" && answers !== null && !Array.isArray(answers)
-        ? (answers as Approval.Decisions)
-        : {}
-      return yield* this.apply(entries, (entry) => Approval.resolve(entry, record))
+      const answers = yield* this.engine.awaitDecision!({
+        runId: context.runId,
+        agent: loop.agent.name,
+        pending: frozen(entries)
+      })
+      return yield* this.apply(entries, yield* approverAnswers(entries, answers))
     })
   }
 
