@@ -421,17 +421,25 @@ export class Budget {
     return Effect.uninterruptibleMask((restore): Effect.Effect<B, E2 | BudgetExceeded, R2> => {
       const refused = this.#reserveTool()
       if (refused !== undefined) return Effect.fail(refused)
+      const permit = options?.permit === true
+      const around = options?.around
+      if (around === undefined) {
+        // the execution alone: one region, its permit taken in it (waiting in line if none is
+        // free, interruptibly: an interrupted wait releases the reservation)
+        const run = Effect.matchCauseEffect(restore(self), this.#toolEnd<A, E>(permit))
+        if (!permit || this.#take()) return run as unknown as Effect.Effect<B, E2, R2>
+        const wait = Effect.onInterrupt(this.#wait(restore), () => Effect.sync(() => this.#releaseTool()))
+        return Effect.zipRight(wait, run) as unknown as Effect.Effect<B, E2, R2>
+      }
       let started = false
       const executed = Effect.suspend(() => {
         started = true
         return self
       })
-      const execute = options?.permit === true ? this.withPermit(executed) : executed
-      const around = options?.around
-      const body = (around === undefined ? execute : around(execute)) as Effect.Effect<B, E2, R2>
+      const body = around(permit ? this.withPermit(executed) : executed)
       const end = () => {
         if (started) this.#settleTool()
-        else this.#inFlightToolCalls -= 1
+        else this.#releaseTool()
       }
       return Effect.matchCauseEffect(restore(body), {
         onFailure: (cause) => {
@@ -444,6 +452,27 @@ export class Budget {
         }
       })
     })
+  }
+
+  /** A reserved tool execution's end, whatever its outcome: its permit (if it held one) handed over, the call counted. */
+  #toolEnd<A, E>(permit: boolean): Settlement<A, E> {
+    return {
+      onFailure: (cause) => {
+        if (permit) this.#handOver()
+        this.#settleTool()
+        return Effect.failCause(cause)
+      },
+      onSuccess: (a) => {
+        if (permit) this.#handOver()
+        this.#settleTool()
+        return Effect.succeed(a)
+      }
+    }
+  }
+
+  /** A reserved tool execution that never started: not counted. */
+  #releaseTool(): void {
+    this.#inFlightToolCalls -= 1
   }
 
   /** Counts one model call and charges its usage; the ceiling it crosses, if any. */

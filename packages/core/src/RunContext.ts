@@ -8,13 +8,14 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
+import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import * as Layer from "effect/Layer"
-import type * as Scheduler from "effect/Scheduler"
+import * as Option from "effect/Option"
+import * as Supervisor from "effect/Supervisor"
 import { errorMessage } from "./AgentkitError.js"
 import * as Budget from "./Budget.js"
 import { DepthExceeded } from "./BudgetError.js"
@@ -22,6 +23,7 @@ import * as Cancellation from "./Cancellation.js"
 import { Cancelled } from "./CancellationError.js"
 import { ConfigurationError } from "./ConfigurationError.js"
 import { listen, type Listener, unlisten } from "./internal/cancellation.js"
+import { locallyWith } from "./internal/locally.js"
 import { uuid } from "./internal/randomId.js"
 import type { Capability } from "./InvokableTool.js"
 import { capabilities } from "./InvokableTool.js"
@@ -60,12 +62,6 @@ export type Autonomy = "auto" | "gated" | "manual"
  * @category models
  */
 export const autonomyTiers: ReadonlyArray<Autonomy> = ["auto", "gated", "manual"]
-
-/** Runs a task at once, in the caller's stack; never asks a fiber to yield. */
-const immediate: Scheduler.Scheduler = {
-  scheduleTask: (task) => task(),
-  shouldYield: () => false
-}
 
 /**
  * One node of a run tree's tally: the legs touched and the usage spent at or under it. A run has
@@ -428,44 +424,21 @@ export class RunContext extends Context.Tag("@agentkit/core/RunContext")<RunCont
     return Effect.withFiberRuntime((fiber) => {
       const token = RunContext.unsafeOf(fiber).cancellation
       if (token.isCancelled) return Effect.fail(new Cancelled())
-      // In place when the fiber has no child fibers yet (a run started on its own fiber, as a
-      // server does): interrupting this fiber then reaches only the run's own work, and the
-      // fibers it leaves running are its own.
-      return Effect.flatMap(
-        Fiber.children(fiber),
-        (children) => children.length === 0 ? inPlace(fiber, token, self) : forked(token, self)
-      )
+      return inPlace(fiber, token, self)
     })
   }
 }
 
-/**
- * Runs `self` with `context` added to its environment, and the environment put back when `self`
- * ends, however it ends: `Effect.provideService`'s meaning, in one uninterruptible region (set,
- * run interruptibly, put back) where `provideService` is an acquire/use/release, which a run
- * waiting for its model keeps alive (about 2 KB more per waiting run).
- */
+/** Runs `self` with `context` added to its environment (put back when `self` ends, however it ends). */
 const providedIn = <A, E, R>(
   self: Effect.Effect<A, E, R>,
   context: RunContext.Service
 ): Effect.Effect<A, E, Exclude<R, RunContext>> =>
-  Effect.withFiberRuntime((fiber) => {
-    const outer = fiber.currentContext
-    return Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(
-        FiberRef.set(FiberRef.currentContext, Context.add(outer, RunContext, context)),
-        Effect.matchCauseEffect(restore(self), new PutBack(outer))
-      )
-    )
-  }) as Effect.Effect<A, E, Exclude<R, RunContext>>
-
-/** The end of `providedIn`'s region: the environment it found put back. */
-class PutBack<A, E> {
-  constructor(readonly outer: Context.Context<never>) {}
-  readonly onFailure = (cause: Cause.Cause<E>): Effect.Effect<A, E> =>
-    Effect.zipRight(FiberRef.set(FiberRef.currentContext, this.outer), Effect.failCause(cause))
-  readonly onSuccess = (a: A): Effect.Effect<A, E> => Effect.as(FiberRef.set(FiberRef.currentContext, this.outer), a)
-}
+  locallyWith(
+    self as Effect.Effect<A, E, Exclude<R, RunContext>>,
+    FiberRef.currentContext,
+    (outer) => Context.add(outer, RunContext, context)
+  )
 
 /**
  * The interruptor of a run whose cancellation handle flipped: no real fiber has this id, so the
@@ -481,33 +454,67 @@ const cancelledOnly = (cause: Cause.Cause<never>): boolean => {
 
 /**
  * The cancellation boundary without a second fiber: the token interrupts this very fiber as
- * `cancelledBy`. When the work ends (whatever its outcome, once the listener is removed), an
- * interruption of this fiber by `cancelledBy` alone is the boundary's own: it is cleared, so the
- * caller goes on, and work that was only interrupted becomes `Cancelled`; work that finished
- * first keeps its result. Any other interruption (from outside, or with one) is left as it is.
- * Child fibers the work left running are interrupted, as when the work had a fiber of its own.
+ * `cancelledBy` (which reaches the work it runs, not its other child fibers). When the work ends
+ * (whatever its outcome, once the listener is removed), an interruption of this fiber by
+ * `cancelledBy` alone is the boundary's own: it is cleared, so the caller goes on, and work that
+ * was only interrupted becomes `Cancelled`; work that finished first keeps its result. Any other
+ * interruption (from outside, or with one) is left as it is. The fibers the work forked from
+ * this fiber and left running are interrupted, as when the work had a fiber of its own: the
+ * boundary is the fiber's supervisor while the work runs (`FiberRef.currentSupervisor`, beside
+ * the one it had), which sees them start and end.
  */
 const inPlace = <A, E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   token: Cancellation.CancellationToken,
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Cancelled, R> => {
+  const outer = fiber.getFiberRef(FiberRef.currentSupervisor)
   return Effect.uninterruptibleMask((restore) => {
-    const boundary = new Boundary<A, E>(fiber, token)
+    const boundary = new Boundary<A, E>(fiber, token, outer)
     listen(token, boundary)
-    return Effect.matchCauseEffect(restore(self), boundary)
+    return Effect.zipRight(
+      FiberRef.set(FiberRef.currentSupervisor, outer === Supervisor.none ? boundary : outer.zip(boundary)),
+      Effect.matchCauseEffect(restore(self), boundary)
+    )
   })
 }
 
 /**
- * The in-place boundary: the token's listener (it interrupts the fiber as `cancelledBy`) and the
- * region's settlement (it stops listening, then ends the boundary).
+ * The in-place boundary: the token's listener (it interrupts the fiber as `cancelledBy`), the
+ * supervisor that keeps the fibers the work forks from the fiber while they run, and the
+ * region's settlement (it stops listening, puts the fiber's supervisor back, then ends the
+ * boundary).
  */
-class Boundary<A, E> implements Listener {
+class Boundary<A, E> extends Supervisor.AbstractSupervisor<void> implements Listener {
+  /** The fibers the work forked from the boundary's fiber, still running (made on the first). */
+  forked: Set<Fiber.RuntimeFiber<unknown, unknown>> | undefined = undefined
+
   constructor(
     readonly fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    readonly token: Cancellation.CancellationToken
-  ) {}
+    readonly token: Cancellation.CancellationToken,
+    readonly outer: Supervisor.Supervisor<unknown>
+  ) {
+    super()
+  }
+
+  get value(): Effect.Effect<void> {
+    return Effect.void
+  }
+
+  override onStart<X, Y, Z>(
+    _context: Context.Context<Z>,
+    _effect: Effect.Effect<X, Y, Z>,
+    parent: Option.Option<Fiber.RuntimeFiber<unknown, unknown>>,
+    child: Fiber.RuntimeFiber<X, Y>
+  ): void {
+    if (Option.isSome(parent) && parent.value === this.fiber) {
+      ;(this.forked ??= new Set()).add(child as Fiber.RuntimeFiber<unknown, unknown>)
+    }
+  }
+
+  override onEnd<X, Y>(_exit: Exit.Exit<X, Y>, child: Fiber.RuntimeFiber<X, Y>): void {
+    this.forked?.delete(child as Fiber.RuntimeFiber<unknown, unknown>)
+  }
 
   cancelled(): void {
     this.fiber.unsafeInterruptAsFork(cancelledBy)
@@ -515,68 +522,31 @@ class Boundary<A, E> implements Listener {
 
   readonly onFailure = (cause: Cause.Cause<E>): Effect.Effect<A, E | Cancelled> => {
     unlisten(this.token, this)
-    return settle(this.fiber, this.token, cause, Effect.failCause(cause))
+    return settle(this, cause, Effect.failCause(cause))
   }
 
   readonly onSuccess = (a: A): Effect.Effect<A, E | Cancelled> => {
     unlisten(this.token, this)
-    return settle(this.fiber, this.token, undefined, Effect.succeed(a))
+    return settle(this, undefined, Effect.succeed(a))
   }
 }
 
 /** How the in-place boundary ends, once it stopped listening (a module function: nothing of it is made per run). */
 const settle = <A, E>(
-  fiber: Fiber.RuntimeFiber<unknown, unknown>,
-  token: Cancellation.CancellationToken,
+  boundary: Boundary<A, E>,
   cause: Cause.Cause<E> | undefined,
   exit: Effect.Effect<A, E>
 ): Effect.Effect<A, E | Cancelled> => {
   let result: Effect.Effect<A, E | Cancelled> = exit
-  const interrupted = fiber.getFiberRef(FiberRef.interruptedCause)
-  if (!Cause.isEmpty(interrupted) && token.isCancelled && cancelledOnly(interrupted)) {
+  const interrupted = boundary.fiber.getFiberRef(FiberRef.interruptedCause)
+  if (!Cause.isEmpty(interrupted) && boundary.token.isCancelled && cancelledOnly(interrupted)) {
     if (cause !== undefined && Cause.isInterruptedOnly(cause)) result = Effect.fail(new Cancelled())
     result = Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), result)
   }
-  // the fibers the work left running (the fiber had none when the boundary opened)
-  return Effect.flatMap(
-    Fiber.children(fiber),
-    (children) => children.length === 0 ? result : Effect.zipRight(Fiber.interruptAll(children), result)
-  )
+  const forked = boundary.forked
+  if (forked !== undefined && forked.size > 0) result = Effect.zipRight(Fiber.interruptAll(Array.from(forked)), result)
+  return Effect.zipRight(FiberRef.set(FiberRef.currentSupervisor, boundary.outer), result)
 }
-
-/**
- * The cancellation boundary for a fiber that already has child fibers (interrupting it would reach
- * them too): the work runs in a child fiber of its own, which the token interrupts.
- */
-const forked = <A, E, R>(
-  token: Cancellation.CancellationToken,
-  self: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Cancelled, R> =>
-  // Interrupting the caller interrupts (and awaits) that child at once, so the caller's own
-  // finalizers never run while the work is still running.
-  //
-  // Starting a fiber normally costs two trips through the scheduler (start the child, resume
-  // the caller), which is most of the price of a short run. So the child is started, and the
-  // caller resumed, in place (the `immediate` scheduler); the work itself runs on the caller's
-  // scheduler as usual.
-  Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.fork(restore(Effect.withScheduler(self, scheduler))), (fiber) => {
-        const off = token.onCancel(() =>
-          fiber.unsafeInterruptAsFork(fiber.id())
-        )
-        return Effect.flatMap(
-          restore(Fiber.await(fiber)).pipe(
-            Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-            Effect.ensuring(Effect.sync(off))
-          ),
-          (exit): Effect.Effect<A, E | Cancelled> =>
-            Exit.isFailure(exit) && token.isCancelled && Cause.isInterruptedOnly(exit.cause)
-              ? Effect.fail(new Cancelled())
-              : exit
-        )
-      })
-    ).pipe(Effect.withScheduler(immediate)))
 
 /**
  * The run context's types: `RunContext.Service` (the context value) and `RunContext.Options`.

@@ -19,6 +19,7 @@ import type * as Layer from "effect/Layer"
 import type * as Tracer from "effect/Tracer"
 import * as EffectTracer from "effect/Tracer"
 import * as contained from "./internal/contained.js"
+import { locallyWith } from "./internal/locally.js"
 import * as recorder from "./internal/recording.js"
 import * as sampler from "./internal/sampler.js"
 import * as spanning from "./internal/span.js"
@@ -347,7 +348,11 @@ export const contain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A,
     const tracer = fiber.currentTracer
     return tracer === nativeTracer || contained.isContained(tracer)
       ? self
-      : Effect.withTracer(self, contained.contained(tracer))
+      : locallyWith(
+        self,
+        DefaultServices.currentServices,
+        (services) => Context.add(services, EffectTracer.Tracer, contained.contained(tracer))
+      )
   })
 
 /** Effect's own tracer, the default one (a fiber's unless another is installed). */

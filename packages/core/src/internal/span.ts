@@ -4,11 +4,15 @@
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import type * as Tracer from "effect/Tracer"
+import * as EffectTracer from "effect/Tracer"
 import type { Attributes, SpanOptions } from "../Tracing.js"
 import * as contained from "./contained.js"
+import { locallyWith } from "./locally.js"
 
 // `@effect/opentelemetry` turns every non-primitive attribute value into its JSON text (its
 // `unknownToAttributeValue`), so an array set through the Effect span would reach OpenTelemetry
@@ -59,21 +63,22 @@ export const span = <A, E, R>(
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   const { onEnd } = options
-  return Effect.useSpan(
-    name,
-    noStackTrace(options as Tracer.SpanOptions),
-    onEnd === undefined
-      ? (span) => Effect.withParentSpan(self, span)
-      : (span) => Effect.onExit(Effect.withParentSpan(self, span), (exit) => ended(span, exit, onEnd))
-  )
+  return Effect.useSpan(name, noStackTrace(options as Tracer.SpanOptions), (span) =>
+    // the span is the parent of every span `self` opens (`Effect.withParentSpan`'s meaning)
+    locallyWith(
+      self,
+      FiberRef.currentContext,
+      (outer) => Context.add(outer, EffectTracer.ParentSpan, span),
+      onEnd === undefined ? undefined : (exit) => ended(span, exit, onEnd)
+    ))
 }
 
-/** Sets the attributes `onEnd` computes from the outcome, never failing. */
+/** Sets the attributes `onEnd` computes from the outcome, never throwing. */
 const ended = <A, E>(
   span: Tracer.Span,
   exit: Exit.Exit<A, E>,
   onEnd: (exit: Exit.Exit<A, E>) => Attributes | undefined
-): Effect.Effect<void> => {
+): void => {
   let attributes: Attributes | undefined
   try {
     attributes = onEnd(exit)
@@ -81,7 +86,6 @@ const ended = <A, E>(
     // attributes that cannot be computed never break the run
   }
   if (attributes !== undefined) setOn(span, attributes)
-  return Effect.void
 }
 
 /** The options as Effect takes them: no stack trace is captured (the options are copied only when they do not say so). */
