@@ -5,14 +5,14 @@
  * only the decisions of the entries the run waits on reach `agent.resume`, so an earlier
  * suspension's decisions never make it refuse the later one.
  */
-import { Agent, Approval, ReActCognition } from "@agentkit/agents"
-import type { Chat, CheckpointStore } from "@agentkit/core"
-import { ExecutionLedger } from "@agentkit/core"
+import { Agent, Approval, DurableRunsPort, ReActCognition } from "@agentkit/agents"
+import type { Chat } from "@agentkit/core"
+import { CheckpointStore, ExecutionLedger, StaleLease } from "@agentkit/core"
 import { DurableAgent, DurableRuns } from "@agentkit/durable"
 import { FakeLLM, Seed, Turn } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Exit, Layer, Option, Schema, TestClock } from "effect"
 import { harness, settle } from "./support.js"
 
 const charges = () => {
@@ -184,6 +184,133 @@ describe("a durable run that suspends more than once finishes", () => {
       expect(suspensions).toEqual([["Approval"], ["Approval"]])
       expect(charged).toEqual([12, 30])
       expect(yield* statusOf(store, "s-4")).toBe("done")
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("a lost lease, the sweep's reconciliation and the operator's view", () => {
+  it.effect("a body that lost its lease (StaleLease: it stalled, the lease expired) takes the run over once the lease expired and finishes it done", () => {
+    const llm = twoCharges()
+    const inner = CheckpointStore.makeMemory()
+    let stale = false
+    // the first checkpoint after the first charge finds its lease taken: a runner that stalled past it
+    const store: CheckpointStore.Service = {
+      ...inner,
+      save: (lease, request) => {
+        const state = JSON.parse(request.state) as { phase: string; turn: { completed: ReadonlyArray<unknown> } }
+        if (!stale && state.phase === "tools" && state.turn.completed.length === 1) {
+          stale = true
+          return Effect.fail(new StaleLease({ runId: request.runId, token: lease.token }))
+        }
+        return inner.save(lease, request)
+      }
+    }
+    const { charge, charged } = charges()
+    const agent = Agent.make({
+      name: "billing",
+      model: Seed.MODEL,
+      prompt: "Bill the order.",
+      cognition: ReActCognition.make({ tools: [charge] })
+    })
+    const durable = DurableAgent.make(agent, { version: 1 })
+    const { layer } = harness([durable], { llm, store })
+    return Effect.gen(function*() {
+      yield* durable.start({ runId: "s-5", input: "Charge 12 then 30" })
+      for (let i = 0; i < 500 && !stale; i++) yield* Effect.yieldNow()
+      for (let i = 0; i < 200; i++) yield* Effect.yieldNow()
+      expect(stale).toBe(true)
+      // not ended: the body waits for the lease (30 s by default) to expire
+      expect(yield* durable.poll("s-5")).toBe(undefined)
+      yield* TestClock.adjust("31 seconds")
+      const polled = yield* settle(durable, "s-5")
+      expect(
+        Exit.isSuccess(polled) && polled.value?._tag === "Complete" && Exit.isSuccess(polled.value.exit)
+          ? polled.value.exit.value.output
+          : undefined
+      ).toBe("Charged twice.")
+      expect(yield* statusOf(store, "s-5")).toBe("done")
+      // the first charge's result was journaled: replayed, not charged again
+      expect(charged).toEqual([12, 30])
+      const record = yield* store.load("s-5")
+      expect(record._tag === "Some" ? (JSON.parse(record.value.state) as { recoveries: number }).recoveries : -1).toBe(
+        1
+      )
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("list and inspect show the store's record beside the engine's execution; reconcile is empty when they agree", () => {
+    const llm = twoCharges()
+    const { durable, layer, store } = setup(llm)
+    return Effect.gen(function*() {
+      const runs = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "s-6", input: "Charge 12 then 30", autonomy: "gated" })
+      yield* settle(durable, "s-6")
+      const waiting = yield* runs.inspect("s-6")
+      expect(Option.getOrUndefined(waiting)).toMatchObject({
+        runId: "s-6",
+        agent: "billing",
+        store: { status: "suspended", decided: 0 },
+        engine: "suspended",
+        version: 1,
+        problem: undefined
+      })
+      expect(Option.getOrThrow(waiting).store.pending.map((entry) => entry.kind)).toEqual(["Approval"])
+      expect(yield* runs.reconcile).toEqual([])
+      yield* driveToEnd(durable, store, "s-6")
+      const page = yield* runs.list({ status: "done" })
+      expect(page.runs.map((run) => [run.runId, run.store.status, run.engine, run.problem])).toEqual([
+        ["s-6", "done", "done", undefined]
+      ])
+      expect(yield* runs.inspect("nope")).toEqual(Option.none())
+      expect(yield* runs.reconcile).toEqual([])
+      // the same through the agents package's port
+      const port = yield* Effect.provide(
+        DurableRunsPort.DurableRunsPort,
+        DurableRuns.portLayer.pipe(Layer.provide(Layer.succeed(DurableRuns.DurableRuns, runs)))
+      )
+      expect(Option.getOrThrow(yield* port.inspect("s-6")).engine).toBe("done")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a record the engine ended but the store holds running (constructed directly) is reported by the sweep and by reconcile, never woken", () => {
+    const llm = FakeLLM.script([Turn({ content: "Nothing to charge." })])
+    const inner = CheckpointStore.makeMemory()
+    const { durable, layer } = (() => {
+      const { charge } = charges()
+      const agent = Agent.make({
+        name: "billing",
+        model: Seed.MODEL,
+        prompt: "Bill the order.",
+        cognition: ReActCognition.make({ tools: [charge] })
+      })
+      const durable = DurableAgent.make(agent, { version: 1 })
+      return { durable, ...harness([durable], { llm, store: inner }) }
+    })()
+    return Effect.gen(function*() {
+      const runs = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "s-7", input: "Anything?" })
+      yield* settle(durable, "s-7")
+      const record = Option.getOrThrow(yield* inner.load("s-7"))
+      // the store says running, its lease long expired; the engine's execution is complete
+      inner.unsafePlant(
+        "s-7",
+        JSON.stringify({
+          ...record,
+          status: "running",
+          result: undefined,
+          lease: { owner: "gone", token: 9, expiresAt: 0 }
+        })
+      )
+      yield* TestClock.adjust("1 second")
+      const report = yield* runs.sweep
+      expect(report.diverged).toEqual(["s-7"])
+      expect(report.resumed).toEqual([])
+      const problems = yield* runs.reconcile
+      expect(problems.map((run) => [run.runId, run.store.status, run.engine])).toEqual([["s-7", "running", "done"]])
+      expect(problems[0]!.problem).toContain(
+        "the engine ended its execution done while the store holds the run running"
+      )
+      expect(llm.calls).toBe(1)
     }).pipe(Effect.provide(layer))
   })
 })
