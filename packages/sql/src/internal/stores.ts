@@ -27,7 +27,7 @@ import type { SchemaVersionUnsupported } from "../Errors.js"
 import type * as SqlStores from "../SqlStores.js"
 import * as Audit from "./auditStore.js"
 import * as Checkpoints from "./checkpointStore.js"
-import { defaultSchedule, fromSqlError, makeRunner } from "./errors.js"
+import { defaultSchedule, fromSqlError, inWords, makeRunner } from "./errors.js"
 import * as Ledger from "./executionLedger.js"
 import * as Gate from "./gate.js"
 import * as Idempotency from "./idempotencyStore.js"
@@ -201,9 +201,7 @@ export const sqliteClient = (options: {
           const opened = (cause: unknown) =>
             new StoreError({
               operation: "open",
-              message: `open: the SQLite database ${path} could not be opened: ${
-                String((cause as Error)?.message ?? cause)
-              }`,
+              message: `open: the SQLite database ${path} could not be opened: ${inWords(cause)}`,
               retryable: false,
               cause
             })
@@ -213,7 +211,14 @@ export const sqliteClient = (options: {
                 Libsql.resilient(() => createClient({ url: pathToFileURL(path).href, intMode: "bigint" }), path),
               catch: opened
             }),
-            (client) => Effect.sync(() => client.close())
+            // a clean close checkpoints the WAL into the database file: a copy of the file alone holds every run
+            (client) =>
+              Effect.zipRight(
+                Effect.promise(() =>
+                  client.execute("PRAGMA wal_checkpoint(TRUNCATE)").then(() => undefined, () => undefined)
+                ),
+                Effect.sync(() => client.close())
+              )
           )
           yield* Effect.tryPromise({
             try: async () => {
