@@ -59,7 +59,10 @@ const messageOf = (value: unknown): string => {
 
 /** SQLite result codes (by name or by number) in words: what the operator checks. */
 const sqliteWords: ReadonlyArray<readonly [RegExp, string]> = [
-  [/SQLITE_CANTOPEN|\(14\)|: 14"?\)?$/, "the database file could not be opened (its directory is missing or not writable, or the path is a directory)"],
+  [
+    /SQLITE_CANTOPEN|\(14\)|: 14"?\)?$/,
+    "the database file could not be opened (its directory is missing or not writable, or the path is a directory)"
+  ],
   [/SQLITE_READONLY|\(8\)|: 8"?\)?$/, "the database is read-only (the file or its directory is not writable)"],
   [/SQLITE_PERM|\(3\)|: 3"?\)?$/, "permission denied on the database file"],
   [/SQLITE_FULL|\(13\)|: 13"?\)?$/, "the disk is full"],
