@@ -13,7 +13,7 @@
 //
 // Takes a few minutes (about 1 s of runner time a run, plus each pause); prints what it did.
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -94,8 +94,12 @@ const start = (runner, submit) =>
       stdio: ["ignore", "pipe", "pipe"]
     })
     let err = ""
-    child.stderr.on("data", (chunk) => (err += chunk.toString()))
+    child.stderr.on("data", (chunk) => {
+      err += chunk.toString()
+      appendFileSync(join(dir, `runner-${runner}.log`), chunk)
+    })
     child.stdout.on("data", (chunk) => {
+      appendFileSync(join(dir, `runner-${runner}.log`), chunk)
       if (chunk.toString().includes("ready")) resolve(child)
     })
     child.on("exit", (code) =>
@@ -180,7 +184,7 @@ try {
       child.kill("SIGCONT")
     }
   }
-  const until = Date.now() + 10 * 60_000
+  const until = Date.now() + Number(process.env["SOAK_FINISH_MS"] ?? 10 * 60_000)
   let all = await records()
   while (Date.now() < until && !(all.length === runs && all.every((r) => r.status === "done"))) {
     await sleep(500)
@@ -204,12 +208,25 @@ try {
       } s`
   )
   failed = statuses.done !== runs || answers !== runs || done.size !== runs * 2 || doubles !== 0
+  for (const record of all.filter((r) => r.status !== "done")) {
+    const recorded = await use((store) => store.decisions(record.runId))
+    console.log(
+      `not done: ${record.runId} ${record.status}, lease ${JSON.stringify(record.lease)}, pending ${
+        JSON.stringify(JSON.parse(record.state).pending.map((e) => [e.kind, e.id]))
+      }, decisions ${JSON.stringify(recorded.map((d) => d.pendingId))}`
+    )
+  }
+  if (failed) console.log(`kept for inspection (SOAK_KEEP=1 keeps them always): database ${name}, logs ${dir}`)
 } finally {
   for (const child of Object.values(children)) if (child.exitCode === null) child.kill("SIGKILL")
   await operator.dispose()
-  rmSync(dir, { recursive: true, force: true })
-  await admin.runPromise(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)))
-    .catch(() => undefined)
+  if (!failed && process.env["SOAK_KEEP"] !== "1") {
+    rmSync(dir, { recursive: true, force: true })
+    await admin.runPromise(
+      Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    )
+      .catch(() => undefined)
+  }
   await admin.dispose()
 }
 console.log(failed ? "soak: FAILED" : "soak: every run done, every approved charge exactly once")
