@@ -11,7 +11,10 @@
 //   eval "$(PGPORT=55432 scripts/pg-test-start.sh)"
 //   node scripts/soak-durable.mjs [runs=50] [chaos events=6] [seed]
 //
-// Takes a few minutes (about 1 s of runner time a run, plus each pause); prints what it did.
+// Takes a few minutes (about 1 s of runner time a run, plus each pause); prints what it did. A
+// failed campaign keeps its database and the runners' logs (SOAK_KEEP=1: always);
+// SOAK_MAX_RECOVERIES (default 20) is the runs' `RunLease.maxRecoveries`, SOAK_FINISH_MS how long
+// the runs get to finish after the last chaos event (default 10 minutes).
 import { execFileSync, spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -77,7 +80,10 @@ const base = {
   DURABLE_LOCK_MS: String(LOCK_MS),
   DURABLE_LEASE_MS: String(LEASE_MS),
   DURABLE_CHARGES: "2",
-  DURABLE_GATED: "1"
+  DURABLE_GATED: "1",
+  // every stall and kill is a takeover, and on a loaded machine a 3 s lease is also lost by a live
+  // runner now and then: each counts one recovery of the run (`RunLease.maxRecoveries`)
+  DURABLE_MAX_RECOVERIES: process.env["SOAK_MAX_RECOVERIES"] ?? "20"
 }
 const ports = { A: String(36000 + (process.pid % 500) * 2), B: String(36001 + (process.pid % 500) * 2) }
 const children = {}

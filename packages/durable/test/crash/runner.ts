@@ -11,7 +11,8 @@
  * Environment: DURABLE_DB (`sqlite:<file>` or `pg:<url>`), DURABLE_RUNNER (its name),
  * DURABLE_PORT (cluster mode), DURABLE_EFFECTS (the log), DURABLE_SUBMIT (runs to start, `r-0`…),
  * DURABLE_LOCK_MS (shard lock expiry), DURABLE_LEASE_MS (run lease ttl), DURABLE_DRAIN_MS (how long
- * a SIGTERMed runner lets its entities finish).
+ * a SIGTERMed runner lets its entities finish), DURABLE_MAX_RECOVERIES (takeovers a run may have,
+ * default 5).
  */
 import { Agent, Operator, ReActCognition, RunLease } from "@agentkit/agents"
 import { SqlStores } from "@agentkit/sql"
@@ -35,6 +36,7 @@ const leaseMs = Number(process.env["DURABLE_LEASE_MS"] ?? "4000")
 const drainMs = Number(process.env["DURABLE_DRAIN_MS"] ?? "15000")
 const chargesPerRun = Number(process.env["DURABLE_CHARGES"] ?? "1")
 const gated = process.env["DURABLE_GATED"] === "1"
+const maxRecoveries = Number(process.env["DURABLE_MAX_RECOVERIES"] ?? "5")
 
 const log = (event: string, runId: string) => appendFileSync(effects, `${event} ${runner} ${runId} ${Date.now()}\n`)
 
@@ -106,7 +108,7 @@ const services = Layer.mergeAll(
     ttl: Duration.millis(leaseMs),
     heartbeat: Duration.millis(leaseMs / 4),
     owner: runner,
-    maxRecoveries: 5
+    maxRecoveries
   })
 )
 
