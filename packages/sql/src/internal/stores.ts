@@ -233,6 +233,16 @@ export const sqliteClient = (options: {
     })
   )
 
+/** Where a connection URL points, without its credentials: `host:port/database`. */
+const server = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.hostname}:${parsed.port === "" ? "5432" : parsed.port}${parsed.pathname}`
+  } catch {
+    return "(an unparsable URL)"
+  }
+}
+
 /** A Postgres pool on pg. */
 export const pgClient = (options: {
   readonly url: string | Redacted.Redacted<string>
@@ -261,7 +271,16 @@ export const pgClient = (options: {
         SqlClient.SqlClient,
         Effect.mapError(
           PgClient.make({ url: Redacted.make(url), maxConnections: max, applicationName: "@agentkit/sql" }),
-          (error) => error instanceof SqlError ? fromSqlError("open", error) : error
+          (error) => {
+            if (!(error instanceof SqlError)) return error
+            const typed = fromSqlError("open", error)
+            return new StoreError({
+              operation: typed.operation,
+              message: typed.message.replace(/^open: /, `open: the Postgres server ${server(url)}: `),
+              retryable: typed.retryable,
+              cause: typed.cause
+            })
+          }
         )
       ).pipe(Layer.provide(Reactivity.layer))
     })
