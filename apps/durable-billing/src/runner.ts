@@ -1,11 +1,13 @@
 /**
  * A runner process: `node dist/src/runner.js <port>`. Drives billing runs, sweeps decided runs
- * every second, and drains on SIGTERM. Start two on different ports over the same database.
+ * every second, and drains on SIGTERM. Start two on different ports over the same database. Its
+ * run lease (10 s, renewed every 3 s) matches its shard lock expiry: a runner killed or stalled
+ * past both has its runs taken over by the other.
  */
-import { Operator } from "@agentkit/agents"
+import { Operator, RunLease } from "@agentkit/agents"
 import { DurableRunner, DurableRuns } from "@agentkit/durable"
 import { makeTestCtx } from "@agentkit/testing"
-import { Layer } from "effect"
+import { Duration, Layer } from "effect"
 import { billing, model, stores } from "./billing.js"
 
 const port = Number(process.argv[2] ?? "34601")
@@ -21,7 +23,18 @@ const Runner = Layer.mergeAll(billing.layer, DurableRunner.sweeper("1 second")).
       shardsPerGroup: 30
     })
   ),
-  Layer.provideMerge(Layer.merge(stores(), makeTestCtx({ llm: model, autonomy: "gated" })))
+  Layer.provideMerge(
+    Layer.mergeAll(
+      stores(),
+      makeTestCtx({ llm: model, autonomy: "gated" }),
+      RunLease.layer({
+        ttl: Duration.seconds(10),
+        heartbeat: Duration.seconds(3),
+        owner: `billing-runner-${port}`,
+        maxRecoveries: 5
+      })
+    )
+  )
 )
 
 DurableRunner.launch(Layer.discard(Runner) as Layer.Layer<never, unknown>)

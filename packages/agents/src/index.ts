@@ -31,6 +31,8 @@ export * as Approval from "./Approval.js"
 export type { AgentError, AgentSettings, Cognition, Drive, LifecycleError, Resume, ResumeError } from "./Cognition.js"
 /** @since 0.1.0 */
 export * as Coordinator from "./Coordinator.js"
+/** @since 0.2.0 */
+export * as DurableRunsPort from "./DurableRunsPort.js"
 /** @since 0.1.0 */
 export * as Graph from "./Graph.js"
 /** @since 0.1.0 */

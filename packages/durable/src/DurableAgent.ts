@@ -21,21 +21,25 @@
  * @since 0.2.0
  * @experimental
  */
-import { Approval, RunEngine } from "@agentkit/agents"
+import { Approval, RunEngine, RunLease } from "@agentkit/agents"
 import type { Agent, AgentResult } from "@agentkit/agents"
 import { CanonicalJson, CheckpointStore, RunContext, Usage } from "@agentkit/core"
 import type { Invoker } from "@agentkit/core"
+import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import * as Workflow from "@effect/workflow/Workflow"
 import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { DurableRunFailed } from "./DurableErrors.js"
+import * as DurableMetrics from "./DurableMetrics.js"
 import { wrap } from "./internal/activities.js"
 import { digest } from "./internal/hash.js"
 
@@ -213,10 +217,41 @@ const recorded = (store: CheckpointStore.Service, runId: string) =>
     return decisions
   })
 
-type Segment = { readonly _tag: "Done"; readonly result: AgentResult.AgentResult } | {
-  readonly _tag: "Suspended"
-  readonly pending: ReadonlyArray<Approval.PendingEntry>
+/** Of the decisions recorded for a run, those of the entries it waits on now (an earlier suspension's are left out). */
+const only = (
+  decisions: Readonly<Record<string, Approval.Decision>>,
+  pending: ReadonlyArray<Approval.PendingEntry>
+): Record<string, Approval.Decision> => {
+  const kept: Record<string, Approval.Decision> = {}
+  for (const entry of pending) {
+    const decision = decisions[entry.id]
+    if (decision !== undefined) kept[entry.id] = decision
+  }
+  return kept
 }
+
+/**
+ * Where a drive stopped: the run's answer, a suspension on entries, or a stop that is not the
+ * run's end (its record is neither finished nor waiting: a lost lease, a store failing): the
+ * execution suspends until a sweep resumes it.
+ */
+type Segment =
+  | { readonly _tag: "Done"; readonly result: AgentResult.AgentResult }
+  | { readonly _tag: "Suspended"; readonly pending: ReadonlyArray<Approval.PendingEntry> }
+  | { readonly _tag: "Stopped"; readonly reason: string; readonly status: string }
+
+/** Errors a drive ends on that say a resume's decisions were refused: the run cannot go on with them. */
+const refusals = new Set([
+  "UnknownPending",
+  "InvalidDecision",
+  "InvalidDecisions",
+  "DigestMismatch",
+  "ToolArgumentError",
+  "AlreadyDecided"
+])
+
+/** How many times in a row a body re-drives a run that it lost (another drive took it over) before it stops. */
+const maxRedrives = 20
 
 /**
  * Makes a durable agent of a (ReAct) agent. A version that is not a positive integer throws.
@@ -255,40 +290,120 @@ export const make = <R>(agent: Agent.Agent<R>, options: Options): DurableAgent<R
       const store = yield* CheckpointStore
       const engine = yield* WorkflowEngine
       const instance = yield* WorkflowInstance
+      const lease = yield* Effect.map(Effect.serviceOption(RunLease), Option.getOrElse(() => RunLease.defaults))
+      const runId = payload.runId
       const context = yield* Effect.orDie(
         RunContext.make({
           ...options.context,
-          runId: payload.runId,
+          runId,
           ...(payload.autonomy === undefined ? {} : { autonomy: payload.autonomy })
         })
       )
       const hook = { wrap: wrap({ engine, instance }) }
-      const segment = (
-        drive: Effect.Effect<AgentResult.AgentResult, unknown, unknown>
-      ): Effect.Effect<Segment, DurableRunFailed> =>
-        (drive as Effect.Effect<
-          AgentResult.AgentResult,
-          { readonly _tag?: string; readonly pending?: ReadonlyArray<Approval.PendingEntry> }
-        >).pipe(
-          Effect.map((result): Segment => (result.suspended === undefined
-            ? { _tag: "Done", result }
-            : { _tag: "Suspended", pending: result.suspended.pending })
+      const failed = (reason: string) =>
+        Effect.zipRight(
+          Effect.zipRight(
+            Effect.logError("durable run failed").pipe(Effect.annotateLogs({ reason })),
+            Metric.increment(Metric.tagged(DurableMetrics.runsEnded, "status", "failed"))
           ),
-          // a run the store already holds suspended (the body re-driven after a crash or a wake)
-          Effect.catchIf(
-            (error) => error._tag === "RunSuspended",
-            (error) => Effect.succeed<Segment>({ _tag: "Suspended", pending: error.pending ?? [] })
-          ),
-          // a dead runner's lease: wait until it expires, then the lifecycle takes the run over
-          Effect.retry({ schedule: leaseRetry, while: (error) => error._tag === "RunInProgress", times: 600 }),
-          Effect.mapError((error) => new DurableRunFailed({ runId: payload.runId, reason: reasonOf(error) })),
-          Effect.provideService(RunContext, context),
-          Effect.provideService(RunEngine.RunEngine, hook)
+          Effect.fail(new DurableRunFailed({ runId, reason }))
         )
-      let step = yield* segment(agent.run(payload.input) as Effect.Effect<AgentResult.AgentResult, unknown, unknown>)
-      while (step._tag === "Suspended") {
+
+      /** A drive is about to take over a run whose lease expired: logged, its latency recorded. */
+      const noteTakeover = Effect.gen(function*() {
+        const found = yield* Effect.option(store.load(runId))
+        if (Option.isNone(found) || Option.isNone(found.value)) return
+        const record = found.value.value
+        const now = yield* Clock.currentTimeMillis
+        if (record.status !== "running" || record.lease === undefined || record.lease.expiresAt > now) return
+        const latency = Math.max(0, now - record.lease.expiresAt)
+        yield* Metric.update(DurableMetrics.takeoverLatency, latency)
+        yield* Effect.logWarning("durable run taken over: its lease expired").pipe(
+          Effect.annotateLogs({ from: record.lease.owner, by: lease.owner, expiredMsAgo: latency })
+        )
+      })
+
+      /** Drives the run (`agent.run`, or `agent.resume` with the decisions of the entries it waits on) to its next stop. */
+      const segment = (
+        drive: Effect.Effect<AgentResult.AgentResult, unknown, unknown>,
+        redrives = 0
+      ): Effect.Effect<Segment, DurableRunFailed> =>
+        Effect.suspend(() =>
+          (drive as Effect.Effect<AgentResult.AgentResult, { readonly _tag?: string }>).pipe(
+            // a lease held by a live drive elsewhere (or a dead runner's, until it expires)
+            Effect.retry({ schedule: leaseRetry, while: (error) => error._tag === "RunInProgress", times: 600 }),
+            Effect.map((result): Segment =>
+              result.suspended === undefined
+                ? { _tag: "Done", result }
+                : { _tag: "Suspended", pending: result.suspended.pending }
+            ),
+            Effect.catchAll((error): Effect.Effect<Segment, DurableRunFailed> => {
+              // a run the store already holds suspended (the body re-driven after a crash or a wake)
+              if (error._tag === "RunSuspended") {
+                const pending = (error as { readonly pending?: ReadonlyArray<Approval.PendingEntry> }).pending ?? []
+                return Effect.succeed({ _tag: "Suspended", pending })
+              }
+              const reason = reasonOf(error)
+              if (refusals.has(error._tag ?? "")) return failed(reason)
+              return Effect.flatMap(
+                Effect.all([Effect.either(store.load(runId)), Clock.currentTimeMillis]),
+                ([found, now]): Effect.Effect<Segment, DurableRunFailed> => {
+                  if (found._tag === "Left") return Effect.succeed({ _tag: "Stopped", reason, status: "unreadable" })
+                  if (Option.isNone(found.right)) return failed(reason)
+                  const record = found.right.value
+                  if (record.status === "failed" || record.status === "cancelled") return failed(reason)
+                  // lost to another drive (a stall past the lease), or finished meanwhile: drive it as it is now
+                  if (
+                    redrives < maxRedrives && (error._tag === "StaleLease" || record.status === "done" ||
+                      record.status === "suspended" ||
+                      (record.status === "running" && (record.lease?.expiresAt ?? 0) <= now))
+                  ) {
+                    return Effect.zipRight(
+                      Effect.logWarning("durable run lost its drive; driving it again as the store holds it").pipe(
+                        Effect.annotateLogs({ reason, status: record.status })
+                      ),
+                      segment(Effect.zipRight(noteTakeover, agent.run(payload.input)) as never, redrives + 1)
+                    )
+                  }
+                  return Effect.succeed({ _tag: "Stopped", reason, status: record.status })
+                }
+              )
+            }),
+            Effect.provideService(RunContext, context),
+            Effect.provideService(RunEngine.RunEngine, hook)
+          )
+        )
+      let step = yield* segment(
+        Effect.zipRight(noteTakeover, agent.run(payload.input)) as Effect.Effect<AgentResult.AgentResult, unknown>
+      )
+      let previous = ""
+      let repeats = 0
+      while (step._tag !== "Done") {
+        if (step._tag === "Suspended") {
+          const key = suspensionKey(step.pending)
+          repeats = key === previous ? repeats + 1 : 0
+          previous = key
+          // the same suspension met again and again: its resume keeps stopping short of the run's end
+          if (repeats > maxRedrives) {
+            step = { _tag: "Stopped", reason: "its resume keeps stopping", status: "suspended" }
+          }
+        }
+        if (step._tag === "Stopped") {
+          yield* Effect.logWarning("durable run stopped before its end; its execution waits for a sweep to resume it")
+            .pipe(Effect.annotateLogs({ reason: step.reason, status: step.status }))
+          return yield* Effect.flatMap(WorkflowInstance, Workflow.suspend)
+        }
         const pending = step.pending
         const key = suspensionKey(pending)
+        const doubts = pending.filter((entry) => entry.kind === "InDoubt")
+        yield* Effect.logInfo("durable run suspended").pipe(
+          Effect.annotateLogs({ pending: pending.map((entry) => `${entry.kind}:${entry.id}`).join(",") })
+        )
+        for (const entry of doubts) {
+          yield* Effect.logWarning("durable run: a side-effecting call is in doubt; a person decides it").pipe(
+            Effect.annotateLogs({ pendingId: entry.id, tool: entry.call.name, path: entry.path })
+          )
+        }
         const wake: Effect.Effect<"decided" | "timeout", never, WorkflowEngine | WorkflowInstance> = Effect.as(
           DurableDeferred.await(decided(pending)),
           "decided"
@@ -297,22 +412,30 @@ export const make = <R>(agent: Agent.Agent<R>, options: Options): DurableAgent<R
           DurableClock.sleep({ name: `approval-timeout-${key}`, duration: approvalTimeout }),
           "timeout"
         )
+        const counted = Effect.zipRight(
+          Effect.zipRight(
+            Metric.increment(DurableMetrics.suspensions),
+            Metric.incrementBy(DurableMetrics.inDoubt, doubts.length)
+          ),
+          Effect.succeed("counted" as const)
+        )
+        // counted once per suspension (journaled: a replay does not count it again)
+        yield* Activity.make({ name: `suspended-${key}`, success: Schema.Literal("counted"), execute: counted })
         yield* DurableDeferred.raceAll({
           name: `approval-${key}`,
           success: Schema.Literal("decided", "timeout"),
           error: Schema.Never,
           effects: [wake, timeout]
         })
-        // the decisions recorded in the store, whichever came first: an entry without one is rejected
-        const decisions = yield* Effect.mapError(recorded(store, payload.runId), (error) =>
-          new DurableRunFailed({ runId: payload.runId, reason: reasonOf(error) }))
+        // the decisions recorded in the store for the entries it waits on, whichever came first: an entry without one is rejected
         step = yield* segment(
-          agent.resume(payload.runId, decisions) as Effect.Effect<AgentResult.AgentResult, unknown, unknown>
+          Effect.flatMap(recorded(store, runId), (decisions) => agent.resume(runId, only(decisions, pending))) as never
         )
       }
       const { output, partial, stopReason, usage } = step.result
+      yield* Metric.increment(Metric.tagged(DurableMetrics.runsEnded, "status", "done"))
       return { output, partial, stopReason, usage }
-    }).pipe(suspendOnDefect(payload.runId))
+    }).pipe(suspendOnDefect(payload.runId), Effect.annotateLogs({ runId: payload.runId, agent: agent.name }))
 
   const executionId = (runId: string) => workflow.executionId({ runId, input: "" })
   return {

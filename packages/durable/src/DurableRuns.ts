@@ -15,10 +15,10 @@
  * @since 0.2.0
  * @experimental
  */
-import { Operator, RunState } from "@agentkit/agents"
+import { DurableRunsPort, Operator, RunState } from "@agentkit/agents"
 import type { Approval } from "@agentkit/agents"
 import { CheckpointStore } from "@agentkit/core"
-import type { CorruptEntry, StoreError } from "@agentkit/core"
+import type { CheckpointStatus, CorruptEntry, StoreError } from "@agentkit/core"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
@@ -28,8 +28,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import type * as DurableAgent from "./DurableAgent.js"
 import { UnknownWorkflowVersion } from "./DurableErrors.js"
+import * as DurableMetrics from "./DurableMetrics.js"
 
 /**
  * What a sweep found: runs woken (every entry decided), runs still waiting on a decision, and
@@ -61,6 +63,11 @@ export interface SweepReport {
    * defect, e.g. the engine's storage failing), resumed by this sweep (`Workflow.resume`).
    */
   readonly resumed: ReadonlyArray<string>
+  /**
+   * Runs whose store record and execution disagree for good (the engine ended the execution while
+   * the store holds the run running or suspended): nothing drives them again; `reconcile` says why.
+   */
+  readonly diverged: ReadonlyArray<string>
 }
 
 /**
@@ -115,9 +122,20 @@ export interface Service {
   ) => Effect.Effect<Operator.RecordedDecision, DecideError>
   /**
    * Wakes the suspended runs whose entries are all decided, resumes the running ones whose lease
-   * expired and whose execution is suspended; reports what it found.
+   * expired and whose execution is suspended, and resumes the suspended executions of runs the
+   * store finished since the last sweep (their bodies replay to the recorded end); reports what it
+   * found. A run whose execution is complete is never woken.
    */
   readonly sweep: Effect.Effect<SweepReport, StoreError | CorruptEntry>
+  /** A page of root runs of the registered agents, each with its engine state (`DurableRunsPort`). */
+  readonly list: DurableRunsPort.Service["list"]
+  /** One root run with its engine state (`DurableRunsPort`). */
+  readonly inspect: DurableRunsPort.Service["inspect"]
+  /**
+   * The invariant check: the runs of the registered agents whose store record and execution
+   * disagree for good, or for longer than `stuckAfter` (a sweep did not reconcile them).
+   */
+  readonly reconcile: DurableRunsPort.Service["reconcile"]
 }
 
 /**
@@ -135,6 +153,25 @@ export interface Service {
  * @category services
  */
 export class DurableRuns extends Context.Tag("@agentkit/durable/DurableRuns")<DurableRuns, Service>() {}
+
+/**
+ * The agents package's `DurableRunsPort` over this process's `DurableRuns`: list, inspect and
+ * reconcile for a console that depends on no workflow engine.
+ *
+ * @example
+ * ```ts
+ * import { DurableRuns } from "@agentkit/durable"
+ *
+ * const Port = DurableRuns.portLayer
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const portLayer: Layer.Layer<DurableRunsPort.DurableRunsPort, never, DurableRuns> = Layer.effect(
+  DurableRunsPort.DurableRunsPort,
+  Effect.map(DurableRuns, ({ inspect, list, reconcile }) => ({ list, inspect, reconcile }))
+)
 
 /** A decision as the `Operator` takes it: the caller's `by` wins; a value that is not a record is checked as a verdict. */
 const withBy = (value: unknown, by: string): Approval.Decision & { readonly by: string } =>
@@ -248,40 +285,71 @@ export const layer = <R>(
       const decide: Service["decide"] = (rootRunId, pendingId, value, by, access) =>
         operator.decide(rootRunId, pendingId, withBy(value, by), access)
 
-      /** Wakes one run whose entries are all decided, on the version that knows it. */
+      /** A run's execution: its state and the version that holds it (the first registered one that knows it). */
+      const engineOf = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string) =>
+        Effect.gen(function*() {
+          for (const durable of durables) {
+            const result = yield* durable.poll(runId)
+            if (result === undefined) continue
+            const state: DurableRunsPort.EngineState = result._tag === "Suspended"
+              ? "suspended"
+              : result.exit._tag === "Success"
+              ? "done"
+              : "failed"
+            return { state, durable: durable as DurableAgent.DurableAgent<never> | undefined }
+          }
+          return { state: "none" as DurableRunsPort.EngineState, durable: undefined }
+        }).pipe(Effect.provide(engine))
+
+      /** Wakes a suspended execution whose run's entries are all decided. */
       const wake = (
-        durables: ReadonlyArray<DurableAgent.DurableAgent<never>>,
+        durable: DurableAgent.DurableAgent<never>,
         runId: string,
         pending: ReadonlyArray<Approval.PendingEntry>
       ) =>
         Effect.gen(function*() {
-          for (const durable of durables) {
-            const result = yield* durable.poll(runId)
-            if (result === undefined) continue
-            if (result._tag === "Suspended") {
-              const executionId = yield* durable.executionId(runId)
-              const deferred = durable.decided(pending)
-              const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: durable.workflow, executionId })
-              yield* DurableDeferred.succeed(deferred, { token, value: undefined })
-              yield* durable.workflow.resume(executionId)
-            }
-            return true
-          }
-          return false
+          const executionId = yield* durable.executionId(runId)
+          const deferred = durable.decided(pending)
+          const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: durable.workflow, executionId })
+          yield* DurableDeferred.succeed(deferred, { token, value: undefined })
+          yield* durable.workflow.resume(executionId)
         }).pipe(Effect.provide(engine))
 
-      /** Resumes a running run whose lease expired if its execution is suspended (no live execution drives it); whether it did. */
-      const resumeStopped = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string) =>
+      /** Resumes a suspended execution (its body replays its journal and drives the run as the store holds it). */
+      const resumeExecution = (durable: DurableAgent.DurableAgent<never>, runId: string) =>
+        Effect.flatMap(durable.executionId(runId), durable.workflow.resume).pipe(Effect.provide(engine))
+
+      /** Every page of a store query. */
+      const each = (
+        query: CheckpointStore.ListQuery,
+        f: (record: CheckpointStore.RunRecord) => Effect.Effect<void, StoreError | CorruptEntry>
+      ) =>
         Effect.gen(function*() {
-          for (const durable of durables) {
-            const result = yield* durable.poll(runId)
-            if (result === undefined) continue
-            if (result._tag !== "Suspended") return false
-            yield* durable.workflow.resume(yield* durable.executionId(runId))
-            return true
-          }
-          return false
-        }).pipe(Effect.provide(engine))
+          let cursor: string | undefined
+          do {
+            const page = yield* store.list({ ...query, limit: 200, ...(cursor === undefined ? {} : { cursor }) })
+            for (const record of page.records) yield* f(record)
+            cursor = page.cursor
+          } while (cursor !== undefined)
+        })
+
+      const terminal = (status: CheckpointStatus) => status === "done" || status === "failed" || status === "cancelled"
+
+      /** Why a store record and an execution disagree for good; `undefined` when they agree or a sweep reconciles them. */
+      const problemOf = (status: CheckpointStatus, engineState: DurableRunsPort.EngineState): string | undefined => {
+        if ((engineState === "done" || engineState === "failed") && !terminal(status)) {
+          return `the engine ended its execution ${engineState} while the store holds the run ${status}: nothing drives it again`
+        }
+        if (engineState === "done" && status !== "done") {
+          return `the engine ended its execution done while the store holds the run ${status}`
+        }
+        if (engineState === "failed" && status === "done") {
+          return "the engine ended its execution failed while the store holds the run done"
+        }
+        return undefined
+      }
+
+      const lastSweep = yield* Ref.make<number | undefined>(undefined)
 
       const sweep: Service["sweep"] = Effect.gen(function*() {
         const woken: Array<string> = []
@@ -290,60 +358,186 @@ export const layer = <R>(
         const stuck: Array<string> = []
         const expiredLeases: Array<string> = []
         const resumed: Array<string> = []
+        const diverged: Array<string> = []
         const now = yield* Clock.currentTimeMillis
+        const since = (yield* Ref.get(lastSweep)) ?? now - stuckAfter
+        const noteDiverged = (runId: string, status: CheckpointStatus, engineState: DurableRunsPort.EngineState) =>
+          Effect.sync(() => diverged.push(runId)).pipe(
+            Effect.zipLeft(
+              Effect.logError("durable run: the store and the engine disagree").pipe(
+                Effect.annotateLogs({ runId, problem: problemOf(status, engineState) ?? "" })
+              )
+            )
+          )
         for (const [name, durables] of byName) {
-          let cursor: string | undefined
-          do {
-            const page = yield* store.list({
-              status: "suspended",
-              agent: name,
-              rootOnly: true,
-              limit: 200,
-              ...(cursor === undefined ? {} : { cursor })
-            })
-            for (const record of page.records) {
+          yield* each({ status: "suspended", agent: name, rootOnly: true }, (record) =>
+            Effect.gen(function*() {
               const state = yield* Effect.option(RunState.decode(record.runId, record.state))
-              if (Option.isNone(state)) continue
+              if (Option.isNone(state)) return
               const recorded = yield* store.decisions(record.runId)
               const decided = new Set(recorded.map((d) => d.pendingId))
               const pending = state.value.pending
               if (!pending.every((entry) => decided.has(entry.id))) {
                 waiting.push(record.runId)
-                continue
+                return
               }
-              if (!(yield* wake(durables, record.runId, pending))) {
+              const found = yield* engineOf(durables, record.runId)
+              if (found.durable === undefined) {
                 unknownVersion.push(record.runId)
-                continue
+                return
               }
+              if (found.state !== "suspended") return yield* noteDiverged(record.runId, record.status, found.state)
+              yield* wake(found.durable, record.runId, pending)
               woken.push(record.runId)
+              yield* Metric.increment(Metric.tagged(DurableMetrics.recoveries, "reason", "decided"))
+              yield* Effect.logInfo("durable run woken: every entry it waits on is decided").pipe(
+                Effect.annotateLogs({ runId: record.runId })
+              )
               const last = recorded.reduce((at, d) => Math.max(at, d.at), 0)
               if (now - last > stuckAfter) stuck.push(record.runId)
-            }
-            cursor = page.cursor
-          } while (cursor !== undefined)
-          let expired: string | undefined
-          do {
-            const page = yield* store.list({
-              status: "running",
-              agent: name,
-              rootOnly: true,
-              leaseExpiredAt: now,
-              limit: 200,
-              ...(expired === undefined ? {} : { cursor: expired })
-            })
-            for (const record of page.records) {
+            }))
+          yield* each({ status: "running", agent: name, rootOnly: true, leaseExpiredAt: now }, (record) =>
+            Effect.gen(function*() {
               expiredLeases.push(record.runId)
-              if (yield* resumeStopped(durables, record.runId)) resumed.push(record.runId)
-            }
-            expired = page.cursor
-          } while (expired !== undefined)
+              const found = yield* engineOf(durables, record.runId)
+              if (found.state === "done" || found.state === "failed") {
+                return yield* noteDiverged(record.runId, record.status, found.state)
+              }
+              if (found.state !== "suspended" || found.durable === undefined) {
+                return
+              }
+              yield* resumeExecution(found.durable, record.runId)
+              resumed.push(record.runId)
+              yield* Metric.increment(Metric.tagged(DurableMetrics.recoveries, "reason", "lease_expired"))
+              yield* Effect.logWarning("durable run resumed: its lease expired and its execution was stopped").pipe(
+                Effect.annotateLogs({ runId: record.runId, owner: record.lease?.owner ?? "" })
+              )
+            }))
+          // runs the store finished since the last sweep whose execution is still suspended (a body
+          // that stopped while another drive held the run): resumed, they replay to the recorded end
+          for (const status of ["done", "failed", "cancelled"] as const) {
+            yield* each({ status, agent: name, rootOnly: true, updatedAfter: since - 1000 }, (record) =>
+              Effect.gen(function*() {
+                const found = yield* engineOf(durables, record.runId)
+                if (found.state !== "suspended" || found.durable === undefined) {
+                  return
+                }
+                yield* resumeExecution(found.durable, record.runId)
+                resumed.push(record.runId)
+                yield* Metric.increment(Metric.tagged(DurableMetrics.recoveries, "reason", "store_finished"))
+              }))
+          }
         }
+        yield* Ref.set(lastSweep, now)
         yield* Metric.set(metrics.decidedNotApplied, woken.length)
         yield* Metric.set(metrics.stuck, stuck.length)
         yield* Metric.set(metrics.expiredLeases, expiredLeases.length)
-        return { woken, waiting, unknownVersion, stuck, expiredLeases, resumed }
+        const gauge = (state: string, value: number) =>
+          Metric.set(Metric.tagged(DurableMetrics.runs, "state", state), value)
+        yield* gauge("suspended_waiting", waiting.length)
+        yield* gauge("suspended_decided", woken.length)
+        yield* gauge("running_expired", expiredLeases.length)
+        yield* gauge("diverged", diverged.length)
+        return { woken, waiting, unknownVersion, stuck, expiredLeases, resumed, diverged }
+      }).pipe(
+        Effect.tapBoth({
+          onFailure: () =>
+            Metric.increment(Metric.tagged(DurableMetrics.sweepPasses, "outcome", "failed")),
+          onSuccess: () =>
+            Metric.increment(Metric.tagged(DurableMetrics.sweepPasses, "outcome", "ok"))
+        })
+      )
+
+      /** A record beside its execution. */
+      const viewOf = (record: CheckpointStore.RunRecord) =>
+        Effect.gen(function*() {
+          const durables = byName.get(record.agent) ?? []
+          const found = yield* engineOf(durables, record.runId)
+          const state = Option.getOrUndefined(yield* Effect.option(RunState.decode(record.runId, record.state)))
+          const pending = (state?.pending ?? []).map((entry) => ({ id: entry.id, kind: entry.kind }))
+          const recorded = pending.length === 0 ? [] : yield* store.decisions(record.runId)
+          const view: DurableRunsPort.RunView = {
+            runId: record.runId,
+            agent: record.agent,
+            tenant: record.tenant,
+            store: {
+              status: record.status,
+              updatedAt: record.updatedAt,
+              lease: record.lease === undefined
+                ? undefined
+                : { owner: record.lease.owner, expiresAt: record.lease.expiresAt },
+              pending,
+              decided: pending.filter((entry) =>
+                recorded.some((d) =>
+                  d.pendingId === entry.id
+                )
+              ).length
+            },
+            engine: found.state,
+            version: found.durable?.version,
+            problem: problemOf(record.status, found.state)
+          }
+          return view
+        })
+
+      const list: Service["list"] = (query = {}) =>
+        Effect.gen(function*() {
+          const page = yield* store.list({
+            rootOnly: true,
+            order: "desc",
+            limit: query.limit ?? 50,
+            ...(query.status === undefined ? {} : { status: query.status }),
+            ...(query.agent === undefined ? {} : { agent: query.agent }),
+            ...(query.tenant === undefined ? {} : { tenant: query.tenant }),
+            ...(query.cursor === undefined ? {} : { cursor: query.cursor })
+          })
+          const runs = yield* Effect.forEach(page.records, viewOf)
+          return { runs, cursor: page.cursor }
+        })
+
+      const inspect: Service["inspect"] = (runId) =>
+        Effect.flatMap(store.load(runId), (found) =>
+          Option.isNone(found) || found.value.runId !== found.value.rootRunId
+            ? Effect.succeed(Option.none())
+            : Effect.map(viewOf(found.value), Option.some))
+
+      const reconcile: Service["reconcile"] = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const found: Array<DurableRunsPort.RunView> = []
+        const late = (view: DurableRunsPort.RunView, why: string) =>
+          found.push({ ...view, problem: view.problem ?? why })
+        for (const name of byName.keys()) {
+          for (const status of ["running", "suspended"] as const) {
+            yield* each({ status, agent: name, rootOnly: true }, (record) =>
+              Effect.map(viewOf(record), (view) => {
+                if (view.problem !== undefined) return void found.push(view)
+                const old = now - record.updatedAt > stuckAfter
+                if (
+                  status === "suspended" && old && view.store.pending.length > 0 &&
+                  view.store.decided === view.store.pending.length
+                ) {
+                  late(view, `every entry decided, still suspended after ${stuckAfter} ms: no sweep woke it`)
+                } else if (
+                  status === "running" && view.engine === "suspended" && record.lease !== undefined &&
+                  now - record.lease.expiresAt > stuckAfter
+                ) {
+                  late(view, `its lease expired ${now - record.lease.expiresAt} ms ago and no sweep resumed it`)
+                }
+              }))
+          }
+          for (const status of ["done", "failed", "cancelled"] as const) {
+            yield* each({ status, agent: name, rootOnly: true }, (record) =>
+              Effect.map(viewOf(record), (view) => {
+                if (view.problem !== undefined) return void found.push(view)
+                if (view.engine === "suspended" && now - record.updatedAt > stuckAfter) {
+                  late(view, `the store finished it ${status}; its execution is still suspended`)
+                }
+              }))
+          }
+        }
+        return found
       })
 
-      return { start, decide, sweep }
+      return { start, decide, sweep, list, inspect, reconcile }
     })
   )

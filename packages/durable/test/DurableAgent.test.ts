@@ -145,7 +145,8 @@ describe("suspension, decisions and the sweep", () => {
         unknownVersion: [],
         stuck: [],
         expiredLeases: [],
-        resumed: []
+        resumed: [],
+        diverged: []
       })
 
       const refused = yield* Effect.all(
@@ -185,7 +186,8 @@ describe("suspension, decisions and the sweep", () => {
         unknownVersion: [],
         stuck: [],
         expiredLeases: [],
-        resumed: []
+        resumed: [],
+        diverged: []
       })
       const done = yield* settle(durable, "r-3")
       expect(Exit.isSuccess(done) && done.value?._tag).toBe("Complete")
@@ -198,7 +200,8 @@ describe("suspension, decisions and the sweep", () => {
         unknownVersion: [],
         stuck: [],
         expiredLeases: [],
-        resumed: []
+        resumed: [],
+        diverged: []
       })
     }).pipe(Effect.provide(layer))
   })
@@ -423,7 +426,8 @@ describe("suspension, decisions and the sweep", () => {
         unknownVersion: [],
         stuck: [],
         expiredLeases: ["r-13"],
-        resumed: ["r-13"]
+        resumed: ["r-13"],
+        diverged: []
       })
       const done = yield* settle(durable, "r-13")
       expect(
@@ -444,7 +448,8 @@ describe("suspension, decisions and the sweep", () => {
         unknownVersion: [],
         stuck: [],
         expiredLeases: [],
-        resumed: []
+        resumed: [],
+        diverged: []
       })
     }).pipe(Effect.provide(layer))
   })

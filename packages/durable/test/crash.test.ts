@@ -150,18 +150,33 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
         return all
       })
     )
-  /** Decides the in-doubt calls of suspended runs from the side-effect log; returns how many. */
-  const decideInDoubt = async (effects: string, decided: Set<string>) => {
+  /**
+   * Decides the entries of suspended runs as an operator with the side-effect log: an approval is
+   * approved; a call in doubt is `markDone` when its charge ended, `retry` when it was abandoned
+   * (its fiber interrupted) or its runner was killed, and left for later while a live (or paused)
+   * runner may still end it.
+   */
+  const decidePending = async (effects: string, decided: Set<string>, killed: ReadonlySet<string>) => {
     const lines = readLog(effects)
     for (const record of await records()) {
       if (record.status !== "suspended") continue
       const state = JSON.parse(record.state) as RunState.RunState
       for (const entry of state.pending) {
-        if (entry.kind !== "InDoubt" || decided.has(entry.id)) continue
-        const done = lines.some((l) => l.event === "charge-done" && l.runId === record.runId)
-        const decision = done
-          ? Approval.markDone(entry.digest, `charged ${record.runId}`)
-          : Approval.retry(entry.digest)
+        if (decided.has(entry.id)) continue
+        let decision: Approval.Decision
+        if (entry.kind === "InDoubt") {
+          const key = String((entry.call.arguments as { run?: unknown }).run)
+          const last = lines.filter((l) => l.runId === key && l.event.startsWith("charge-")).at(-1)
+          if (lines.some((l) => l.event === "charge-done" && l.runId === key)) {
+            decision = Approval.markDone(entry.digest, `charged ${key}`)
+          } else if (last === undefined || last.event === "charge-abandoned" || killed.has(last.runner)) {
+            decision = Approval.retry(entry.digest)
+          } else {
+            continue // started by a runner that may still end it: wait
+          }
+        } else {
+          decision = Approval.approve(entry.digest)
+        }
         await use((store) =>
           Effect.either(
             store.decide(record.runId, entry.id, { decision: CanonicalJson.stringify(decision), by: "operator" })
@@ -173,7 +188,7 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
   }
   /** Cluster messages due and not processed (any age). */
   const unconsumed = () => runtime.runPromise(DurableRunner.unconsumedMessages({ olderThan: 0 }))
-  return { records, decideInDoubt, unconsumed, dispose: () => runtime.dispose() }
+  return { records, decidePending, unconsumed, dispose: () => runtime.dispose() }
 }
 
 /**
@@ -197,13 +212,19 @@ const drained = async (operator: ReturnType<typeof operatorOf>) => {
  * when nothing moved (no run changed status, no side effect logged) for `stallMs`. Gives the
  * figures: the outcome (every run ended, nothing ran twice), not a count within a time window.
  */
-const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, runs: number, stallMs: number) => {
+const finish = async (
+  operator: ReturnType<typeof operatorOf>,
+  effects: string,
+  runs: number,
+  stallMs: number,
+  killed: ReadonlySet<string> = new Set()
+) => {
   const decided = new Set<string>()
   let records = await operator.records()
   let seen = ""
   let moved = Date.now()
   while (Date.now() - moved < stallMs) {
-    await operator.decideInDoubt(effects, decided)
+    await operator.decidePending(effects, decided, killed)
     records = await operator.records()
     if (records.length === runs && records.every((r) => r.status === "done")) break
     const now = `${records.map((r) => `${r.runId}:${r.status}`).sort().join()} ${
@@ -224,7 +245,8 @@ const finish = async (operator: ReturnType<typeof operatorOf>, effects: string, 
     completions: records.filter((r) => r.status === "done").length,
     doubleExecutions: [...charges.values()].filter((n) => n > 1).length,
     charged: charges.size,
-    inDoubtDecided: decided.size,
+    decided: decided.size,
+    answers: records.filter((r) => r.status === "done" && (r.result ?? "").includes(`billed ${r.runId}`)).length,
     unconsumed: await drained(operator),
     statuses: records.reduce<Record<string, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {})
   }
@@ -259,11 +281,11 @@ describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
       first = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_SUBMIT: String(runs) })
       const kill = await killMidCharge(first, "A", effects)
       second = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_SUBMIT: "0" })
-      const figures = await finish(operator, effects, runs, 60_000)
+      const figures = await finish(operator, effects, runs, 60_000, new Set(["A"]))
       const taken = takeover(effects, "A", kill.at)
       console.log(
         `durable crash (sqlite): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-          `charged ${figures.charged}, in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, takeover ${
+          `charged ${figures.charged}, decided ${figures.decided}, unconsumed messages ${figures.unconsumed}, takeover ${
             taken ?? "none"
           } ms (restart included), statuses ${JSON.stringify(figures.statuses)}`
       )
@@ -305,10 +327,10 @@ describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
         r.status === "running" && r.lease !== undefined && r.lease.expiresAt > Date.now()
       )
       second = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_SUBMIT: "0" })
-      const figures = await finish(operator, effects, runs, 60_000)
+      const figures = await finish(operator, effects, runs, 60_000, new Set(["A"]))
       console.log(
         `durable drain (sqlite): runs ${runs}, SIGTERM 1 (exit code ${term.code}, stopped after ${term.exitedAfter} ms), live leases left ${released.length}, ` +
-          `completions ${figures.completions}, double executions ${figures.doubleExecutions}, in-doubt decided ${figures.inDoubtDecided}, takeover ${
+          `completions ${figures.completions}, double executions ${figures.doubleExecutions}, decided ${figures.decided}, takeover ${
             takeover(effects, "A", term.at) ?? "none"
           } ms (restart included)`
       )
@@ -365,7 +387,7 @@ describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
           DURABLE_SUBMIT: String(runs)
         })
         const kill = await killWhicheverMidCharge({ A: a, B: b }, effects)
-        const figures = await finish(operator, effects, runs, 90_000)
+        const figures = await finish(operator, effects, runs, 90_000, new Set([kill.killed]))
         const taken = takeover(effects, kill.killed, kill.at)
         const byRunner = readLog(effects).reduce<Record<string, number>>(
           (acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc),
@@ -375,7 +397,7 @@ describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
           `durable crash (postgres, 2 runners): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
             `charged ${figures.charged} (by runner ${
               JSON.stringify(byRunner)
-            }), in-doubt decided ${figures.inDoubtDecided}, unconsumed messages ${figures.unconsumed}, killed ${kill.killed} with ${kill.inFlight} charge(s) in flight, ` +
+            }), decided ${figures.decided}, unconsumed messages ${figures.unconsumed}, killed ${kill.killed} with ${kill.inFlight} charge(s) in flight, ` +
             `takeover ${taken ?? "none"} ms, statuses ${JSON.stringify(figures.statuses)}`
         )
         expect(figures.completions).toBe(runs)
@@ -394,5 +416,165 @@ describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
         await admin.dispose()
       }
     }
+  )
+})
+
+/** A fresh database on the test server, a side-effect log and the operator's seat; all removed after `body`. */
+const withPostgres = async (
+  body: (setup: {
+    readonly url: string
+    readonly effects: string
+    readonly operator: ReturnType<typeof operatorOf>
+  }) => Promise<void>
+) => {
+  const name = `durable_${process.pid}_${Date.now().toString(36)}`
+  const admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(postgresUrl!) }))
+  await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
+  const url = new URL(postgresUrl!)
+  url.pathname = `/${name}`
+  const dir = mkdtempSync(join(tmpdir(), "agentkit-durable-"))
+  const effects = join(dir, "effects.log")
+  writeFileSync(effects, "")
+  const operator = operatorOf(SqlStores.layerPg({ url: Redacted.make(url.href) }) as never)
+  try {
+    await body({ url: url.href, effects, operator })
+  } finally {
+    await operator.dispose()
+    rmSync(dir, { recursive: true, force: true })
+    await admin.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    ).catch(() => undefined)
+    await admin.dispose()
+  }
+}
+
+/** Waits until either runner has a charge in flight, then pauses it with SIGSTOP for `ms` and continues it. */
+const pauseWhicheverMidCharge = async (runners: Record<string, ChildProcess>, effects: string, ms: number) => {
+  const until = Date.now() + 60_000
+  while (Date.now() < until) {
+    const lines = readLog(effects)
+    const ended = new Set(lines.filter((l) => l.event !== "charge-start").map((l) => l.runId))
+    const inFlight = lines.find((l) => l.event === "charge-start" && !ended.has(l.runId) && l.runner in runners)
+    if (inFlight !== undefined) {
+      const child = runners[inFlight.runner]!
+      child.kill("SIGSTOP")
+      const at = Date.now()
+      await sleep(ms)
+      child.kill("SIGCONT")
+      return { paused: inFlight.runner, at }
+    }
+    await sleep(10)
+  }
+  throw new Error("no runner ever had a charge in flight")
+}
+
+const port = (offset: number) => String(34000 + (process.pid % 250) * 4 + offset)
+
+describe("durable runs survive a stalled runner and a database restart", { timeout: 180_000 }, () => {
+  it.skipIf(postgresUrl === undefined)(
+    "Postgres: a runner paused by SIGSTOP longer than its lease: its runs finish on the other runner, two approved charges each, each charge exactly once",
+    () =>
+      withPostgres(async ({ effects, operator, url }) => {
+        buildRunner()
+        const base = {
+          DURABLE_DB: `pg:${url}`,
+          DURABLE_EFFECTS: effects,
+          DURABLE_LOCK_MS: "4000",
+          DURABLE_LEASE_MS: "3000",
+          DURABLE_CHARGES: "2",
+          DURABLE_GATED: "1"
+        }
+        const runs = 12
+        let a: ChildProcess | undefined
+        let b: ChildProcess | undefined
+        try {
+          b = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_PORT: port(0), DURABLE_SUBMIT: "0" })
+          a = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_PORT: port(1), DURABLE_SUBMIT: String(runs) })
+          // the operator approves as the runs ask, while one runner is paused past its lease and its shard locks
+          const decided = new Set<string>()
+          const approving = (async () => {
+            for (let i = 0; i < 40; i++) {
+              await operator.decidePending(effects, decided, new Set())
+              await sleep(250)
+            }
+          })()
+          const pause = await pauseWhicheverMidCharge({ A: a, B: b }, effects, 9_000)
+          await approving
+          const figures = await finish(operator, effects, runs, 120_000)
+          console.log(
+            `durable stall (postgres, 2 runners): runs ${runs}, paused ${pause.paused} 9000 ms (lease 3000 ms, locks 4000 ms), ` +
+              `completions ${figures.completions}, answers ${figures.answers}, double executions ${figures.doubleExecutions}, charged ${figures.charged}, ` +
+              `decided ${figures.decided}, statuses ${JSON.stringify(figures.statuses)}`
+          )
+          expect(figures.statuses).toEqual({ done: runs })
+          expect(figures.answers).toBe(runs)
+          expect(figures.doubleExecutions).toBe(0)
+          expect(figures.charged).toBe(runs * 2)
+        } finally {
+          stop(a)
+          stop(b)
+        }
+      })
+  )
+
+  const pgtmp = process.env["PGTMP"]
+  it.skipIf(postgresUrl === undefined || pgtmp === undefined)(
+    "Postgres stopped for 30 s mid-run (pg_ctl): every run ends done, no call in doubt",
+    () =>
+      withPostgres(async ({ effects, operator, url }) => {
+        buildRunner()
+        const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1"]).toString()
+          .trim()
+        const asPg = (args: ReadonlyArray<string>) =>
+          process.getuid?.() === 0
+            ? execFileSync("runuser", ["-u", "postgres", "--", ...args], { cwd: "/", stdio: "ignore" })
+            : execFileSync(args[0]!, args.slice(1), { stdio: "ignore" })
+        const pgPort = new URL(postgresUrl!).port
+        const base = {
+          DURABLE_DB: `pg:${url}`,
+          DURABLE_EFFECTS: effects,
+          // locks and leases outlive the outage: nothing is taken over, the stores' retry rides it out
+          DURABLE_LOCK_MS: "60000",
+          DURABLE_LEASE_MS: "60000"
+        }
+        const runs = 10
+        let a: ChildProcess | undefined
+        try {
+          a = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_PORT: port(2), DURABLE_SUBMIT: String(runs) })
+          // mid-run: a charge has ended and another is in flight
+          const until = Date.now() + 60_000
+          while (Date.now() < until && !readLog(effects).some((l) => l.event === "charge-done")) await sleep(10)
+          asPg([`${bin}/pg_ctl`, "-D", `${pgtmp}/data`, "-m", "fast", "-w", "stop"])
+          await sleep(30_000)
+          asPg([
+            `${bin}/pg_ctl`,
+            "-D",
+            `${pgtmp}/data`,
+            "-l",
+            `${pgtmp}/pg.log`,
+            "-w",
+            "-t",
+            "20",
+            "-o",
+            `-k ${pgtmp} -p ${pgPort} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+            "start"
+          ])
+          const figures = await finish(operator, effects, runs, 120_000)
+          const inDoubt = figures.records.filter((r) => r.state.includes("\"InDoubt\"")).length
+          console.log(
+            `durable outage (postgres stopped 30 s): runs ${runs}, completions ${figures.completions}, answers ${figures.answers}, ` +
+              `double executions ${figures.doubleExecutions}, charged ${figures.charged}, decided ${figures.decided}, statuses ${
+                JSON.stringify(figures.statuses)
+              }`
+          )
+          expect(figures.statuses).toEqual({ done: runs })
+          expect(figures.decided).toBe(0) // no call was found in doubt
+          expect(inDoubt).toBe(0)
+          expect(figures.doubleExecutions).toBe(0)
+          expect(figures.charged).toBe(runs)
+        } finally {
+          stop(a)
+        }
+      })
   )
 })

@@ -31,7 +31,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import type { DriverNotInstalled, SchemaVersionUnsupported } from "./Errors.js"
-import { defaultSchedule } from "./internal/errors.js"
+import { defaultSchedule, retryFor as internalRetryFor } from "./internal/errors.js"
 import * as internal from "./internal/stores.js"
 
 /**
@@ -232,8 +232,9 @@ export const Maintenance: Context.Tag<Maintenance, MaintenanceService> = interna
 export type Stores = internal.Stores
 
 /**
- * The default retry of transient database failures: exponential from 20 ms, doubling, jittered,
- * at most 6 retries (about 1.3 s in all).
+ * The default retry of transient database failures: exponential from 20 ms, doubling, each wait
+ * at most 2 s, jittered, for at most 45 s in all (`retryFor("45 seconds")`): a Postgres restart
+ * of 30 s is ridden out before an outcome a process knows is lost (and its call found in doubt).
  *
  * @example
  * ```ts
@@ -246,6 +247,23 @@ export type Stores = internal.Stores
  * @category constants
  */
 export const defaultRetry: Schedule.Schedule<unknown, StoreError> = defaultSchedule
+
+/**
+ * A retry of transient database failures bounded by `budget` in all (exponential from 20 ms,
+ * doubling, each wait at most 2 s, jittered): how long the stores wait out a database that is
+ * restarting or unreachable before an operation fails with a `StoreError`.
+ *
+ * @example
+ * ```ts
+ * import { SqlStores } from "@agentkit/sql"
+ *
+ * const layer = SqlStores.layerSqlite({ filename: "agentkit.db", retry: SqlStores.retryFor("2 minutes") })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const retryFor: (budget: Duration.DurationInput) => Schedule.Schedule<unknown, StoreError> = internalRetryFor
 
 /**
  * Makes the stores over the `SqlClient` in the context (running the migrations unless told not

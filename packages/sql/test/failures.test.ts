@@ -402,6 +402,9 @@ describe("a database that is gone", () => {
           Layer.build(SqlStores.layerPg({ url: "postgres://nobody@127.0.0.1:1/none" }))
         )
         expect(unreachable).toMatchObject({ _tag: "StoreError", operation: "open", retryable: true })
+        expect((unreachable as StoreError).message).toMatch(
+          /^open: the Postgres server 127\.0\.0\.1:1\/none: .*ECONNREFUSED/
+        )
       }))
   }
 })

@@ -2,13 +2,17 @@
  * A crash-test runner process (compiled JS, started with `node`, killed with SIGKILL): the
  * durable engine over the SQL stores, on one SQLite file (`SingleRunner`) or on Postgres
  * (`NodeClusterSocket`). Its agent bills a run: the model asks for `charge_card` (side-effecting,
- * not idempotent), then answers. Every model call and every start and end of a charge is appended
- * (synchronously, so a kill loses nothing written) to the effects log as `<event> <runner> <runId>`.
+ * not idempotent) DURABLE_CHARGES times (default 1), then answers. Every model call and every start,
+ * end and abandonment (its fiber interrupted before it ended) of a charge is appended
+ * (synchronously, so a kill loses nothing written) to the effects log as `<event> <runner> <key>`,
+ * a charge's key being `<runId>#<n>`. With DURABLE_GATED=1 the runs are started gated: every charge
+ * waits for an approval.
  *
  * Environment: DURABLE_DB (`sqlite:<file>` or `pg:<url>`), DURABLE_RUNNER (its name),
  * DURABLE_PORT (cluster mode), DURABLE_EFFECTS (the log), DURABLE_SUBMIT (runs to start, `r-0`…),
  * DURABLE_LOCK_MS (shard lock expiry), DURABLE_LEASE_MS (run lease ttl), DURABLE_DRAIN_MS (how long
- * a SIGTERMed runner lets its entities finish).
+ * a SIGTERMed runner lets its entities finish), DURABLE_MAX_RECOVERIES (takeovers a run may have,
+ * default 5).
  */
 import { Agent, Operator, ReActCognition, RunLease } from "@agentkit/agents"
 import { SqlStores } from "@agentkit/sql"
@@ -30,6 +34,9 @@ const submit = Number(process.env["DURABLE_SUBMIT"] ?? "0")
 const lockMs = Number(process.env["DURABLE_LOCK_MS"] ?? "4000")
 const leaseMs = Number(process.env["DURABLE_LEASE_MS"] ?? "4000")
 const drainMs = Number(process.env["DURABLE_DRAIN_MS"] ?? "15000")
+const chargesPerRun = Number(process.env["DURABLE_CHARGES"] ?? "1")
+const gated = process.env["DURABLE_GATED"] === "1"
+const maxRecoveries = Number(process.env["DURABLE_MAX_RECOVERIES"] ?? "5")
 
 const log = (event: string, runId: string) => appendFileSync(effects, `${event} ${runner} ${runId} ${Date.now()}\n`)
 
@@ -43,19 +50,26 @@ const charge = Tool.make("charge_card", {
       yield* Effect.sleep("400 millis")
       log("charge-done", run)
       return `charged ${run}`
-    })
+    }).pipe(Effect.onInterrupt(() => Effect.sync(() => log("charge-abandoned", run))))
 })
 
 const model = FakeLLM.respond((request) =>
   Effect.gen(function*() {
     const user = request.messages.find((m) => m.role === "user")
     const runId = user?.role === "user" ? user.content.replace("bill ", "") : "?"
-    const answered = request.messages.some((m) => m.role === "tool")
+    const charged = request.messages.filter((m) => m.role === "tool").length
+    const answered = charged >= chargesPerRun
     log(answered ? "model-final" : "model-first", runId)
     yield* Effect.sleep("150 millis")
     return answered
       ? Turn({ content: `billed ${runId}` })
-      : Turn({ toolCalls: [{ id: `c-${runId}`, name: "charge_card", arguments: { run: runId } }] })
+      : Turn({
+        toolCalls: [{
+          id: `c-${runId}-${charged + 1}`,
+          name: "charge_card",
+          arguments: { run: `${runId}#${charged + 1}` }
+        }]
+      })
   })
 )
 
@@ -94,13 +108,19 @@ const services = Layer.mergeAll(
     ttl: Duration.millis(leaseMs),
     heartbeat: Duration.millis(leaseMs / 4),
     owner: runner,
-    maxRecoveries: 5
+    maxRecoveries
   })
 )
 
 const main = Effect.gen(function*() {
   const runs = yield* DurableRuns.DurableRuns
-  for (let i = 0; i < submit; i++) yield* runs.start("billing", 1, { runId: `r-${i}`, input: `bill r-${i}` })
+  for (let i = 0; i < submit; i++) {
+    yield* runs.start("billing", 1, {
+      runId: `r-${i}`,
+      input: `bill r-${i}`,
+      ...(gated ? { autonomy: "gated" as const } : {})
+    })
+  }
   process.stdout.write(`ready ${runner}\n`)
   return yield* Effect.never
 })

@@ -5,6 +5,7 @@
  */
 import { StoreError } from "@agentkit/core"
 import { SqlError } from "@effect/sql/SqlError"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
@@ -56,6 +57,30 @@ const messageOf = (value: unknown): string => {
   return parts.length === 0 ? String(value) : parts.join(": ")
 }
 
+/** SQLite result codes (by name or by number) in words: what the operator checks. */
+const sqliteWords: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /SQLITE_CANTOPEN|\(14\)|: 14"?\)?$/,
+    "the database file could not be opened (its directory is missing or not writable, or the path is a directory)"
+  ],
+  [/SQLITE_READONLY|\(8\)|: 8"?\)?$/, "the database is read-only (the file or its directory is not writable)"],
+  [/SQLITE_PERM|\(3\)|: 3"?\)?$/, "permission denied on the database file"],
+  [/SQLITE_FULL|\(13\)|: 13"?\)?$/, "the disk is full"],
+  [/SQLITE_IOERR|\(10\)|: 10"?\)?$/, "a disk I/O error"],
+  [/SQLITE_CORRUPT|SQLITE_NOTADB|\((?:11|26)\)|: (?:11|26)"?\)?$/, "the file is not a database or is corrupt"],
+  [/SQLITE_BUSY|\(5\)/, "the database stayed locked by another connection past the busy timeout"]
+]
+
+/** A driver failure's text with its SQLite code in words, when it has one. */
+export const inWords = (cause: unknown): string => {
+  const text = messageOf(cause)
+  const codes = codesOf(cause).join(" ")
+  for (const [pattern, words] of sqliteWords) {
+    if (pattern.test(codes) || pattern.test(text)) return `${words} (${text})`
+  }
+  return text
+}
+
 /** Whether trying the same operation again soon may succeed (the database was busy, restarting or unreachable). */
 export const isTransient = (error: SqlError): boolean =>
   codesOf(error.cause).some(
@@ -73,7 +98,7 @@ const recoverable =
  */
 export const fromSqlError = (operation: string, error: SqlError): StoreError => {
   const retryable = isTransient(error)
-  const message = `${operation}: ${messageOf(error)}`
+  const message = `${operation}: ${inWords(error.cause ?? error)}`
   return new StoreError({
     operation,
     message: retryable ? message : `${message}; ${recoverable}`,
@@ -96,10 +121,18 @@ export interface Runner {
   ) => Effect.Effect<A, Exclude<E, SqlError> | StoreError, R>
 }
 
-export const defaultSchedule: Schedule.Schedule<unknown, StoreError> = Schedule.exponential("20 millis", 2).pipe(
-  Schedule.jittered,
-  Schedule.intersect(Schedule.recurs(6))
-)
+/**
+ * Retries for at most `budget` in all: exponential from 20 ms, doubling, each wait at most 2 s,
+ * jittered. A database restart shorter than the budget is ridden out.
+ */
+export const retryFor = (budget: Duration.DurationInput): Schedule.Schedule<unknown, StoreError> =>
+  Schedule.exponential("20 millis", 2).pipe(
+    Schedule.union(Schedule.spaced("2 seconds")),
+    Schedule.jittered,
+    Schedule.upTo(budget)
+  )
+
+export const defaultSchedule: Schedule.Schedule<unknown, StoreError> = retryFor("45 seconds")
 
 /** The runner of the stores: retried on `schedule`; each attempt through `gate` when there is one (SQLite). */
 export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>, gate?: Gate.Gate): Runner => ({

@@ -28,7 +28,7 @@ import type { SchemaVersionUnsupported } from "../Errors.js"
 import type * as SqlStores from "../SqlStores.js"
 import * as Audit from "./auditStore.js"
 import * as Checkpoints from "./checkpointStore.js"
-import { defaultSchedule, fromSqlError, makeRunner } from "./errors.js"
+import { defaultSchedule, fromSqlError, inWords, makeRunner } from "./errors.js"
 import * as Ledger from "./executionLedger.js"
 import * as Gate from "./gate.js"
 import * as Idempotency from "./idempotencyStore.js"
@@ -229,9 +229,7 @@ export const sqliteClient = (options: {
           const opened = (cause: unknown) =>
             new StoreError({
               operation: "open",
-              message: `open: the SQLite database ${path} could not be opened: ${
-                String((cause as Error)?.message ?? cause)
-              }`,
+              message: `open: the SQLite database ${path} could not be opened: ${inWords(cause)}`,
               retryable: false,
               cause
             })
@@ -241,7 +239,14 @@ export const sqliteClient = (options: {
                 Libsql.resilient(() => createClient({ url: pathToFileURL(path).href, intMode: "bigint" }), path),
               catch: opened
             }),
-            (client) => Effect.sync(() => client.close())
+            // a clean close checkpoints the WAL into the database file: a copy of the file alone holds every run
+            (client) =>
+              Effect.zipRight(
+                Effect.promise(() =>
+                  client.execute("PRAGMA wal_checkpoint(TRUNCATE)").then(() => undefined, () => undefined)
+                ),
+                Effect.sync(() => client.close())
+              )
           )
           yield* Effect.tryPromise({
             try: async () => {
@@ -255,6 +260,16 @@ export const sqliteClient = (options: {
       )
     })
   )
+
+/** Where a connection URL points, without its credentials: `host:port/database`. */
+const server = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.hostname}:${parsed.port === "" ? "5432" : parsed.port}${parsed.pathname}`
+  } catch {
+    return "(an unparsable URL)"
+  }
+}
 
 /** A Postgres pool on pg. */
 export const pgClient = (options: {
@@ -284,7 +299,16 @@ export const pgClient = (options: {
         SqlClient.SqlClient,
         Effect.mapError(
           PgClient.make({ url: Redacted.make(url), maxConnections: max, applicationName: "@agentkit/sql" }),
-          (error) => error instanceof SqlError ? fromSqlError("open", error) : error
+          (error) => {
+            if (!(error instanceof SqlError)) return error
+            const typed = fromSqlError("open", error)
+            return new StoreError({
+              operation: typed.operation,
+              message: typed.message.replace(/^open: /, `open: the Postgres server ${server(url)}: `),
+              retryable: typed.retryable,
+              cause: typed.cause
+            })
+          }
         )
       ).pipe(Layer.provide(Reactivity.layer))
     })
