@@ -323,7 +323,7 @@ describe("a database that is gone", () => {
       }
       expect(open()).toBe(before)
       expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(301)
-    }))
+    }), 120_000)
 
   it.scoped("SQLite: another process holds the write lock: the write waits, retried on the schedule, and goes through once it is released", () =>
     Effect.gen(function*() {
