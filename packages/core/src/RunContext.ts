@@ -461,7 +461,8 @@ const cancelledOnly = (cause: Cause.Cause<never>): boolean => {
  * interruption (from outside, or with one) is left as it is. The fibers the work forked from
  * this fiber and left running are interrupted, as when the work had a fiber of its own: the
  * boundary is the fiber's supervisor while the work runs (`FiberRef.currentSupervisor`, beside
- * the one it had), which sees them start and end.
+ * the one it had), which sees them start and end; of those, the fiber's own children
+ * (`Fiber.children`) are interrupted, so a daemon or a fiber forked into another scope lives on.
  */
 const inPlace = <A, E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
@@ -544,7 +545,15 @@ const settle = <A, E>(
     result = Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), result)
   }
   const forked = boundary.forked
-  if (forked !== undefined && forked.size > 0) result = Effect.zipRight(Fiber.interruptAll(Array.from(forked)), result)
+  if (forked !== undefined && forked.size > 0) {
+    // the supervisor sees every fork, daemons and forks into another scope too: only the fiber's
+    // own children are the work's left-overs (a daemon outlives the run, as Effect.forkDaemon says)
+    const leftOver = Effect.flatMap(
+      Fiber.children(boundary.fiber),
+      (children) => Fiber.interruptAll(children.filter((child) => forked.has(child)))
+    )
+    result = Effect.zipRight(leftOver, result)
+  }
   return Effect.zipRight(FiberRef.set(FiberRef.currentSupervisor, boundary.outer), result)
 }
 

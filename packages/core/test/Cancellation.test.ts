@@ -419,6 +419,19 @@ describe("RunContext.cancellable: one fiber per run (the token interrupts the ru
       expect(log).toEqual(["left-over interrupted"])
     }).pipe(RunContext.provide({})))
 
+  it.effect("a daemon fiber the work forks outlives the run, as Effect.forkDaemon promises", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const daemon = yield* RunContext.cancellable(
+        Effect.forkDaemon(Effect.onInterrupt(Effect.never, () => Effect.sync(() => log.push("daemon interrupted"))))
+          .pipe(Effect.tap(() => Effect.yieldNow()))
+      )
+      expect(Option.isNone(yield* Fiber.poll(daemon))).toBe(true)
+      expect(log).toEqual([])
+      yield* Fiber.interrupt(daemon)
+      expect(log).toEqual(["daemon interrupted"])
+    }).pipe(RunContext.provide({})))
+
   it.effect("nested runs with their own tokens: cancelling the inner one stops only it; cancelling the outer one stops both", () =>
     Effect.gen(function*() {
       const outer = Cancellation.make()
