@@ -292,38 +292,42 @@ describe("a database that is gone", () => {
       expect((refused as StoreError).message).toMatch(/not a database|SQLITE_NOTADB/i)
     }))
 
-  it.scoped("SQLite: transactions run on the client's one connection: 300 writes leave no connection (file descriptor) behind", () =>
-    Effect.gen(function*() {
-      const dir = mkdtempSync(join(tmpdir(), "agentkit-fds-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const filename = join(dir, "stores.db")
-      // the descriptors this process holds on the database's files (the file, its -wal and -shm)
-      const open = () =>
-        readdirSync("/proc/self/fd").filter((fd) => {
-          try {
-            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(filename)
-          } catch {
-            return false // closed while listed
-          }
-        }).length
-      const context = yield* Layer.build(SqlStores.layerSqlite({ filename }))
-      const checkpoints = Context.get(context, CheckpointStore)
-      const { lease } = yield* checkpoints.create(root("r"), owner("a"))
-      const before = open()
-      expect(before).toBeGreaterThan(0)
-      for (let version = 1; version <= 300; version++) {
-        expect(
-          yield* checkpoints.save(lease, {
-            runId: "r",
-            expectedVersion: version,
-            status: "running",
-            state: `{"step":${version}}`
-          })
-        ).toBe(version + 1)
-      }
-      expect(open()).toBe(before)
-      expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(301)
-    }), 120_000)
+  it.scoped(
+    "SQLite: transactions run on the client's one connection: 300 writes leave no connection (file descriptor) behind",
+    () =>
+      Effect.gen(function*() {
+        const dir = mkdtempSync(join(tmpdir(), "agentkit-fds-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+        const filename = join(dir, "stores.db")
+        // the descriptors this process holds on the database's files (the file, its -wal and -shm)
+        const open = () =>
+          readdirSync("/proc/self/fd").filter((fd) => {
+            try {
+              return readlinkSync(`/proc/self/fd/${fd}`).startsWith(filename)
+            } catch {
+              return false // closed while listed
+            }
+          }).length
+        const context = yield* Layer.build(SqlStores.layerSqlite({ filename }))
+        const checkpoints = Context.get(context, CheckpointStore)
+        const { lease } = yield* checkpoints.create(root("r"), owner("a"))
+        const before = open()
+        expect(before).toBeGreaterThan(0)
+        for (let version = 1; version <= 300; version++) {
+          expect(
+            yield* checkpoints.save(lease, {
+              runId: "r",
+              expectedVersion: version,
+              status: "running",
+              state: `{"step":${version}}`
+            })
+          ).toBe(version + 1)
+        }
+        expect(open()).toBe(before)
+        expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(301)
+      }),
+    120_000
+  )
 
   it.scoped("SQLite: another process holds the write lock: the write waits, retried on the schedule, and goes through once it is released", () =>
     Effect.gen(function*() {
