@@ -145,6 +145,7 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
     const shown = attributes.find((text) => text.includes("gen_ai.tool.call.arguments") && text.includes("huge"))!
     expect(JSON.parse(shown)).toEqual({
       "gen_ai.conversation.id": "run-acme-1",
+      "agentkit.tenant": "acme",
       "gen_ai.tool.call.arguments": hostile,
       huge: `${"x".repeat(4096)}…`
     })
