@@ -228,9 +228,58 @@ type SuccessOf<S, Out> = [S] extends [Schema.Schema.AnyNoContext] ? Schema.Schem
   : Out extends Effect.Effect<infer A, infer _E, infer _R> ? A
   : Out extends PromiseLike<infer A> ? A
   : Out
+declare const UncheckedTypeId: unique symbol
+
+/**
+ * A value whose type is not known (an upstream API's JSON, say), handed to a tool with a
+ * `success` schema to be checked when the tool runs (`unchecked`): a handler may return it where
+ * the schema's type is expected, and a value that does not match fails the call with
+ * `ToolShapeError`, as any result of the wrong shape does.
+ *
+ * @example
+ * ```ts
+ * import type { Tool } from "@agentkit/tools"
+ *
+ * const fromUpstream = (value: Tool.Unchecked) => value
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Unchecked {
+  readonly [UncheckedTypeId]: "Unchecked"
+}
+
+/**
+ * Marks an untyped value (an upstream API's answer) for the tool's `success` check, without a
+ * cast: the handler's result compiles, and the value is checked against `success` when the tool
+ * runs (the seed's "force a shape"); a mismatch fails the call with `ToolShapeError`. The value
+ * itself is returned as it is.
+ *
+ * @example
+ * ```ts
+ * import { Tool } from "@agentkit/tools"
+ * import { Effect, Schema } from "effect"
+ *
+ * const upstream: Effect.Effect<unknown> = Effect.succeed({ symbol: "ACME", price: 12 })
+ * const quote = Tool.make("quote", {
+ *   description: "Look up the latest price of a stock by its ticker symbol.",
+ *   parameters: { symbol: Schema.String },
+ *   success: Schema.Struct({ symbol: Schema.String, price: Schema.Number }),
+ *   sideEffecting: false,
+ *   handler: () => Effect.map(upstream, Tool.unchecked)
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const unchecked = (value: unknown): Unchecked => value as Unchecked
+
 /**
  * What a handler of a tool with output schema `S` may return: the schema's type, or an Effect or
- * a Promise of it. Without a schema, anything.
+ * a Promise of it, or a value marked `unchecked` (checked against `S` when the tool runs).
+ * Without a schema, anything.
  *
  * @example
  * ```ts
@@ -248,6 +297,9 @@ export type HandlerResultFor<S> = [S] extends [Schema.Schema.AnyNoContext] ?
     | Schema.Schema.Type<S>
     | Effect.Effect<Schema.Schema.Type<S>, unknown, unknown>
     | PromiseLike<Schema.Schema.Type<S>>
+    | Unchecked
+    | Effect.Effect<Unchecked, unknown, unknown>
+    | PromiseLike<Unchecked>
   : unknown
 
 type ErrorOf<Out> = Out extends Effect.Effect<infer _A, infer E, infer _R> ? E : never

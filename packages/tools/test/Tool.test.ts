@@ -755,6 +755,27 @@ it.layer(runLayer)("Tool: output schema", (it) => {
       expect((error as ToolShapeError).errors.length).toBeGreaterThan(0)
     }))
 
+  it.effect("an untyped upstream value marked Tool.unchecked is checked when the tool runs: a wrong shape is a ToolShapeError", () =>
+    Effect.gen(function*() {
+      const Summary = Schema.Struct({ title: Schema.String, pages: Schema.Number }).annotations({
+        identifier: "Summary"
+      })
+      let upstream: unknown = { title: "Q3" }
+      const t = Tool.make("upstream", {
+        description: DESCRIPTION,
+        parameters: {},
+        success: Summary,
+        sideEffecting: false,
+        handler: () => Tool.unchecked(upstream)
+      })
+      const error = failureOf(yield* Effect.exit(t.run({})))
+      expect(error).toBeInstanceOf(ToolShapeError)
+      expect(error).toMatchObject({ toolName: "upstream", expected: "Summary", raw: { title: "Q3" } })
+      upstream = { title: "Q3", pages: 4 }
+      const ok = yield* Effect.exit(t.run({}))
+      expect(Exit.isSuccess(ok)).toBe(true)
+    }))
+
   it.effect("the expected shape is the identifier, else the title, else 'Output'", () =>
     Effect.gen(function*() {
       const expectedOf = (success: Schema.Schema.AnyNoContext) =>

@@ -213,6 +213,17 @@ describe("types", () => {
     Tool.make("ok3", { ...options, handler: ({ symbol }) => Effect.succeed({ symbol, price: 1 }) })
   })
 
+  it("an untyped upstream value is checked against success without a cast: Tool.unchecked", () => {
+    const Quote = Schema.Struct({ symbol: Schema.String, price: Schema.Number })
+    const upstream: Effect.Effect<unknown> = Effect.succeed({ symbol: "ACME", price: 1 })
+    const options = { description: DESCRIPTION, parameters: {}, success: Quote, sideEffecting: false } as const
+    // @ts-expect-error an unknown value is not of the schema's type
+    Tool.make("untyped", { ...options, handler: () => upstream })
+    const quote = Tool.make("marked", { ...options, handler: () => Effect.map(upstream, Tool.unchecked) })
+    expectTypeOf<Effect.Effect.Success<ReturnType<typeof quote.run>>>().toEqualTypeOf<typeof Quote.Type>()
+    Tool.make("promised", { ...options, handler: () => Promise.resolve<unknown>({}).then(Tool.unchecked) })
+  })
+
   it("a registry's tools carry the union of their requirements", () => {
     const a = Tool.make("a", {
       description: DESCRIPTION,
