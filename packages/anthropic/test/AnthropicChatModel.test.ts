@@ -253,7 +253,7 @@ describe("AnthropicChatModel over the SDK, against a local Messages API", () => 
         [413, "request_too_large", "too_large", false],
         [429, "rate_limit_error", "rate_limit", true],
         [500, "api_error", "server", true],
-        [503, "api_error", "server", true]
+        [503, "api_error", "overloaded", true]
       ]
       const emu = yield* emulator(cases.map(([status, type]) => apiError(status, type, `status ${status}`)))
       const model = yield* modelFor(emu)

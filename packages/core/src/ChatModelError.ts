@@ -56,6 +56,56 @@ export const ChatModelErrorReason = Schema.Literal(
 )
 
 /**
+ * What an HTTP status from a model API means: the reason a call failed and whether a retry may
+ * succeed. One table for every provider (408 and 504 time out, 429 is a rate limit, 503 and 529
+ * are overload, other 5xx and 409 are server errors, all retryable; 400 and 422 are invalid
+ * requests, 401 auth, 402 and 403 permission, 404 not found, 413 too large, none retryable).
+ * A provider maps what its API says more precisely (an error type, a context-length message)
+ * before it falls back to this.
+ *
+ * @example
+ * ```ts
+ * import { statusReason } from "@agentkit/core"
+ *
+ * statusReason(429) // { reason: "rate_limit", retryable: true }
+ * statusReason(400) // { reason: "invalid_request", retryable: false }
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const statusReason = (
+  status: number
+): { readonly reason: ChatModelErrorReason; readonly retryable: boolean } => {
+  switch (status) {
+    case 400:
+    case 422:
+      return { reason: "invalid_request", retryable: false }
+    case 401:
+      return { reason: "auth", retryable: false }
+    case 402:
+    case 403:
+      return { reason: "permission", retryable: false }
+    case 404:
+      return { reason: "not_found", retryable: false }
+    case 408:
+    case 504:
+      return { reason: "timeout", retryable: true }
+    case 413:
+      return { reason: "too_large", retryable: false }
+    case 429:
+      return { reason: "rate_limit", retryable: true }
+    case 503:
+    case 529:
+      return { reason: "overloaded", retryable: true }
+    default:
+      return status >= 500 || status === 409
+        ? { reason: "server", retryable: true }
+        : { reason: "invalid_request", retryable: false }
+  }
+}
+
+/**
  * A model call failed. `retryable` is the provider's classification (rate limits, overload,
  * server errors and network failures are retryable; bad requests and auth are not).
  *

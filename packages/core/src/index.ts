@@ -44,7 +44,7 @@ export { Cancelled, isCancelled } from "./CancellationError.js"
 /** @since 0.1.0 */
 export { CanonicalJsonError } from "./CanonicalJsonError.js"
 /** @since 0.1.0 */
-export { ChatModelError, ChatModelErrorReason, isChatModelError } from "./ChatModelError.js"
+export { ChatModelError, ChatModelErrorReason, isChatModelError, statusReason } from "./ChatModelError.js"
 /** @since 0.1.0 */
 export {
   AlreadyDecided,

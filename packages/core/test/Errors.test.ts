@@ -29,6 +29,7 @@ import {
   RunFinished,
   RunNotFound,
   StaleLease,
+  statusReason,
   ToolArgumentError,
   ToolDenied,
   ToolExecutionError,
@@ -463,5 +464,31 @@ describe("model-facing failure texts are bounded and safe", () => {
     )
     expect(() => Schema.encodeSync(ToolExecutionError)(new ToolExecutionError({ toolName: "t", cause: badString }))).not
       .toThrow()
+  })
+})
+
+describe("statusReason: one HTTP status table for every provider", () => {
+  it("classifies each status a model API sends, and what is retryable", () => {
+    const table: ReadonlyArray<readonly [number, string, boolean]> = [
+      [400, "invalid_request", false],
+      [401, "auth", false],
+      [402, "permission", false],
+      [403, "permission", false],
+      [404, "not_found", false],
+      [408, "timeout", true],
+      [409, "server", true],
+      [413, "too_large", false],
+      [418, "invalid_request", false],
+      [422, "invalid_request", false],
+      [429, "rate_limit", true],
+      [500, "server", true],
+      [502, "server", true],
+      [503, "overloaded", true],
+      [504, "timeout", true],
+      [529, "overloaded", true]
+    ]
+    for (const [status, reason, retryable] of table) {
+      expect({ status, ...statusReason(status) }).toEqual({ status, reason, retryable })
+    }
   })
 })

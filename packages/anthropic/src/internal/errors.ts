@@ -23,41 +23,12 @@
  *
  * @internal
  */
-import { ChatModelError, errorMessage } from "@agentkit/core"
+import { ChatModelError, errorMessage, statusReason } from "@agentkit/core"
 import type { ChatModelErrorReason } from "@agentkit/core"
 import * as Anthropic from "@anthropic-ai/sdk"
 import * as Duration from "effect/Duration"
 
 type Reason = ChatModelErrorReason
-
-const byStatus = (status: number): { readonly reason: Reason; readonly retryable: boolean } => {
-  switch (status) {
-    case 400:
-    case 422:
-      return { reason: "invalid_request", retryable: false }
-    case 401:
-      return { reason: "auth", retryable: false }
-    case 402:
-    case 403:
-      return { reason: "permission", retryable: false }
-    case 404:
-      return { reason: "not_found", retryable: false }
-    case 408:
-      return { reason: "timeout", retryable: true }
-    case 409:
-      return { reason: "server", retryable: true }
-    case 413:
-      return { reason: "too_large", retryable: false }
-    case 429:
-      return { reason: "rate_limit", retryable: true }
-    case 504:
-      return { reason: "timeout", retryable: true }
-    case 529:
-      return { reason: "overloaded", retryable: true }
-    default:
-      return status >= 500 ? { reason: "server", retryable: true } : { reason: "invalid_request", retryable: false }
-  }
-}
 
 /** The API's error `type` (as sent in an `error` event, which has no status). */
 const byType = (type: string | null | undefined): { readonly reason: Reason; readonly retryable: boolean } => {
@@ -194,7 +165,7 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
     }
     const { reason, retryable } = error.status === 400 && CONTEXT_LENGTH.test(describe(error))
       ? { reason: "context_length" as const, retryable: false }
-      : byStatus(error.status)
+      : statusReason(error.status)
     const serverSays = shouldRetryHeader(headers)
     return withOptional(
       {

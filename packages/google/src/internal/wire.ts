@@ -17,8 +17,8 @@
  *
  * @internal
  */
-import { ChatModelError, errorMessage } from "@agentkit/core"
-import type { Chat, ChatModelErrorReason, Message, ToolCall } from "@agentkit/core"
+import { ChatModelError, errorMessage, statusReason } from "@agentkit/core"
+import type { Chat, Message, ToolCall } from "@agentkit/core"
 import { ApiError, FunctionCallingConfigMode } from "@google/genai"
 import type { Content, GenerateContentConfig, Part } from "@google/genai"
 
@@ -205,30 +205,6 @@ export class Assembler {
 
 const CONTEXT_LENGTH = /input token count.*exceeds|exceeds the maximum number of tokens|context (length|window)/i
 
-const byStatus = (status: number): { readonly reason: ChatModelErrorReason; readonly retryable: boolean } => {
-  switch (status) {
-    case 400:
-      return { reason: "invalid_request", retryable: false }
-    case 401:
-      return { reason: "auth", retryable: false }
-    case 403:
-      return { reason: "permission", retryable: false }
-    case 404:
-      return { reason: "not_found", retryable: false }
-    case 408:
-    case 504:
-      return { reason: "timeout", retryable: true }
-    case 413:
-      return { reason: "too_large", retryable: false }
-    case 429:
-      return { reason: "rate_limit", retryable: true }
-    case 503:
-      return { reason: "overloaded", retryable: true }
-    default:
-      return status >= 500 ? { reason: "server", retryable: true } : { reason: "invalid_request", retryable: false }
-  }
-}
-
 /** The `error.message` of the JSON body the SDK puts in an `ApiError`'s message, else the message. */
 const apiMessage = (error: ApiError): string => {
   const text = error.message
@@ -265,7 +241,9 @@ export const toChatModelError = (error: unknown, emitted: boolean): ChatModelErr
       })
     }
     const keyInvalid = error.status === 400 && /API key not valid|API_KEY_INVALID/.test(error.message)
-    const { reason, retryable } = keyInvalid ? { reason: "auth" as const, retryable: false } : byStatus(error.status)
+    const { reason, retryable } = keyInvalid
+      ? { reason: "auth" as const, retryable: false }
+      : statusReason(error.status)
     return new ChatModelError({
       reason,
       retryable: retryable && !emitted,

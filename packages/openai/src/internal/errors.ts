@@ -24,7 +24,7 @@
  *
  * @internal
  */
-import { ChatModelError, errorMessage } from "@agentkit/core"
+import { ChatModelError, errorMessage, statusReason } from "@agentkit/core"
 import type { ChatModelErrorReason } from "@agentkit/core"
 import * as Duration from "effect/Duration"
 import type { APIError } from "openai"
@@ -34,35 +34,6 @@ type Reason = ChatModelErrorReason
 
 /** How the APIs and compatible servers word a prompt past the context window. */
 const CONTEXT_LENGTH = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long/i
-
-const byStatus = (status: number): { readonly reason: Reason; readonly retryable: boolean } => {
-  switch (status) {
-    case 400:
-    case 422:
-      return { reason: "invalid_request", retryable: false }
-    case 401:
-      return { reason: "auth", retryable: false }
-    case 402:
-    case 403:
-      return { reason: "permission", retryable: false }
-    case 404:
-      return { reason: "not_found", retryable: false }
-    case 408:
-      return { reason: "timeout", retryable: true }
-    case 409:
-      return { reason: "server", retryable: true }
-    case 413:
-      return { reason: "too_large", retryable: false }
-    case 429:
-      return { reason: "rate_limit", retryable: true }
-    case 503:
-      return { reason: "overloaded", retryable: true }
-    case 504:
-      return { reason: "timeout", retryable: true }
-    default:
-      return status >= 500 ? { reason: "server", retryable: true } : { reason: "invalid_request", retryable: false }
-  }
-}
 
 /** An error code sent in a stream (`error` event, `response.failed`), which has no status. */
 const byCode = (code: string | null | undefined): { readonly reason: Reason; readonly retryable: boolean } => {
@@ -196,7 +167,9 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
       )
     }
     const quota = error.status === 429 && error.code === "insufficient_quota"
-    const { reason, retryable } = quota ? { reason: "permission" as const, retryable: false } : byStatus(error.status)
+    const { reason, retryable } = quota
+      ? { reason: "permission" as const, retryable: false }
+      : statusReason(error.status)
     return make(
       {
         reason,
