@@ -120,7 +120,7 @@ describe("the bundles (scripts/bundle.mjs) of the built packages", { timeout: 60
       const examples = {
         "Budget.Budget": (await import("@agentkit/core/Budget")).Budget === core.Budget.Budget,
         "RunContext": (await import("@agentkit/core/RunContext")).RunContext === core.RunContext,
-        "ToolArgumentError": (await import("@agentkit/core/Errors")).ToolArgumentError === core.ToolArgumentError,
+        "ToolArgumentError": (await import("@agentkit/core/ToolError")).ToolArgumentError === core.ToolArgumentError,
         "tools' ToolArgumentError is core's": packages.tools.ToolArgumentError === core.ToolArgumentError,
         "RunLease": (await import("@agentkit/agents/RunLease")).RunLease === packages.agents.RunLease,
         "Tool.make": (await import("@agentkit/tools/Tool")).make === packages.tools.Tool.make
