@@ -12,9 +12,12 @@
  * It works over the store ports alone (`CheckpointStore`, `AuditStore`), so the in-memory stores
  * and `@agentkit/sql` serve it alike.
  *
- * Tenant scoping is the caller's: pass the tenants (scope `storeKey`s) an operator may see to
- * `list` and `audit`, and as `{ tenants }` to the run operations, which then refuse another
- * tenant's run with `OtherTenant` before reading or writing anything of it.
+ * Tenant scoping is the caller's: pass the tenant grants an operator holds to `list` and `audit`,
+ * and as `{ tenants }` to the run operations, which then refuse another tenant's run with
+ * `OtherTenant` before reading or writing anything of it. A grant is a scope's `storeKey` (that
+ * tenant exactly), a scope pattern (`Scope.pattern({ orgId: "acme" })`, `'["acme"]'`: the
+ * organisation and every domain, user and session under it), or `"*"` (every tenant); see core
+ * `Scope.covers`. Runs and audit records carry their scope as its parts (`scope`), for display.
  *
  * @since 0.1.0
  */
@@ -38,14 +41,17 @@ import type { AuditRecord, RecordedDecision, RunDetail, RunStatus, RunSummary } 
 export * from "./OperatorView.js"
 
 /**
- * The filters of `list`. `tenant` is the set of tenant keys the caller may see (an empty set
- * sees nothing); `tool` matches runs waiting on a call of that tool.
+ * The filters of `list`. `tenant` is the set of tenant grants the caller holds (store keys,
+ * scope patterns or `"*"`, see core `Scope.covers`; an empty set sees nothing); `tool` matches
+ * runs waiting on a call of that tool.
  *
  * @example
  * ```ts
  * import type { Operator } from "@agentkit/agents"
+ * import { Scope } from "@agentkit/core"
  *
- * const inbox: Operator.ListFilter = { status: ["suspended", "in_doubt"], tenant: ["acme"], limit: 50 }
+ * // every run of organisation acme: its domains', users' and sessions' too
+ * const inbox: Operator.ListFilter = { status: ["suspended", "in_doubt"], tenant: [Scope.pattern({ orgId: "acme" })], limit: 50 }
  * ```
  *
  * @since 0.1.0
@@ -90,13 +96,16 @@ export interface AuditFilter {
 }
 
 /**
- * What the run operations take: the tenants the operator may see (omitted: every tenant).
+ * What the run operations take: the tenant grants the operator holds (omitted: every tenant):
+ * store keys, scope patterns or `"*"` (see core `Scope.covers`).
  *
  * @example
  * ```ts
  * import type { Operator } from "@agentkit/agents"
+ * import { Scope } from "@agentkit/core"
  *
- * const scoped: Operator.Access = { tenants: ["acme"] }
+ * // user u1 of acme, every session of theirs
+ * const scoped: Operator.Access = { tenants: [Scope.pattern({ orgId: "acme", userId: "u1" })] }
  * ```
  *
  * @since 0.1.0

@@ -42,6 +42,43 @@ export const RunStatus = Schema.Literal("suspended", "in_doubt", "running", "don
 export type RunStatus = Schema.Schema.Type<typeof RunStatus>
 
 /**
+ * A tenant's scope as its parts (an absent part left out), what the operator is shown instead of
+ * the raw store key: `{ orgId: "acme", userId: "u1" }` is the key `["acme",null,"u1",null]`.
+ *
+ * @example
+ * ```ts
+ * import { Operator } from "@agentkit/agents"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(Operator.ScopeParts)({ orgId: "acme", userId: "u1" }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ScopeParts = Schema.Struct({
+  orgId: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
+  domainId: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
+  userId: Schema.optional(Schema.String),
+  sessionId: Schema.optional(Schema.String)
+})
+
+/**
+ * A tenant's scope as its parts.
+ *
+ * @example
+ * ```ts
+ * import type { Operator } from "@agentkit/agents"
+ *
+ * const org = (scope: Operator.ScopeParts) => scope.orgId ?? "(no organisation)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScopeParts extends Schema.Schema.Type<typeof ScopeParts> {}
+
+/**
  * A decision as the store recorded it: the first for its pending entry, decoded.
  *
  * @example
@@ -97,7 +134,10 @@ export const RunSummary = Schema.Struct({
   runId: Schema.String,
   rootRunId: Schema.String,
   agent: Schema.String,
+  /** The tenant key (the scope's `storeKey`): what grants and filters match. Show `scope` instead. */
   tenant: Schema.String,
+  /** The run's scope as its parts (absent when the tenant is not a scope's store key). */
+  scope: Schema.optional(ScopeParts),
   threadId: Schema.optional(Schema.String),
   status: RunStatus,
   createdAt: Schema.Number,
@@ -185,7 +225,10 @@ export interface RunDetail extends Schema.Schema.Type<typeof RunDetail> {}
  */
 export const AuditRecord = Schema.Struct({
   runId: Schema.String,
+  /** The tenant key (the scope's `storeKey`). Show `scope` instead. */
   tenant: Schema.String,
+  /** The tenant's scope as its parts (absent when the tenant is not a scope's store key). */
+  scope: Schema.optional(ScopeParts),
   tool: Schema.String,
   callId: Schema.String,
   decision: Schema.Literal("executed", "deduplicated", "failed", "denied", "in_doubt", "operator"),

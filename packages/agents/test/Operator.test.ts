@@ -7,7 +7,7 @@
  * reports what was written. The SQL stores run the same service in `@agentkit/sql`'s tests.
  */
 import { Agent, Approval, Operator, ReActCognition, RunRecovery } from "@agentkit/agents"
-import { AuditStore, CheckpointStore } from "@agentkit/core"
+import { AuditStore, CheckpointStore, Scope } from "@agentkit/core"
 import { FakeLLM, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
@@ -189,6 +189,37 @@ describe("Operator", () => {
 
       const ok = yield* operator.decide("run-1", entry.id, hostile, { tenants: [tenant] })
       expect(ok.decision).toEqual({ verdict: "approve", digest: entry.digest, by: "alice" })
+    }))
+
+  it.effect("scope patterns: an organisation's grant covers its users' runs, never a look-alike's", () =>
+    Effect.gen(function*() {
+      const stores = makeStores()
+      const u1 = (yield* suspend(stores, "run-u1", { orgId: "acme", userId: "u1" })).suspended!.pending[0]!
+      const other = (yield* suspend(stores, "run-acme2", { orgId: "acme2", userId: "u1" })).suspended!.pending[0]!
+      yield* suspend(stores, "run-globex", { orgId: "globex", userId: "acme" })
+      const operator = yield* operatorOf(stores)
+      const acme = { tenants: [Scope.pattern({ orgId: "acme" })] }
+      const listed = yield* operator.list({ tenant: acme.tenants })
+      expect(listed.runs.map((run) => [run.runId, run.scope])).toEqual([["run-u1", { orgId: "acme", userId: "u1" }]])
+      expect((yield* operator.show("run-u1", acme)).scope).toEqual({ orgId: "acme", userId: "u1" })
+      for (const runId of ["run-acme2", "run-globex"]) {
+        expect(yield* Effect.flip(operator.show(runId, acme))).toMatchObject({ _tag: "OtherTenant" })
+        expect(yield* Effect.flip(operator.cancel(runId, "olga", acme))).toMatchObject({ _tag: "OtherTenant" })
+      }
+      expect(
+        yield* Effect.flip(
+          operator.decide("run-acme2", other.id, { ...Approval.approve(other.digest), by: "olga" }, acme)
+        )
+      ).toMatchObject({ _tag: "OtherTenant" })
+      yield* operator.decide("run-u1", u1.id, { ...Approval.approve(u1.digest), by: "olga" }, acme)
+      const trail = yield* operator.audit({ tenant: acme.tenants })
+      expect(trail.records.map((record) => [record.runId, record.action, record.scope])).toEqual([
+        ["run-u1", "approve", { orgId: "acme", userId: "u1" }]
+      ])
+      // an exact key still covers that tenant only
+      const exact = Scope.make({ orgId: "acme" }).storeKey
+      expect((yield* operator.list({ tenant: [exact] })).runs).toEqual([])
+      expect(yield* Effect.flip(operator.show("run-u1", { tenants: [exact] }))).toMatchObject({ _tag: "OtherTenant" })
     }))
 
   it.effect("concurrent deciders: exactly one wins, every other gets AlreadyDecided naming the winner; one audit record", () =>

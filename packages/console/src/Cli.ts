@@ -24,6 +24,7 @@
  * @since 0.1.0
  */
 import type { Operator } from "@agentkit/agents"
+import { Scope } from "@agentkit/core"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -95,7 +96,7 @@ const summaryLine = (run: RunSummary) =>
   [
     run.runId,
     run.status,
-    `tenant=${run.tenant}`,
+    `scope=${Scope.label(run.tenant)}`,
     `agent=${run.agent}`,
     `thread=${run.threadId ?? "-"}`,
     `cost=${money(run.usage.costUsd)}`,

@@ -6,11 +6,16 @@
  * console serves loopback peers only, as the local principal.
  *
  * Roles: a `viewer` reads; an `approver` also decides, resolves and cancels. `tenants` are the
- * tenant keys (`scope.storeKey`) the principal may see, or `"*"` for all: the console enforces
- * them server-side on every read, decision and live event.
+ * grants of the tenants the principal may see, or `"*"` for all: a scope's `storeKey` (that
+ * tenant exactly) or a scope pattern, the JSON of the first parts of a store key
+ * (`Scope.pattern({ orgId: "acme" })` is `'["acme"]'`: organisation `acme` and every domain, user
+ * and session under it; see core `Scope.covers`). The console enforces them server-side on every
+ * read, decision and live event. Whatever a principal's grant, it may not approve a call of a run
+ * it requested (the run's scope names it as the user).
  *
  * @since 0.1.0
  */
+import { Scope } from "@agentkit/core"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -104,20 +109,25 @@ export interface Principal extends Schema.Schema.Type<typeof Principal> {}
 export const local: Principal = { id: "local", role: "approver", tenants: "*" }
 
 /**
- * Whether a principal may see a tenant's runs.
+ * Whether a principal may see a tenant's runs: `"*"`, or one of its grants covers the tenant key
+ * (see core `Scope.covers`).
  *
  * @example
  * ```ts
+ * import { Scope } from "@agentkit/core"
  * import { OperatorAuth } from "@agentkit/console"
  *
- * OperatorAuth.canSee({ id: "bob", role: "viewer", tenants: ["acme"] }, "globex") // false
+ * const olga: OperatorAuth.Principal = { id: "olga", role: "approver", tenants: [Scope.pattern({ orgId: "acme" })] }
+ * OperatorAuth.canSee(olga, Scope.make({ orgId: "acme", userId: "u1", sessionId: "s1" }).storeKey) // true
+ * OperatorAuth.canSee(olga, Scope.make({ orgId: "acme2" }).storeKey) // false
+ * OperatorAuth.canSee(olga, Scope.make({ orgId: "globex" }).storeKey) // false
  * ```
  *
  * @since 0.1.0
  * @category predicates
  */
 export const canSee = (principal: Principal, tenant: string): boolean =>
-  principal.tenants === "*" || principal.tenants.includes(tenant)
+  principal.tenants === "*" || Scope.coveredBy(principal.tenants, tenant)
 
 /**
  * The authenticator port: a presented token to a principal.
@@ -223,11 +233,35 @@ export const tokens = (entries: ReadonlyArray<TokenEntry>): Service => {
   }
 }
 
+/** Comma-separated grants, a comma inside a JSON key or pattern (brackets, strings) not splitting it. */
+const splitGrants = (text: string): Array<string> => {
+  const grants: Array<string> = []
+  let depth = 0
+  let quoted = false
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (quoted) {
+      if (c === "\\") i++
+      else if (c === "\"") quoted = false
+    } else if (c === "\"" && depth > 0) quoted = true
+    else if (c === "[") depth++
+    else if (c === "]") depth = Math.max(0, depth - 1)
+    else if (c === "," && depth === 0) {
+      grants.push(text.slice(start, i))
+      start = i + 1
+    }
+  }
+  grants.push(text.slice(start))
+  return grants.map((t) => t.trim()).filter((t) => t !== "")
+}
+
 /**
  * The default authenticator: one token from config. `AGENTKIT_CONSOLE_TOKEN` (required, at least
  * 16 characters), `AGENTKIT_CONSOLE_OPERATOR` (the id, default `operator`),
- * `AGENTKIT_CONSOLE_ROLE` (default `approver`), `AGENTKIT_CONSOLE_TENANTS` (comma-separated,
- * default `*`).
+ * `AGENTKIT_CONSOLE_ROLE` (default `approver`), `AGENTKIT_CONSOLE_TENANTS` (comma-separated
+ * grants, default `*`; a comma inside a store key or pattern does not split it:
+ * `["acme"],["globex",null,"u1"]` is two grants).
  *
  * @example
  * ```ts
@@ -252,8 +286,6 @@ export const fromConfig: Effect.Effect<Service, ConfigError.ConfigError> = Effec
     Config.withDefault("approver" as const)
   )
   const tenants = yield* Config.string("AGENTKIT_CONSOLE_TENANTS").pipe(Config.withDefault("*"))
-  const scope = tenants.trim() === "*"
-    ? ("*" as const)
-    : tenants.split(",").map((t) => t.trim()).filter((t) => t !== "")
+  const scope = tenants.trim() === "*" ? ("*" as const) : splitGrants(tenants)
   return tokens([{ token, principal: { id, role, tenants: scope } }])
 })

@@ -191,6 +191,34 @@ describe("console API", () => {
     expect(third.body.by).toBe(winner)
   })
 
+  it("refuses the run's requester resolving its call in doubt, except marking it failed", async () => {
+    const run = server.operator.plant({
+      runId: "run-acme-own-doubt",
+      tenant: "acme",
+      requestedBy: "bob",
+      pending: [{ kind: "InDoubt", tool: "charge_card", arguments: { order_id: "A-901" } }]
+    })
+    const entry = run.pending[0]!
+    const body = (verdict: string) => ({
+      runId: "run-acme-own-doubt",
+      pendingId: entry.id,
+      verdict,
+      digest: entry.digest,
+      outcome: "charged",
+      reason: "not charged"
+    })
+    for (const verdict of ["markDone", "retry"]) {
+      const own = await call(server.url, "api/resolve", { token: tokens.bob, body: body(verdict) })
+      expect(own.status, verdict).toBe(403)
+      expect(own.body.message).toBe(
+        "operator 'bob' requested run 'run-acme-own-doubt' and may not approve it: another operator must"
+      )
+    }
+    const failed = await call(server.url, "api/resolve", { token: tokens.bob, body: body("markFailed") })
+    expect(failed.status).toBe(200)
+    expect(failed.body.by).toBe("bob")
+  })
+
   it("resolves a call in doubt (and refuses an approval verdict on it)", async () => {
     const entry = runs.doubt.pending[0]!
     const wrong = await call(server.url, "api/resolve", {

@@ -127,6 +127,26 @@ describe("a console without an authenticator", () => {
 })
 
 describe("OperatorAuth", () => {
+  it.effect("reads scope patterns from config, a comma inside a key not splitting it", () =>
+    Effect.gen(function*() {
+      const auth = yield* OperatorAuth.fromConfig.pipe(
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([
+              ["AGENTKIT_CONSOLE_TOKEN", "a-long-enough-config-token"],
+              ["AGENTKIT_CONSOLE_TENANTS", "[\"acme\"], [\"globex\",null,\"u,1\"],legacy"]
+            ])
+          )
+        )
+      )
+      const principal = yield* auth.authenticate(Redacted.make("a-long-enough-config-token"))
+      expect(principal.tenants).toEqual(["[\"acme\"]", "[\"globex\",null,\"u,1\"]", "legacy"])
+      expect(OperatorAuth.canSee(principal, "[\"acme\",null,\"u9\",\"s1\"]")).toBe(true)
+      expect(OperatorAuth.canSee(principal, "[\"globex\",null,\"u,1\",null]")).toBe(true)
+      expect(OperatorAuth.canSee(principal, "[\"globex\",null,\"u2\",null]")).toBe(false)
+      expect(OperatorAuth.canSee(principal, "[\"acme2\",null,null,null]")).toBe(false)
+    }))
+
   it.effect("reads one token from config, with its operator, role and tenants", () =>
     Effect.gen(function*() {
       const auth = yield* OperatorAuth.fromConfig.pipe(

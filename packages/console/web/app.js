@@ -25,24 +25,32 @@ let events
  * @returns {HTMLElement}
  */
 /**
- * A tenant key as people read it: a scope's store key (`[7,42,null,null]`: org, domain, user,
- * session) by its present parts, `(no tenant)` when none is; any other key as it is.
+ * A tenant key (or an operator's grant) as people read it: a scope's store key
+ * (`["acme",null,"u1",null]`: org, domain, user, session) by its present parts,
+ * `org acme · user u1`; a pattern (the first parts of a key, `["acme"]`) ends `· …`, everything
+ * under it; `(no scope)` when no part is present; any other key as it is.
  * @param {string} key
  */
 const tenantLabel = (key) => {
+  if (key === "*") return "all tenants"
   let parts
   try {
     parts = JSON.parse(key)
   } catch {
     return key
   }
-  if (!Array.isArray(parts) || parts.length !== 4) return key
-  const named = ["org", "domain", "user", "session"].flatMap((name, i) => (parts[i] === null ? [] : [`${name} ${JSON.stringify(parts[i])}`]))
-  return named.length === 0 ? "(no tenant)" : named.join(" · ")
+  if (!Array.isArray(parts) || parts.length === 0 || parts.length > 4) return key
+  const shown = (/** @type {unknown} */ part) =>
+    typeof part === "object" && part !== null && "$number" in part ? String(part.$number) : String(part)
+  const named = ["org", "domain", "user", "session"].flatMap((name, i) =>
+    parts[i] === null || parts[i] === undefined ? [] : [`${name} ${shown(parts[i])}`]
+  )
+  if (parts.length < 4) named.push("…")
+  return named.length === 0 ? "(no scope)" : named.join(" · ")
 }
 
-/** The tenant of a run or record, labelled, its exact key in the tooltip. @param {string} key */
-const tenantText = (key) => h("span", { title: key }, `tenant ${tenantLabel(key)}`)
+/** The scope of a run or record, by its parts. @param {string} key */
+const tenantText = (key) => h("span", { "data-testid": "scope" }, `scope ${tenantLabel(key)}`)
 
 const h = (tag, attrs = {}, ...children) => {
   const el = document.createElement(tag)
@@ -190,7 +198,7 @@ const start = async () => {
     return failure(error)
   }
   if (session === undefined) return
-  const scope = session.operator.tenants === "*" ? "all tenants" : session.operator.tenants.join(", ")
+  const scope = session.operator.tenants === "*" ? "all tenants" : session.operator.tenants.map(tenantLabel).join(", ")
   replace(
     who,
     h("span", { "data-testid": "operator" }, `${session.operator.id} (${session.operator.role}, ${scope})`),
@@ -452,7 +460,7 @@ const auditTable = (records) =>
   h(
     "table",
     { "data-testid": "audit" },
-    h("thead", {}, h("tr", {}, h("th", {}, "when"), h("th", {}, "run"), h("th", {}, "tenant"), h("th", {}, "tool"), h("th", {}, "decision"), h("th", {}, "by"), h("th", {}, "reason"))),
+    h("thead", {}, h("tr", {}, h("th", {}, "when"), h("th", {}, "run"), h("th", {}, "scope"), h("th", {}, "tool"), h("th", {}, "decision"), h("th", {}, "by"), h("th", {}, "reason"))),
     h(
       "tbody",
       {},
@@ -462,7 +470,7 @@ const auditTable = (records) =>
           { "data-testid": "audit-row" },
           h("td", {}, when(r.at)),
           h("td", { class: "mono" }, r.runId),
-          h("td", { title: r.tenant }, tenantLabel(r.tenant)),
+          h("td", {}, tenantLabel(r.tenant)),
           h("td", {}, r.tool || "—"),
           h("td", {}, r.action ? `${r.decision}: ${r.action}` : r.decision),
           h("td", {}, r.by ?? "—"),

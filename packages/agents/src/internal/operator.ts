@@ -9,6 +9,7 @@ import {
   CheckpointStore,
   PythonText,
   RunNotFound,
+  Scope,
   StoreError
 } from "@agentkit/core"
 import type { CorruptEntry } from "@agentkit/core"
@@ -20,7 +21,7 @@ import * as Schema from "effect/Schema"
 import * as Approval from "../Approval.js"
 import { DigestMismatch, InvalidDecision, OtherTenant, UnknownPending } from "../Errors.js"
 import type { Access, Service } from "../Operator.js"
-import type { AuditRecord, RecordedDecision, RunSummary } from "../OperatorView.js"
+import type { AuditRecord, RecordedDecision, RunSummary, ScopeParts } from "../OperatorView.js"
 import { RunStatus } from "../OperatorView.js"
 import * as RunState from "../RunState.js"
 import { check } from "./arguments.js"
@@ -66,6 +67,12 @@ const describe = (value: unknown): string => {
 }
 
 /** What a summary needs of a record's state; a state that does not decode shows with nothing pending. */
+/** A tenant key's parts, when it is a scope's store key. */
+const scopeOf = (tenant: string): { readonly scope?: ScopeParts } => {
+  const fields = Scope.fieldsOf(tenant)
+  return fields === undefined ? {} : { scope: fields }
+}
+
 const summarize = (
   record: CheckpointStore.RunRecord,
   state: RunState.RunState | undefined,
@@ -85,6 +92,7 @@ const summarize = (
     rootRunId: record.rootRunId,
     agent: record.agent,
     tenant: record.tenant,
+    ...scopeOf(record.tenant),
     ...(record.threadId === undefined ? {} : { threadId: record.threadId }),
     status,
     createdAt: record.createdAt,
@@ -138,7 +146,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
     Effect.gen(function*() {
       const found = yield* orStore(operation, store.load(runId))
       if (Option.isNone(found)) return yield* new RunNotFound({ runId })
-      if (access?.tenants !== undefined && !access.tenants.includes(found.value.tenant)) {
+      if (access?.tenants !== undefined && !Scope.coveredBy(access.tenants, found.value.tenant)) {
         return yield* new OtherTenant({ runId })
       }
       return found.value
@@ -167,7 +175,9 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         ...(storeStatuses !== undefined && storeStatuses.size === 1
           ? { status: [...storeStatuses][0] as CheckpointStore.Status }
           : {}),
-        ...(filter.tenant !== undefined && filter.tenant.length === 1 ? { tenant: filter.tenant[0] } : {}),
+        ...(filter.tenant !== undefined && filter.tenant.length === 1 && Scope.isExact(filter.tenant[0]!)
+          ? { tenant: filter.tenant[0] }
+          : {}),
         ...(filter.agent === undefined ? {} : { agent: filter.agent }),
         ...(filter.updatedAfter === undefined ? {} : { updatedAfter: filter.updatedAfter }),
         ...(filter.updatedBefore === undefined ? {} : { updatedBefore: filter.updatedBefore }),
@@ -193,7 +203,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         for (const record of read.records) {
           if (after !== undefined && !beyond(record, after, order)) continue
           after = [record.updatedAt, record.runId]
-          if (filter.tenant !== undefined && !filter.tenant.includes(record.tenant)) continue
+          if (filter.tenant !== undefined && !Scope.coveredBy(filter.tenant, record.tenant)) continue
           if (filter.threadId !== undefined && record.threadId !== filter.threadId) continue
           if (storeStatuses !== undefined && !storeStatuses.has(record.status)) continue
           const summary = yield* summaryOf(record)
@@ -358,15 +368,18 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
       while (records.length < limit) {
         const page = yield* auditStore.list({
           ...(filter.runId === undefined ? {} : { runId: filter.runId }),
-          ...(filter.tenant !== undefined && filter.tenant.length === 1 ? { tenant: filter.tenant[0] } : {}),
+          ...(filter.tenant !== undefined && filter.tenant.length === 1 && Scope.isExact(filter.tenant[0]!)
+            ? { tenant: filter.tenant[0] }
+            : {}),
           cursor,
           limit: limit - records.length
         })
         for (const entry of page.records) {
-          if (filter.tenant !== undefined && !filter.tenant.includes(entry.tenant)) continue
+          if (filter.tenant !== undefined && !Scope.coveredBy(filter.tenant, entry.tenant)) continue
           records.push({
             runId: entry.runId,
             tenant: entry.tenant,
+            ...scopeOf(entry.tenant),
             tool: entry.tool,
             callId: entry.callId,
             decision: entry.decision,

@@ -6,7 +6,7 @@
 import type { Approval, DigestMismatch, InvalidDecision, UnknownPending } from "@agentkit/agents"
 import { Operator as Op } from "@agentkit/agents"
 import type { AlreadyDecided, StoreError, ToolArgumentError } from "@agentkit/core"
-import { SpanStore } from "@agentkit/core"
+import { Scope, SpanStore } from "@agentkit/core"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpApp from "@effect/platform/HttpApp"
@@ -66,15 +66,33 @@ const visibleRun = (operator: Op.Service, principal: OperatorAuth.Principal, run
     )
   )
 
-/** The tenants a list may cover: the principal's, narrowed by a requested one. */
+/**
+ * The grants a list may cover: the principal's, narrowed by a requested tenant or pattern (a
+ * requested pattern wider than a grant narrows to that grant; one outside every grant, to none).
+ */
 const scopeOf = (
   principal: OperatorAuth.Principal,
   requested: string | undefined
 ): ReadonlyArray<string> | undefined => {
   if (principal.tenants === "*") return requested === undefined ? undefined : [requested]
   if (requested === undefined) return principal.tenants
-  return principal.tenants.includes(requested) ? [requested] : []
+  if (Scope.coveredBy(principal.tenants, requested)) return [requested]
+  return principal.tenants.filter((grant) => Scope.covers(requested, grant))
 }
+
+/** The requester rule: whoever started a run may not approve, edit or resolve its calls, whatever their grant. */
+const mayDecideOwn = (
+  settings: Settings,
+  principal: OperatorAuth.Principal,
+  run: Op.RunSummary
+): Effect.Effect<void, Errors.Forbidden> =>
+  !settings.requesterMayApprove && run.requestedBy !== undefined && run.requestedBy === principal.id
+    ? Effect.fail(
+      new Errors.Forbidden({
+        message: `operator '${principal.id}' requested run '${run.runId}' and may not approve it: another operator must`
+      })
+    )
+    : Effect.void
 
 const mustApprove = (principal: OperatorAuth.Principal) =>
   principal.role === "approver"
@@ -228,11 +246,12 @@ const handlers = (settings: Settings) => {
             const { principal } = yield* ConsoleApi.CurrentOperator
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
-            if (payload.verdict !== "reject" && !settings.requesterMayApprove && run.requestedBy === principal.id) {
-              return yield* new Errors.Forbidden({
-                message:
-                  `operator '${principal.id}' requested run '${run.runId}' and may not approve it: another operator must`
-              })
+            if (payload.verdict !== "reject") {
+              yield* mayDecideOwn(settings, principal, run)
+              // the decision lands on the run tree: its root's requester is bound by the rule too
+              if (run.rootRunId !== run.runId) {
+                yield* mayDecideOwn(settings, principal, yield* visibleRun(operator, principal, run.rootRunId))
+              }
             }
             const by = principal.id
             const reason = payload.reason === undefined ? {} : { reason: payload.reason }
@@ -255,6 +274,7 @@ const handlers = (settings: Settings) => {
             const { principal } = yield* ConsoleApi.CurrentOperator
             yield* mustApprove(principal)
             const run = yield* visibleRun(operator, principal, payload.runId)
+            if (payload.verdict !== "markFailed") yield* mayDecideOwn(settings, principal, run)
             if (payload.verdict === "markDone" && payload.outcome === undefined) {
               return yield* new Errors.BadRequest({
                 message: "markDone carries the call's `outcome` (the text the model sees)"
