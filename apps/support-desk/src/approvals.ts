@@ -60,18 +60,18 @@ export const decideOne = async (
 export const terminalApprover = (terminal: Terminal): Context.Tag.Service<typeof Approval.Approver> => ({
   decide: ({ agent, pending }) =>
     Effect.promise(async () => {
-      const decisions: Record<string, Approval.Decision> = {}
+      const decisions: Array<readonly [Approval.PendingId, Approval.Decision]> = []
       for (const entry of pending) {
         try {
-          decisions[entry.id] = await decideOne(terminal, agent, entry)
+          decisions.push([entry.id, await decideOne(terminal, agent, entry)])
         } catch (error) {
           terminal.print(
             `could not ask (${error instanceof Error ? error.message : String(error)}): rejecting ${entry.call.name}`
           )
-          decisions[entry.id] = Approval.reject(entry.digest, "the approval prompt failed")
+          decisions.push([entry.id, Approval.reject(entry.digest, "the approval prompt failed")])
         }
       }
-      return decisions
+      return Approval.decisions(decisions)
     })
 })
 

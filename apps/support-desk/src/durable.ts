@@ -216,10 +216,16 @@ export const decide = (
       output.print(`${decision.verdict === "approve" ? "approved" : "rejected"} by ${by}`)
     }
     // this process resumes the run with what was recorded (a fresh agent over a fresh order book)
-    const recorded = (yield* operator.show(run.runId)).decided
+    const recorded = new Map((yield* operator.show(run.runId)).decided.map((d) => [d.pendingId, d.decision]))
+    const decisions = Approval.decisions(
+      run.pending.flatMap((entry) => {
+        const decision = recorded.get(entry.id)
+        return decision === undefined ? [] : [[entry.id, decision] as const]
+      })
+    )
     const book = seedOrders()
     const result = yield* supportAgent(book)
-      .resume(run.runId, Object.fromEntries(recorded.map((d) => [d.pendingId, d.decision])))
+      .resume(run.runId, decisions)
       .pipe(Effect.provide(runLayer(run.runId)))
     output.print(`support: ${result.output}`)
     const order = yield* book.get("B-102")

@@ -102,9 +102,7 @@ export const program = Effect.gen(function*() {
   const pending = suspended.suspended?.pending ?? []
   for (const entry of pending) lines.push(`waiting: ${entry.kind} on node '${String(entry.call.arguments["node"])}'`)
 
-  const decisions = Object.fromEntries(
-    pending.map((entry) => [entry.id, Approval.approve(entry.digest, { by: "ops@example.com" })])
-  )
+  const decisions = Approval.decideEach(pending, (entry) => Approval.approve(entry.digest, { by: "ops@example.com" }))
   const second = ManagedRuntime.make(processLayer(store))
   const result = yield* Effect.promise(() => second.runPromise(escalation.resume("escalation-1", decisions)))
   yield* Effect.promise(() => second.dispose())

@@ -70,8 +70,7 @@ const committed = () => Effect.orDie(Recording.read(FIXTURE))
 
 /** An approver that approves every pending call. */
 const approveAll = Layer.succeed(Approval.Approver, {
-  decide: ({ pending }) =>
-    Effect.succeed(Object.fromEntries(pending.map((entry) => [entry.id, Approval.approve(entry.digest)])))
+  decide: ({ pending }) => Effect.succeed(Approval.decideEach(pending, (entry) => Approval.approve(entry.digest)))
 })
 
 describe("the approvals demo, recorded and replayed", () => {

@@ -93,10 +93,12 @@ describe("the terminal approver", () => {
         agent: "support",
         pending: [PENDING, other]
       })
-      expect(decisions).toEqual({
-        [PENDING.id]: Approval.approve(PENDING.digest),
-        [other.id]: Approval.reject(other.digest, "wrong order")
-      })
+      expect(decisions).toEqual(
+        Approval.decisions([[PENDING.id, Approval.approve(PENDING.digest)], [
+          other.id,
+          Approval.reject(other.digest, "wrong order")
+        ]])
+      )
       expect(asked).toHaveLength(3)
     }))
 
@@ -109,7 +111,9 @@ describe("the terminal approver", () => {
         print: (line) => printed.push(line)
       }
       const decisions = yield* terminalApprover(terminal).decide({ runId: "r", agent: "support", pending: [PENDING] })
-      expect(decisions).toEqual({ [PENDING.id]: Approval.reject(PENDING.digest, "the approval prompt failed") })
+      expect(decisions).toEqual(
+        Approval.decisions([[PENDING.id, Approval.reject(PENDING.digest, "the approval prompt failed")]])
+      )
       expect(printed.at(-1)).toBe("could not ask (stdin closed): rejecting cancel_order")
     }))
 })

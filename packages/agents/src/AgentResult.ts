@@ -42,7 +42,7 @@ export type StopReason =
  * import { Approval, type AgentResult } from "@agentkit/agents"
  *
  * const approveAll = (pending: ReadonlyArray<AgentResult.PendingCall>) =>
- *   Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
+ *   Approval.decideEach(pending, (p) => Approval.approve(p.digest))
  * ```
  *
  * @since 0.1.0
@@ -58,7 +58,7 @@ export type PendingCall = PendingEntry
  * import { Approval, type AgentResult } from "@agentkit/agents"
  *
  * const rejectAll = (suspended: AgentResult.Suspended) =>
- *   agent.resume(suspended.runId, Object.fromEntries(suspended.pending.map((p) => [p.id, Approval.reject(p.digest)])))
+ *   agent.resume(suspended.runId, Approval.decideEach(suspended.pending, (p) => Approval.reject(p.digest)))
  * ```
  *
  * @since 0.1.0

@@ -20,7 +20,7 @@ import type { PendingEntry } from "./PendingEntry.js"
  * import { Effect } from "effect"
  *
  * const rejectAll = (request: Approval.ApprovalRequest) =>
- *   Effect.succeed(Object.fromEntries(request.pending.map((p) => [p.id, Approval.reject(p.digest, `${request.agent} may not act alone`)])))
+ *   Effect.succeed(Approval.decideEach(request.pending, (p) => Approval.reject(p.digest, `${request.agent} may not act alone`)))
  * ```
  *
  * @since 0.1.0
@@ -44,7 +44,7 @@ export interface ApprovalRequest {
  * import { Effect, Layer } from "effect"
  *
  * const ApproveAll = Layer.succeed(Approval.Approver, {
- *   decide: ({ pending }) => Effect.succeed(Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)])))
+ *   decide: ({ pending }) => Effect.succeed(Approval.decideEach(pending, (p) => Approval.approve(p.digest)))
  * })
  * ```
  *

@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
+import * as Brand from "effect/Brand"
 import * as Schema from "effect/Schema"
 import { lazy } from "./internal/lazy.js"
-import type { PendingEntry, PendingKind } from "./PendingEntry.js"
+import type { PendingEntry, PendingId, PendingKind } from "./PendingEntry.js"
 
 /**
  * The verdicts: `approve`, `reject` and `edit` for an approval or a gate; `markDone`,
@@ -94,25 +95,73 @@ export const Decision = Schema.Union(
 export type Decision = Schema.Schema.Type<typeof Decision>
 
 /**
- * Decisions by pending id. On `agent.resume` a value that is not a record, an unknown id, a
- * digest mismatch or a verdict the entry does not accept fails the whole resume with a typed
- * error and nothing runs; a pending entry with no decision is rejected (fail closed). From an
- * in-process `Approver`, a bad decision rejects that call only, and answers keyed by ids that are
- * not the entries' (tool-call ids, say) reject the calls left without a decision with a reason,
- * audited and logged, that names the ids given and the ids expected.
+ * Decisions by pending id, built only from pending ids (`Approval.decisions`,
+ * `Approval.decideEach`): a record keyed by tool-call ids, `Object.fromEntries(...)` or any
+ * computed-string record does not compile. On `agent.resume` a value that is not a record (from
+ * plain JavaScript), an unknown id, a digest mismatch or a verdict the entry does not accept fails
+ * the whole resume with a typed error and nothing runs; a pending entry with no decision is
+ * rejected (fail closed). From an in-process `Approver`, a bad decision rejects that call only,
+ * and answers keyed by ids that are not the entries' reject the calls left without a decision
+ * with a reason, audited and logged, that names the ids given and the ids expected.
  *
  * @example
  * ```ts
  * import { Approval } from "@agentkit/agents"
  *
- * const decisions: Approval.Decisions = { [pending.id]: Approval.approve(pending.digest) }
+ * const decisions: Approval.Decisions = Approval.decisions([[pending.id, Approval.approve(pending.digest)]])
  * agent.resume("run-1", decisions)
  * ```
  *
  * @since 0.1.0
  * @category models
  */
-export type Decisions = Readonly<Record<string, unknown>>
+export type Decisions = Readonly<Record<PendingId, Decision>> & Brand.Brand<"@agentkit/agents/Decisions">
+
+const makeDecisions = Brand.nominal<Decisions>()
+
+/**
+ * Decisions from pairs of a pending id and its decision (an array of pairs, a `Map`): the only
+ * keys accepted are `PendingId`s, so decisions keyed by tool-call ids do not compile. The result
+ * is frozen.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ *
+ * agent.resume("run-1", Approval.decisions([[pending.id, Approval.approve(pending.digest, { by: "alice" })]]))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decisions = (entries: Iterable<readonly [PendingId, Decision]>): Decisions => {
+  const record: Record<PendingId, Decision> = {}
+  for (const [id, decision] of entries) record[id] = decision
+  return makeDecisions(Object.freeze(record))
+}
+
+/**
+ * Decisions for every pending entry given, each made by `decide` (for one verdict on all of them,
+ * or a verdict chosen per entry).
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ *
+ * agent.resume("run-1", Approval.decideEach([pending], (entry) => Approval.approve(entry.digest)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decideEach = (
+  entries: Iterable<PendingEntry>,
+  decide: (entry: PendingEntry) => Decision
+): Decisions => {
+  const pairs: Array<readonly [PendingId, Decision]> = []
+  for (const entry of entries) pairs.push([entry.id, decide(entry)])
+  return decisions(pairs)
+}
 
 /**
  * A deep copy of decisions, deep-frozen, taken when they are handed over (to `agent.resume`, or
@@ -124,9 +173,9 @@ export type Decisions = Readonly<Record<string, unknown>>
  * ```ts
  * import { Approval } from "@agentkit/agents"
  *
- * const given = { [pending.id]: Approval.edit(pending.digest, { order_id: "A-771" }) }
- * const kept = Approval.snapshot(given)
- * ;(given[pending.id] as { arguments: Record<string, unknown> }).arguments.order_id = "B-1" // kept still says A-771
+ * const args = { order_id: "A-771" }
+ * const kept = Approval.snapshot(Approval.decisions([[pending.id, Approval.edit(pending.digest, args)]]))
+ * args.order_id = "B-1" // kept still says A-771
  * ```
  *
  * @since 0.1.0
@@ -167,7 +216,7 @@ const freezeDeep = <A>(value: A): A => {
  * ```ts
  * import { Approval } from "@agentkit/agents"
  *
- * const decisions = { [pending.id]: Approval.approve(pending.digest, { by: "alice" }) }
+ * const decisions = Approval.decisions([[pending.id, Approval.approve(pending.digest, { by: "alice" })]])
  * ```
  *
  * @since 0.1.0
@@ -286,14 +335,15 @@ const decodeDecision = lazy(() => Schema.decodeUnknownOption(Decision))
  * ```ts
  * import { Approval } from "@agentkit/agents"
  *
- * Approval.resolve(pending, { [pending.id]: "approved" }) // a reject: not a valid decision
+ * Approval.resolve(pending, Approval.decisions([])) // a reject: no decision was given
  * ```
  *
  * @since 0.1.0
  * @category getters
  */
 export const resolve = (entry: PendingEntry, decisions: Decisions): Decision => {
-  const raw = Object.hasOwn(decisions, entry.id) ? decisions[entry.id] : undefined
+  // read as untyped: from plain JavaScript a value may be anything (fail closed)
+  const raw: unknown = Object.hasOwn(decisions, entry.id) ? Reflect.get(decisions, entry.id) : undefined
   if (raw === undefined) return reject(entry.digest, "no decision was given")
   const decision = decodeDecision(raw)
   if (decision._tag === "None" || !verdictsFor(entry.kind).includes(decision.value.verdict)) {

@@ -226,7 +226,7 @@ export class RunStateCorrupt
  * import { InvalidDecisions } from "@agentkit/agents"
  *
  * new InvalidDecisions({ runId: "run-1", received: "an array" }).message
- * // "the decisions for run 'run-1' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got an array"
+ * // "the decisions for run 'run-1' must be a record of pending id to decision (Approval.decisions([[pending.id, Approval.approve(pending.digest)]])); got an array"
  * ```
  *
  * @since 0.1.0
@@ -241,7 +241,7 @@ export class InvalidDecisions
   /** @since 0.1.0 */
   readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
   override get message(): string {
-    return `the decisions for run '${this.runId}' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got ${this.received}`
+    return `the decisions for run '${this.runId}' must be a record of pending id to decision (Approval.decisions([[pending.id, Approval.approve(pending.digest)]])); got ${this.received}`
   }
 }
 

@@ -366,7 +366,7 @@ const Proto = {
  *   const first = yield* pipeline.run("Refund order A-771?")
  *   if (first.suspended === undefined) return first
  *   const [gate] = first.suspended.pending
- *   return yield* pipeline.resume(first.suspended.runId, { [gate!.id]: Approval.approve(gate!.digest) })
+ *   return yield* pipeline.resume(first.suspended.runId, Approval.decisions([[gate!.id, Approval.approve(gate!.digest)]]))
  * })
  * ```
  *

@@ -111,6 +111,39 @@ export const ToolFacts = Schema.Struct({
 export interface ToolFacts extends Schema.Schema.Type<typeof ToolFacts> {}
 
 /**
+ * The id of a pending entry, branded: only the framework's ids (`Approval.pendingId`, an entry's
+ * `id`, a decoded entry) have this type, so decisions keyed by anything else (a tool-call id, a
+ * computed string) do not compile.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "@agentkit/agents"
+ * import { Schema } from "effect"
+ *
+ * const id: Approval.PendingId = Schema.decodeUnknownSync(Approval.PendingId)("p-0123456789abcdef")
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PendingId = Schema.String.pipe(Schema.brand("@agentkit/agents/PendingId"))
+
+/**
+ * The id of a pending entry (a branded string).
+ *
+ * @example
+ * ```ts
+ * import type { Approval } from "@agentkit/agents"
+ *
+ * const short = (id: Approval.PendingId) => id.slice(0, 8)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PendingId = Schema.Schema.Type<typeof PendingId>
+
+/**
  * One entry a suspended run waits on.
  *
  * @example
@@ -125,7 +158,7 @@ export interface ToolFacts extends Schema.Schema.Type<typeof ToolFacts> {}
  * @category schemas
  */
 export const PendingEntry = Schema.Struct({
-  id: Schema.String,
+  id: PendingId,
   kind: PendingKind,
   /** The run id the entry waits in (a sub-run's is path-derived). */
   path: Schema.String,
@@ -177,8 +210,8 @@ export const pendingId = (input: {
   readonly callId: string
   readonly kind: PendingKind
   readonly claimedAt?: number | undefined
-}): string =>
-  `p-${
+}): PendingId =>
+  PendingId.make(`p-${
     CanonicalJson.sha256(
       CanonicalJson.stringify([
         input.path,
@@ -189,7 +222,7 @@ export const pendingId = (input: {
         input.claimedAt ?? null
       ])
     ).slice(0, 16)
-  }`
+  }`)
 
 /** What a fingerprint is computed from: a tool's advertised schema, flags and caps. */
 interface Fingerprinted {

@@ -26,6 +26,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { Agent } from "./Agent.js"
 import type { AgentResult } from "./AgentResult.js"
+import * as Approval from "./Approval.js"
 import * as Recorded from "./internal/runRecord.js"
 import { RunLease } from "./RunLease.js"
 import * as RunState from "./RunState.js"
@@ -182,8 +183,10 @@ export const runOnce = <R>(
           const recorded = yield* store.decisions(record.runId)
           const decided = new Map(recorded.map((r) => [r.pendingId, r.decision] as const))
           if (!state.pending.every((entry) => decided.has(entry.id))) return undefined // still waiting for a person
-          const decisions = Object.fromEntries(
-            state.pending.map((entry) => [entry.id, JSON.parse(decided.get(entry.id)!) as unknown])
+          // recorded as JSON by the operator service; `agent.resume` checks each one against its entry
+          const decisions = Approval.decideEach(
+            state.pending,
+            (entry) => JSON.parse(decided.get(entry.id)!) as Approval.Decision
           )
           return yield* agent.resume(record.runId, decisions).pipe(RunContext.provide(contextOf(record, state)))
         }))

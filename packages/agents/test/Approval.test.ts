@@ -9,7 +9,7 @@ import type { Autonomy } from "@agentkit/core"
 import { FakeLLM, FakeTool, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schema, Stream } from "effect"
-import { call } from "./fixtures.js"
+import { call, untyped } from "./fixtures.js"
 
 const { failureOf } = Fixture
 const { MODEL, TASK } = Seed
@@ -174,22 +174,23 @@ describe("Approval.resolve (an in-process approver's decisions) fails closed", (
   const pending = pendingOf()
 
   it("a matching decision (keyed by pending id) is returned as is", () => {
-    expect(Approval.resolve(pending, { [pending.id]: Approval.approve(pending.digest) })).toEqual(
+    expect(Approval.resolve(pending, Approval.decisions([[pending.id, Approval.approve(pending.digest)]]))).toEqual(
       Approval.approve(pending.digest)
     )
-    expect(Approval.resolve(pending, { [pending.id]: Approval.reject(pending.digest, "no") })).toEqual(
-      Approval.reject(pending.digest, "no")
-    )
+    expect(Approval.resolve(pending, Approval.decisions([[pending.id, Approval.reject(pending.digest, "no")]])))
+      .toEqual(
+        Approval.reject(pending.digest, "no")
+      )
     const edit = Approval.edit(pending.digest, { order_id: "B-102" })
-    expect(Approval.resolve(pending, { [pending.id]: edit })).toEqual(edit)
+    expect(Approval.resolve(pending, Approval.decisions([[pending.id, edit]]))).toEqual(edit)
   })
 
   it("a missing decision rejects (empty map, other ids only, the call id instead of the pending id)", () => {
     const missing = Approval.reject(pending.digest, "no decision was given")
-    expect(Approval.resolve(pending, {})).toEqual(missing)
-    expect(Approval.resolve(pending, { "p-other": Approval.approve(pending.digest) })).toEqual(missing)
-    expect(Approval.resolve(pending, { c1: Approval.approve(pending.digest) })).toEqual(missing)
-    expect(Approval.resolve(pending, { [pending.id]: undefined })).toEqual(missing)
+    expect(Approval.resolve(pending, Approval.decisions([]))).toEqual(missing)
+    expect(Approval.resolve(pending, untyped({ "p-other": Approval.approve(pending.digest) }))).toEqual(missing)
+    expect(Approval.resolve(pending, untyped({ c1: Approval.approve(pending.digest) }))).toEqual(missing)
+    expect(Approval.resolve(pending, untyped({ [pending.id]: undefined }))).toEqual(missing)
   })
 
   it("a typo or any value that is not a decision rejects (Python would run the tool on 'approved')", () => {
@@ -207,20 +208,25 @@ describe("Approval.resolve (an in-process approver's decisions) fails closed", (
         Approval.markDone(pending.digest, "x")
       ]
     ) {
-      expect(Approval.resolve(pending, { [pending.id]: raw })).toEqual(invalid)
+      expect(Approval.resolve(pending, untyped({ [pending.id]: raw }))).toEqual(invalid)
     }
   })
 
   it("a decision for other arguments (digest mismatch) rejects", () => {
     const other = pendingOf(call("c1", "cancel_order", { order_id: "B-102", reason: "duplicate" })).digest
     const mismatch = Approval.reject(pending.digest, "the decision was given for other arguments (digest mismatch)")
-    expect(Approval.resolve(pending, { [pending.id]: Approval.approve(other) })).toEqual(mismatch)
-    expect(Approval.resolve(pending, { [pending.id]: Approval.edit(other, { order_id: "B-102" }) })).toEqual(mismatch)
-    expect(Approval.resolve(pending, { [pending.id]: Approval.reject(other, "mine") })).toEqual(mismatch)
+    expect(Approval.resolve(pending, Approval.decisions([[pending.id, Approval.approve(other)]]))).toEqual(mismatch)
+    expect(Approval.resolve(pending, Approval.decisions([[pending.id, Approval.edit(other, { order_id: "B-102" })]])))
+      .toEqual(mismatch)
+    expect(Approval.resolve(pending, Approval.decisions([[pending.id, Approval.reject(other, "mine")]]))).toEqual(
+      mismatch
+    )
   })
 
   it("an inherited property is not a decision", () => {
-    const decisions = Object.create({ [pending.id]: Approval.approve(pending.digest) }) as Approval.Decisions
+    const decisions = Object.create(
+      Approval.decisions([[pending.id, Approval.approve(pending.digest)]])
+    ) as Approval.Decisions
     expect(Approval.resolve(pending, decisions).verdict).toBe("reject")
   })
 })

@@ -10,7 +10,7 @@ import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema } from "effect"
-import { call } from "./fixtures.js"
+import { call, untyped } from "./fixtures.js"
 
 const CANCEL = call("c1", "cancel_order", { order_id: "A-771" })
 
@@ -42,7 +42,7 @@ describe("an approver keyed by the wrong ids", () => {
         decide: (request) =>
           Effect.sync(() => {
             for (const p of request.pending) expected.push(p.id)
-            return Object.fromEntries(request.pending.map((p) => [p.call.id, Approval.approve(p.digest)]))
+            return untyped(Object.fromEntries(request.pending.map((p) => [p.call.id, Approval.approve(p.digest)])))
           })
       })
       const logs: Array<string> = []

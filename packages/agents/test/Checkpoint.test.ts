@@ -378,10 +378,13 @@ describe("a crashed run resumes from its last checkpoint", () => {
     const result = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", {
-          [read.id]: Approval.approve(read.digest),
-          [gated.id]: Approval.reject(gated.digest, "no")
-        })
+        .resume(
+          "test-run",
+          Approval.decisions([[read.id, Approval.approve(read.digest)], [
+            gated.id,
+            Approval.reject(gated.digest, "no")
+          ]])
+        )
         .pipe(Effect.provide(layerOf(llm, inner)))
     )
     expect(result.output).toBe("final")
@@ -400,7 +403,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
       world.agent().run(TASK).pipe(Effect.provide(layerOf(first, store, { autonomy: "gated" })))
     )
     const pending = suspended.suspended!.pending
-    const decisions = Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
+    const decisions = Approval.decideEach(pending, (p) => Approval.approve(p.digest))
 
     // process 2: the second approved call crashes the process
     const dying: ToolMiddleware = (next) => (invocation) =>
@@ -437,9 +440,10 @@ describe("a crashed run resumes from its last checkpoint", () => {
     ])
     // other decisions than the recorded ones are refused: the first writer wins
     const other = await Effect.runPromiseExit(
-      world.agent().resume("test-run", { [pending[0]!.id]: Approval.reject(pending[0]!.digest) }).pipe(
-        Effect.provide(layerOf(FakeLLM.script([]), store))
-      )
+      world.agent().resume("test-run", Approval.decisions([[pending[0]!.id, Approval.reject(pending[0]!.digest)]]))
+        .pipe(
+          Effect.provide(layerOf(FakeLLM.script([]), store))
+        )
     )
     expect(failureOf(other)).toBeInstanceOf(RunNotResumable) // it is done now
   })
@@ -454,7 +458,7 @@ describe("a crashed run resumes from its last checkpoint", () => {
       decide: ({ pending }) =>
         Effect.sync(() => {
           asked.push(pending.map((p) => p.call.id))
-          return Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
+          return Approval.decideEach(pending, (p) => Approval.approve(p.digest))
         })
     })
     const dying: ToolMiddleware = (next) => (invocation) =>

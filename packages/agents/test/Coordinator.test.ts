@@ -277,7 +277,7 @@ describe("a coordinator under a checkpoint store", () => {
 
       const second = script()
       const result = yield* coordinator()
-        .resume("test-run", { [pending[0]!.id]: Approval.approve(pending[0]!.digest) })
+        .resume("test-run", Approval.decisions([[pending[0]!.id, Approval.approve(pending[0]!.digest)]]))
         .pipe(Effect.provide(withStore(second, store)))
       expect(refunds).toEqual(["A-1"])
       expect(second.requests.map((request) => request.model)).toEqual(["model-billing", "model-c"])

@@ -10,7 +10,7 @@ import { FakeLLM, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Schema, Stream } from "effect"
-import { call, expectedDigest, recordingStore, recordOf } from "./fixtures.js"
+import { call, expectedDigest, recordingStore, recordOf, untyped } from "./fixtures.js"
 
 const { failureOf } = Fixture
 const { MODEL, PROMPT, TASK } = Seed
@@ -48,7 +48,7 @@ const approverOf = (answer: (pending: AgentResult.PendingCall) => unknown) => {
     decide: (request) =>
       Effect.sync(() => {
         requests.push(request)
-        return Object.fromEntries(request.pending.map((p) => [p.id, answer(p)]))
+        return untyped(Object.fromEntries(request.pending.map((p) => [p.id, answer(p)])))
       })
   })
   return { layer, requests }

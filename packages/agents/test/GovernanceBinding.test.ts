@@ -11,7 +11,7 @@ import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { call } from "./fixtures.js"
+import { call, untyped } from "./fixtures.js"
 
 const { MODEL, TASK } = Seed
 
@@ -60,7 +60,7 @@ describe("the in-process approver path", () => {
             } catch (error) {
               tried.push((error as Error).constructor.name)
             }
-            return { [entry.id]: Approval.approve(entry.digest) }
+            return Approval.decisions([[entry.id, Approval.approve(entry.digest)]])
           })
       })
       const llm = script()
@@ -73,7 +73,8 @@ describe("the in-process approver path", () => {
     Effect.gen(function*() {
       const { agent, paid } = makeWorld()
       const approver = Layer.succeed(Approval.Approver, {
-        decide: ({ pending }) => Effect.succeed({ [pending[0]!.id]: Approval.edit(pending[0]!.digest, shifty()) })
+        decide: ({ pending }) =>
+          Effect.succeed(Approval.decisions([[pending[0]!.id, Approval.edit(pending[0]!.digest, shifty())]]))
       })
       const llm = script()
       yield* agent.run(TASK).pipe(Effect.provide(Layer.merge(makeTestCtx({ llm }), approver)))
@@ -95,7 +96,7 @@ describe("the in-process approver path", () => {
             Effect.sync(() =>
               queueMicrotask(() => ((answer[pending[0]!.id]!.arguments as Record<string, unknown>).to = "mallory"))
             ),
-            answer
+            untyped(answer)
           )
         }
       })
@@ -124,7 +125,9 @@ describe("the in-process approver path", () => {
           )
       const approver = Layer.succeed(Approval.Approver, {
         decide: ({ pending }) =>
-          Effect.succeed({ [pending[0]!.id]: Approval.edit(pending[0]!.digest, { to: "mallory", amount: 10 }) })
+          Effect.succeed(
+            Approval.decisions([[pending[0]!.id, Approval.edit(pending[0]!.digest, { to: "mallory", amount: 10 })]])
+          )
       })
       const llm = script()
       yield* agent.run(TASK).pipe(Effect.provide(Layer.merge(makeTestCtx({ llm, toolMiddleware: [egress] }), approver)))
@@ -151,7 +154,7 @@ describe("the resume path", () => {
       const store = CheckpointStore.makeMemory()
       const entry = yield* suspend(store, "bind-1")
       const { agent, paid } = makeWorld()
-      const decisions = { [entry.id]: Approval.edit(entry.digest, shifty()) }
+      const decisions = Approval.decisions([[entry.id, Approval.edit(entry.digest, shifty())]])
       const llm = FakeLLM.script([Turn({ content: "done" })])
       yield* agent.resume("bind-1", decisions).pipe(
         Effect.provide(Layer.merge(makeTestCtx({ llm, runId: "bind-1" }), CheckpointStore.layer(store)))
@@ -173,7 +176,10 @@ describe("the resume path", () => {
       const audit = AuditStore.makeMemory()
       const llm = FakeLLM.script([Turn({ content: "done" })])
       yield* agent
-        .resume("bind-2", { [entry.id]: Approval.approve(entry.digest, { by: "alice-the-operator" }) })
+        .resume(
+          "bind-2",
+          Approval.decisions([[entry.id, Approval.approve(entry.digest, { by: "alice-the-operator" })]])
+        )
         .pipe(
           Effect.provide(
             Layer.mergeAll(
@@ -329,7 +335,9 @@ describe("every decision audited", () => {
       const audit = AuditStore.makeMemory()
       const approver = Layer.succeed(Approval.Approver, {
         decide: ({ pending }) =>
-          Effect.succeed({ [pending[0]!.id]: { ...Approval.reject(pending[0]!.digest, "not today"), by: "carol" } })
+          Effect.succeed(
+            Approval.decisions([[pending[0]!.id, { ...Approval.reject(pending[0]!.digest, "not today"), by: "carol" }]])
+          )
       })
       yield* agent.run(TASK).pipe(
         Effect.provide(Layer.mergeAll(makeTestCtx({ llm }), approver, Layer.succeed(AuditStore, audit)))

@@ -25,7 +25,7 @@ import { FakeLLM, Fixture, makeTestCtx, Seed, Tracing, Turn } from "@agentkit/te
 import { Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Schema } from "effect"
-import { call, expectedDigest, recordOf } from "./fixtures.js"
+import { call, expectedDigest, recordOf, untyped } from "./fixtures.js"
 
 const { failureOf } = Fixture
 const { lookupCall, MODEL, PROMPT, STATUS } = Seed
@@ -160,7 +160,11 @@ describe("suspend, then resume in another runPromise", () => {
     const store = CheckpointStore.makeMemory()
     const suspended = await suspend(world, store)
     const pending = suspended.suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
+    const { exit, llm } = await resume(
+      world,
+      store,
+      Approval.decisions([[pending.id, Approval.approve(pending.digest)]])
+    )
     const result = resultOf(exit)
     expect(world.cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
     expect(result).toMatchObject({ output: "All set.", partial: false, stopReason: "end_turn" })
@@ -183,9 +187,11 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, {
-      [pending.id]: Approval.edit(pending.digest, { order_id: "B-102" })
-    })
+    const { exit, llm } = await resume(
+      world,
+      store,
+      Approval.decisions([[pending.id, Approval.edit(pending.digest, { order_id: "B-102" })]])
+    )
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([{ order_id: "B-102", reason: "customer request" }])
     expect(seenByModel(llm).content).toBe("order B-102 cancelled (customer request)")
@@ -198,7 +204,11 @@ describe("suspend, then resume in another runPromise", () => {
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
     const before = await record(store)
-    const bad = await resume(world, store, { [pending.id]: Approval.edit(pending.digest, { order: "A-771" }) })
+    const bad = await resume(
+      world,
+      store,
+      Approval.decisions([[pending.id, Approval.edit(pending.digest, { order: "A-771" })]])
+    )
     const error = failureOf(bad.exit)
     expect(error).toBeInstanceOf(ToolArgumentError)
     expect(error.message).toBe(
@@ -213,7 +223,7 @@ describe("suspend, then resume in another runPromise", () => {
       before.record.state
     ])
 
-    const { exit } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
+    const { exit } = await resume(world, store, Approval.decisions([[pending.id, Approval.approve(pending.digest)]]))
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([{ order_id: "A-771", reason: "duplicate order" }])
   })
@@ -223,10 +233,14 @@ describe("suspend, then resume in another runPromise", () => {
     const store = CheckpointStore.makeMemory()
     const other = call("c2", "cancel_order", { order_id: "B-102" })
     const [first, second] = (await suspend(world, store, [CANCEL, other])).suspended!.pending
-    const bad = await resume(world, store, {
-      [first!.id]: Approval.approve(first!.digest),
-      [second!.id]: Approval.edit(second!.digest, { order_id: 102 })
-    })
+    const bad = await resume(
+      world,
+      store,
+      Approval.decisions([[first!.id, Approval.approve(first!.digest)], [
+        second!.id,
+        Approval.edit(second!.digest, { order_id: 102 })
+      ]])
+    )
     expect(failureOf(bad.exit)).toBeInstanceOf(ToolArgumentError)
     expect(world.cancelled).toEqual([])
   })
@@ -235,9 +249,11 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { exit, llm } = await resume(world, store, {
-      [pending.id]: Approval.reject(pending.digest, "the customer has not confirmed")
-    })
+    const { exit, llm } = await resume(
+      world,
+      store,
+      Approval.decisions([[pending.id, Approval.reject(pending.digest, "the customer has not confirmed")]])
+    )
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.cancelled).toEqual([])
     expect(seenByModel(llm)).toEqual({
@@ -254,7 +270,7 @@ describe("suspend, then resume in another runPromise", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const { llm } = await resume(world, store, { [pending.id]: Approval.reject(pending.digest) })
+    const { llm } = await resume(world, store, Approval.decisions([[pending.id, Approval.reject(pending.digest)]]))
     expect(seenByModel(llm).content).toBe(DENIED)
   })
 
@@ -280,28 +296,28 @@ describe("suspend, then resume in another runPromise", () => {
   > = [
     [
       "a typo ('approved')",
-      (p) => ({ [p.id]: "approved" }),
+      (p) => untyped({ [p.id]: "approved" }),
       InvalidDecision,
       (p) =>
         `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approved'`
     ],
     [
       "the Python form ('approve')",
-      (p) => ({ [p.id]: "approve" }),
+      (p) => untyped({ [p.id]: "approve" }),
       InvalidDecision,
       (p) =>
         `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got 'approve'`
     ],
     [
       "JSON arguments as a string (Python's edit)",
-      (p) => ({ [p.id]: "{\"order_id\":\"B-102\"}" }),
+      (p) => untyped({ [p.id]: "{\"order_id\":\"B-102\"}" }),
       InvalidDecision,
       (p) =>
         `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got '{"order_id":"B-102"}'`
     ],
     [
       "a verdict for a call in doubt (markDone) on an approval",
-      (p) => ({ [p.id]: Approval.markDone(p.digest, "done") }),
+      (p) => (Approval.decisions([[p.id, Approval.markDone(p.digest, "done")]])),
       InvalidDecision,
       (p) =>
         `the decision for '${p.id}' of run 'test-run' (kind Approval) must be one of approve, reject, edit, with the entry's digest; got {"digest":"${p.digest}","outcome":"done","verdict":"markDone"}`
@@ -320,7 +336,7 @@ describe("suspend, then resume in another runPromise", () => {
     ],
     [
       "a stale digest (the decision was given for other arguments)",
-      (p) => ({ [p.id]: Approval.approve("0".repeat(64)) }),
+      (p) => (Approval.decisions([[p.id, Approval.approve("0".repeat(64))]])),
       DigestMismatch,
       (p) =>
         `the decision for '${p.id}' of run 'test-run' names digest '${
@@ -329,7 +345,7 @@ describe("suspend, then resume in another runPromise", () => {
     ],
     [
       "a digest mismatch on an edit",
-      (p) => ({ [p.id]: Approval.edit("0".repeat(64), { order_id: "B-102" }) }),
+      (p) => (Approval.decisions([[p.id, Approval.edit("0".repeat(64), { order_id: "B-102" })]])),
       DigestMismatch,
       (p) =>
         `the decision for '${p.id}' of run 'test-run' names digest '${
@@ -341,21 +357,21 @@ describe("suspend, then resume in another runPromise", () => {
       (p) => [Approval.approve(p.digest)],
       InvalidDecisions,
       () =>
-        "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got an array"
+        "the decisions for run 'test-run' must be a record of pending id to decision (Approval.decisions([[pending.id, Approval.approve(pending.digest)]])); got an array"
     ],
     [
       "decisions that are not a record (a string)",
       () => "approve",
       InvalidDecisions,
       () =>
-        "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got string approve"
+        "the decisions for run 'test-run' must be a record of pending id to decision (Approval.decisions([[pending.id, Approval.approve(pending.digest)]])); got string approve"
     ],
     [
       "decisions that are not a record (null)",
       () => null,
       InvalidDecisions,
       () =>
-        "the decisions for run 'test-run' must be a record of pending id to decision ({ [pending.id]: Approval.approve(pending.digest) }); got null"
+        "the decisions for run 'test-run' must be a record of pending id to decision (Approval.decisions([[pending.id, Approval.approve(pending.digest)]])); got null"
     ]
   ]
   for (const [what, decisions, type, text] of refused) {
@@ -378,7 +394,11 @@ describe("suspend, then resume in another runPromise", () => {
       ])
       expect(await Effect.runPromise(store.decisions("test-run"))).toEqual([])
       // still resumable with a good decision
-      const { exit: again } = await resume(world, store, { [pending.id]: Approval.approve(pending.digest) })
+      const { exit: again } = await resume(
+        world,
+        store,
+        Approval.decisions([[pending.id, Approval.approve(pending.digest)]])
+      )
       expect(resultOf(again).output).toBe("All set.")
       expect(world.cancelled).toHaveLength(1)
     })
@@ -401,7 +421,11 @@ describe("suspend, then resume in another runPromise", () => {
         JSON.stringify({ ...planted.record, state: text, lease: planted.record.lease, result: undefined })
       )
       const before = Effect.runSync(Effect.orDie(inner.load("test-run")))
-      const { exit, llm } = await resume(world, inner, { [pending.id]: Approval.approve(pending.digest) })
+      const { exit, llm } = await resume(
+        world,
+        inner,
+        Approval.decisions([[pending.id, Approval.approve(pending.digest)]])
+      )
       expect(failureOf(exit)).toBeInstanceOf(type)
       expect(llm.calls).toBe(0)
       expect(world.cancelled).toEqual([])
@@ -423,11 +447,14 @@ describe("suspend, then resume in another runPromise", () => {
     const pending = (await suspend(world, store, [lookupCall("c0"), CANCEL, other])).suspended!.pending
     expect(pending.map((p) => p.call.id)).toEqual(["c0", "c1", "c2"])
     expect(world.looked).toEqual([])
-    const { exit, llm } = await resume(world, store, {
-      [pending[0]!.id]: Approval.approve(pending[0]!.digest),
-      [pending[2]!.id]: Approval.approve(pending[2]!.digest)
-      // c1: missing → rejected
-    })
+    const { exit, llm } = await resume(
+      world,
+      store,
+      Approval.decisions([[pending[0]!.id, Approval.approve(pending[0]!.digest)], [
+        pending[2]!.id,
+        Approval.approve(pending[2]!.digest)
+      ]]) // c1: missing → rejected
+    )
     expect(resultOf(exit).output).toBe("All set.")
     expect(world.looked).toEqual(["A-771"])
     expect(world.cancelled).toEqual([{ order_id: "B-102", reason: "customer request" }])
@@ -445,14 +472,18 @@ describe("suspend, then resume in another runPromise", () => {
     const next = call("c2", "cancel_order", { order_id: "B-102" })
     const asksAgain = FakeLLM.script([Turn({ toolCalls: [next] })])
     const second = resultOf(
-      (await resume(world, store, { [pending.id]: Approval.approve(pending.digest) }, asksAgain)).exit
+      (await resume(world, store, Approval.decisions([[pending.id, Approval.approve(pending.digest)]]), asksAgain)).exit
     )
     expect(second.stopReason).toBe("awaiting_approval")
     expect(second.suspended?.pending).toMatchObject([{ call: next, kind: "Approval" }])
     const nextEntry = second.suspended!.pending[0]!
     expect(nextEntry.id).not.toBe(pending.id)
     expect(world.cancelled).toHaveLength(1)
-    const { exit } = await resume(world, store, { [nextEntry.id]: Approval.approve(nextEntry.digest) })
+    const { exit } = await resume(
+      world,
+      store,
+      Approval.decisions([[nextEntry.id, Approval.approve(nextEntry.digest)]])
+    )
     const done = resultOf(exit)
     expect(done.output).toBe("All set.")
     expect(world.cancelled.map((c) => c.order_id)).toEqual(["A-771", "B-102"])
@@ -485,7 +516,7 @@ describe("suspend, then resume in another runPromise", () => {
     expect(entry.reasons).toEqual(["requires_approval"])
     const done = await Effect.runPromise(
       agent()
-        .resume("test-run", { [entry.id]: Approval.approve(entry.digest) })
+        .resume("test-run", Approval.decisions([[entry.id, Approval.approve(entry.digest)]]))
         .pipe(Effect.provide(layerOf(llm, store, { autonomy: "auto" })))
     )
     expect(done.output).toBe("All set.")
@@ -501,7 +532,7 @@ describe("suspend, then resume in another runPromise", () => {
     await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
+        .resume("test-run", Approval.decisions([[pending.id, Approval.approve(pending.digest)]]))
         .pipe(Effect.provide(layerOf(finalModel(), store)), Effect.provide(tracer.layer))
     )
     const run = tracer.one("invoke_agent support")
@@ -518,7 +549,7 @@ describe("what cannot be resumed", () => {
     Effect.gen(function*() {
       const agent = Agent.make({ name: "a", model: MODEL })
       const exit = yield* agent
-        .resume("r", {})
+        .resume("r", Approval.decisions([]))
         .pipe(
           Effect.provide(Layer.mergeAll(makeTestCtx({ llm: FakeLLM.script([]) }), CheckpointStore.memory())),
           Effect.exit
@@ -536,7 +567,7 @@ describe("what cannot be resumed", () => {
     Effect.gen(function*() {
       const exit = yield* makeWorld()
         .agent()
-        .resume("r", {})
+        .resume("r", Approval.decisions([]))
         .pipe(
           Effect.provide(Layer.mergeAll(makeTestCtx({ llm: FakeLLM.script([]) }), CheckpointStore.memory())),
           Effect.exit
@@ -557,7 +588,7 @@ describe("what cannot be resumed", () => {
       const pending = result.suspended!.pending[0]!
       const exit = yield* world
         .agent()
-        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
+        .resume("test-run", Approval.decisions([[pending.id, Approval.approve(pending.digest)]]))
         .pipe(Effect.provide(makeTestCtx({ llm: FakeLLM.script([]) })), Effect.exit)
       expect(failureOf(exit)).toMatchObject({
         _tag: "RunNotResumable",
@@ -570,7 +601,7 @@ describe("what cannot be resumed", () => {
     const world = makeWorld()
     const store = CheckpointStore.makeMemory()
     const pending = (await suspend(world, store)).suspended!.pending[0]!
-    const decisions = { [pending.id]: Approval.approve(pending.digest) }
+    const decisions = Approval.decisions([[pending.id, Approval.approve(pending.digest)]])
     resultOf((await resume(world, store, decisions)).exit)
     const { exit, llm } = await resume(world, store, decisions)
     expect(failureOf(exit)).toMatchObject({ _tag: "RunNotResumable", message: "no suspended run 'test-run' to resume" })
@@ -627,7 +658,7 @@ describe("what cannot be resumed", () => {
     const exit = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
+        .resume("test-run", Approval.decisions([[pending.id, Approval.approve(pending.digest)]]))
         .pipe(Effect.provide(layerOf(llm, store, { cancellation: token })), Effect.exit)
     )
     expect(failureOf(exit)).toBeInstanceOf(Cancelled)
@@ -652,10 +683,13 @@ describe("what cannot be resumed", () => {
     const exit = await Effect.runPromise(
       world
         .agent()
-        .resume("test-run", {
-          [pending[0]!.id]: Approval.approve(pending[0]!.digest),
-          [pending[1]!.id]: Approval.approve(pending[1]!.digest)
-        })
+        .resume(
+          "test-run",
+          Approval.decisions([[pending[0]!.id, Approval.approve(pending[0]!.digest)], [
+            pending[1]!.id,
+            Approval.approve(pending[1]!.digest)
+          ]])
+        )
         .pipe(Effect.provide(layerOf(finalModel(), store, { cancellation: token })), Effect.exit)
     )
     expect(failureOf(exit)).toBeInstanceOf(Cancelled)
@@ -670,7 +704,11 @@ describe("what cannot be resumed", () => {
       _tag: "RunNotResumable",
       message: "run 'test-run' is cancelled: Cancelled: run cancelled; it is never driven again"
     })
-    const resumed = await resume(world, store, { [pending[1]!.id]: Approval.approve(pending[1]!.digest) })
+    const resumed = await resume(
+      world,
+      store,
+      Approval.decisions([[pending[1]!.id, Approval.approve(pending[1]!.digest)]])
+    )
     expect(failureOf(resumed.exit)).toBeInstanceOf(RunNotResumable)
     expect([llm.calls, resumed.llm.calls]).toEqual([0, 0])
     expect(world.cancelled.map((c) => c.order_id)).toEqual(["A-771"])

@@ -206,8 +206,7 @@ describe("the dynamic check counts only legs the run has touched", () => {
     Effect.gen(function*() {
       const { log, tools } = world()
       const approver = Layer.succeed(Approval.Approver, {
-        decide: ({ pending }) =>
-          Effect.succeed(Object.fromEntries(pending.map((p) => [p.id, Approval.reject(p.digest, "no")])))
+        decide: ({ pending }) => Effect.succeed(Approval.decideEach(pending, (p) => Approval.reject(p.digest, "no")))
       })
       const llm = FakeLLM.script([
         Turn({ toolCalls: [call("c1", "read_inbox")] }),
@@ -244,7 +243,7 @@ describe("the gated call answered", () => {
     ])
     const resumed = await Effect.runPromise(
       agentOver(tools)
-        .resume("test-run", { [pending.id]: Approval.approve(pending.digest) })
+        .resume("test-run", Approval.decisions([[pending.id, Approval.approve(pending.digest)]]))
         .pipe(Effect.provide(layer(second)))
     )
     expect(log.sent).toEqual([ATTACKER])
@@ -260,7 +259,7 @@ describe("the gated call answered", () => {
         decide: ({ pending }) =>
           Effect.sync(() => {
             for (const p of pending) asked.push(p.call.name)
-            return Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
+            return Approval.decideEach(pending, (p) => Approval.approve(p.digest))
           })
       })
       const { log, tools } = world()

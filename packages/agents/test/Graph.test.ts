@@ -11,7 +11,7 @@ import { FakeLLM, FakeTool, Fixture, makeTestCtx, Turn } from "@agentkit/testing
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Layer, ManagedRuntime, Option, Schema } from "effect"
-import { call, DESCRIPTION, expectedDigest, recordOf } from "./fixtures.js"
+import { call, DESCRIPTION, expectedDigest, recordOf, untyped } from "./fixtures.js"
 
 const { failureOf } = Fixture
 
@@ -209,7 +209,7 @@ describe("a human gate", () => {
       const runtime2 = ManagedRuntime.make(withStore(second, store))
       const bad = yield* Effect.promise(() =>
         runtime2.runPromiseExit(
-          pipeline().resume("test-run", { [entry!.id]: Approval.edit(entry!.digest, { note: "x" }) })
+          pipeline().resume("test-run", Approval.decisions([[entry!.id, Approval.edit(entry!.digest, { note: "x" })]]))
         )
       )
       expect(failureOf(bad)).toMatchObject({
@@ -218,11 +218,13 @@ describe("a human gate", () => {
         accepted: ["approve", "reject"]
       })
       const stale = yield* Effect.promise(() =>
-        runtime2.runPromiseExit(pipeline().resume("test-run", { [entry!.id]: Approval.approve("sha256:other") }))
+        runtime2.runPromiseExit(
+          pipeline().resume("test-run", Approval.decisions([[entry!.id, Approval.approve("sha256:other")]]))
+        )
       )
       expect(failureOf(stale)._tag).toBe("DigestMismatch")
       const unknown = yield* Effect.promise(() =>
-        runtime2.runPromiseExit(pipeline().resume("test-run", { "p-0000": Approval.approve(entry!.digest) }))
+        runtime2.runPromiseExit(pipeline().resume("test-run", untyped({ "p-0000": Approval.approve(entry!.digest) })))
       )
       expect(failureOf(unknown)._tag).toBe("UnknownPending")
       expect(second.calls).toBe(0) // nothing ran
@@ -230,7 +232,10 @@ describe("a human gate", () => {
 
       const result = yield* Effect.promise(() =>
         runtime2.runPromise(
-          pipeline().resume("test-run", { [entry!.id]: Approval.approve(entry!.digest, { by: "ops@example.com" }) })
+          pipeline().resume(
+            "test-run",
+            Approval.decisions([[entry!.id, Approval.approve(entry!.digest, { by: "ops@example.com" })]])
+          )
         )
       )
       yield* Effect.promise(() => runtime2.dispose())
@@ -256,7 +261,7 @@ describe("a human gate", () => {
       const [entry] = suspended.suspended!.pending
       const llm = echoing()
       const result = yield* pipeline()
-        .resume("test-run", { [entry!.id]: Approval.reject(entry!.digest, "not this week") })
+        .resume("test-run", Approval.decisions([[entry!.id, Approval.reject(entry!.digest, "not this week")]]))
         .pipe(Effect.provide(withStore(llm, store)))
       expect(result.stopReason).toBe("complete")
       expect(result.outputs).toEqual({ research: "model-research<t>", review: "rejected: not this week" })
@@ -268,7 +273,7 @@ describe("a human gate", () => {
       const suspended = yield* pipeline().run("t").pipe(Effect.provide(makeTestCtx({ llm: echoing() })))
       expect(suspended.stopReason).toBe("suspended")
       const exit = yield* Effect.exit(
-        pipeline().resume("test-run", {}).pipe(Effect.provide(makeTestCtx({ llm: echoing() })))
+        pipeline().resume("test-run", Approval.decisions([])).pipe(Effect.provide(makeTestCtx({ llm: echoing() })))
       )
       expect(failureOf(exit)._tag).toBe("RunNotResumable")
     }))
@@ -333,7 +338,7 @@ describe("a sibling's gated call under runAgents, in a graph node", () => {
 
       const second = script()
       const result = yield* graph()
-        .resume("test-run", { [pending[0]!.id]: Approval.approve(pending[0]!.digest) })
+        .resume("test-run", Approval.decisions([[pending[0]!.id, Approval.approve(pending[0]!.digest)]]))
         .pipe(Effect.provide(withStore(second, store)))
       expect(refunds).toEqual(["A-1"])
       expect(second.requests.map((r) => r.model)).toEqual(["model-billing"]) // the siblings answer from their records

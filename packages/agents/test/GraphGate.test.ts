@@ -133,7 +133,10 @@ describe("a graph's tool node goes through the loop's gate", () => {
       const [entry] = suspended.suspended!.pending
       expect(entry).toMatchObject({ kind: "Approval", reasons: ["requires_approval"], call: { name: "refund" } })
       expect(entry!.digest).toBe(expectedDigest(entry!))
-      const done = yield* refunding(w).resume("test-run", { [entry!.id]: Approval.approve(entry!.digest) }).pipe(
+      const done = yield* refunding(w).resume(
+        "test-run",
+        Approval.decisions([[entry!.id, Approval.approve(entry!.digest)]])
+      ).pipe(
         Effect.provide(layerWith(store, audit))
       )
       expect(done.stopReason).toBe("complete")
@@ -148,9 +151,10 @@ describe("a graph's tool node goes through the loop's gate", () => {
       const audit = AuditStore.makeMemory()
       const suspended = yield* refunding(w).run("refund").pipe(Effect.provide(layerWith(store, audit)))
       const [entry] = suspended.suspended!.pending
-      const done = yield* refunding(w).resume("test-run", {
-        [entry!.id]: Approval.reject(entry!.digest, "not confirmed")
-      }).pipe(Effect.provide(layerWith(store, audit)))
+      const done = yield* refunding(w).resume(
+        "test-run",
+        Approval.decisions([[entry!.id, Approval.reject(entry!.digest, "not confirmed")]])
+      ).pipe(Effect.provide(layerWith(store, audit)))
       expect(w.log.refunds).toEqual([])
       expect(done.outputs["pay"]).toContain("DENIED")
       const records = (yield* audit.list({})).records
@@ -165,15 +169,19 @@ describe("a graph's tool node goes through the loop's gate", () => {
       const suspended = yield* refunding(w).run("refund").pipe(Effect.provide(layerWith(store, audit)))
       const [entry] = suspended.suspended!.pending
       const bad = yield* Effect.exit(
-        refunding(w).resume("test-run", { [entry!.id]: Approval.edit(entry!.digest, { amount: "all of it" }) }).pipe(
+        refunding(w).resume(
+          "test-run",
+          Approval.decisions([[entry!.id, Approval.edit(entry!.digest, { amount: "all of it" })]])
+        ).pipe(
           Effect.provide(layerWith(store, audit))
         )
       )
       expect(bad._tag).toBe("Failure")
       expect(w.log.refunds).toEqual([])
-      const edited = yield* refunding(w).resume("test-run", {
-        [entry!.id]: Approval.edit(entry!.digest, { amount: 10 })
-      }).pipe(Effect.provide(layerWith(store, audit)))
+      const edited = yield* refunding(w).resume(
+        "test-run",
+        Approval.decisions([[entry!.id, Approval.edit(entry!.digest, { amount: 10 })]])
+      ).pipe(Effect.provide(layerWith(store, audit)))
       expect(edited.outputs["pay"]).toBe("refunded 10")
       expect(w.log.refunds).toEqual([10])
     }))
@@ -200,7 +208,7 @@ describe("a graph's tool node goes through the loop's gate", () => {
         decide: ({ pending }) =>
           Effect.sync(() => {
             for (const p of pending) asked.push(p.call.name)
-            return Object.fromEntries(pending.map((p) => [p.id, Approval.approve(p.digest)]))
+            return Approval.decideEach(pending, (p) => Approval.approve(p.digest))
           })
       })
       const result = yield* refunding(w).run("refund").pipe(

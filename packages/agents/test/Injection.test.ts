@@ -232,7 +232,7 @@ describe("nested suspension", () => {
     const { llm, root } = tree()
     const layer = Layer.mergeAll(makeTestCtx({ llm, runId: "another-id" }), CheckpointStore.layer(store))
     const resumed = await Effect.runPromise(
-      root.resume("nested-2", { [entry.id]: Approval.approve(entry.digest, { by: "alice" }) }).pipe(
+      root.resume("nested-2", Approval.decisions([[entry.id, Approval.approve(entry.digest, { by: "alice" })]])).pipe(
         Effect.provide(layer)
       )
     )
@@ -246,7 +246,9 @@ describe("nested suspension", () => {
     }
     // a second resume finds nothing to resume, and nothing runs again
     const again = await Effect.runPromiseExit(
-      root.resume("nested-2", { [entry.id]: Approval.approve(entry.digest) }).pipe(Effect.provide(layer))
+      root.resume("nested-2", Approval.decisions([[entry.id, Approval.approve(entry.digest)]])).pipe(
+        Effect.provide(layer)
+      )
     )
     expect(again._tag).toBe("Failure")
     expect(refunds.slice(before)).toEqual(["A-1"])
@@ -260,7 +262,10 @@ describe("nested suspension", () => {
     const audit = AuditStore.makeMemory()
     const resumed = await Effect.runPromise(
       root
-        .resume("nested-3", { [entry.id]: { ...Approval.reject(entry.digest, "not this one"), by: "bob" } })
+        .resume(
+          "nested-3",
+          Approval.decisions([[entry.id, { ...Approval.reject(entry.digest, "not this one"), by: "bob" }]])
+        )
         .pipe(
           Effect.provide(
             Layer.mergeAll(
@@ -294,7 +299,7 @@ describe("nested suspension", () => {
     const { llm, root } = tree()
     const exit = await Effect.runPromiseExit(
       root
-        .resume("nested-4", { [entry.id]: Approval.approve("0".repeat(64)) })
+        .resume("nested-4", Approval.decisions([[entry.id, Approval.approve("0".repeat(64))]]))
         .pipe(Effect.provide(Layer.merge(makeTestCtx({ llm, runId: "another-id" }), CheckpointStore.layer(store))))
     )
     expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("DigestMismatch")
@@ -319,7 +324,7 @@ describe("nested suspension", () => {
       decide: ({ pending }) => {
         for (const entry of pending) asked.push(entry.path)
         expect(Object.isFrozen(pending[0]!.call.arguments)).toBe(true)
-        return Effect.succeed(Object.fromEntries(pending.map((entry) => [entry.id, Approval.approve(entry.digest)])))
+        return Effect.succeed(Approval.decideEach(pending, (entry) => Approval.approve(entry.digest)))
       }
     })
     const budget = Budget.unsafeMake()

@@ -382,7 +382,7 @@ describe("at most once: the execution ledger", () => {
       const suspended = yield* world.agent().run(TASK).pipe(Effect.provide(layerOf(FakeLLM.script([]), stores)))
       const entry = suspended.suspended!.pending[0]!
       const llm = FakeLLM.script([Turn({ content: "Done." })])
-      const result = yield* world.agent().resume("test-run", { [entry.id]: decision(entry) }).pipe(
+      const result = yield* world.agent().resume("test-run", Approval.decisions([[entry.id, decision(entry)]])).pipe(
         Effect.provide(layerOf(llm, stores))
       )
       return { world, stores, llm, result, entry }
@@ -426,7 +426,7 @@ describe("at most once: the execution ledger", () => {
       const entry = suspended.suspended!.pending[0]!
       const before = yield* recordOf(stores.store)
       const exit = yield* Effect.exit(
-        world.agent().resume("test-run", { [entry.id]: Approval.approve(entry.digest) }).pipe(
+        world.agent().resume("test-run", Approval.decisions([[entry.id, Approval.approve(entry.digest)]])).pipe(
           Effect.provide(layerOf(FakeLLM.script([]), stores))
         )
       )
@@ -499,7 +499,7 @@ describe("at most once: the execution ledger", () => {
           )
         )
       const entry = suspended.suspended!.pending[0]!
-      const decisions = { [entry.id]: Approval.approve(entry.digest) }
+      const decisions = Approval.decisions([[entry.id, Approval.approve(entry.digest)]])
       const resumeOnce = (llm: FakeLLM.FakeLLM) =>
         Effect.exit(agent().resume("test-run", decisions).pipe(Effect.provide(layerOf(llm, { store }))))
       const llms = [FakeLLM.script([Turn({ content: "done 1" })]), FakeLLM.script([Turn({ content: "done 2" })])]

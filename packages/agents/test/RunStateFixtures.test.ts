@@ -171,7 +171,7 @@ describe("golden run-state fixtures", () => {
       expect(entry).toMatchObject({ kind: "Approval", reasons: ["autonomy_gated"] })
       const llm = FakeLLM.script([Turn({ content: "Cancelled." })])
       const result = yield* support
-        .resume(context.runId, { [entry!.id]: Approval.approve(entry!.digest) })
+        .resume(context.runId, Approval.decisions([[entry!.id, Approval.approve(entry!.digest)]]))
         .pipe(
           Effect.provide(Layer.merge(makeTestCtx({ llm, autonomy: "gated", ...context }), CheckpointStore.layer(store)))
         )
@@ -195,9 +195,13 @@ describe("golden run-state fixtures", () => {
       })
       const llm = FakeLLM.script([Turn({ content: "It was cancelled." })])
       const result = yield* support
-        .resume(context.runId, {
-          [entry!.id]: Approval.markDone(entry!.digest, "order A-771 cancelled (seen in the order system)")
-        })
+        .resume(
+          context.runId,
+          Approval.decisions([[
+            entry!.id,
+            Approval.markDone(entry!.digest, "order A-771 cancelled (seen in the order system)")
+          ]])
+        )
         .pipe(Effect.provide(Layer.merge(makeTestCtx({ llm, ...context }), CheckpointStore.layer(store))))
       driven(result)
       expect(toolMessages(llm.requests[0]!.messages)).toEqual([[
@@ -271,7 +275,7 @@ describe("golden run-state fixtures", () => {
       })
       const llm = FakeLLM.script([Turn({ content: "Refund approved for A-771." })])
       const result = yield* refunds
-        .resume(context.runId, { [entry!.id]: Approval.approve(entry!.digest) })
+        .resume(context.runId, Approval.decisions([[entry!.id, Approval.approve(entry!.digest)]]))
         .pipe(Effect.provide(Layer.merge(makeTestCtx({ llm, ...context }), CheckpointStore.layer(store))))
       expect(result.stopReason).toBe("complete")
       expect(result.outputs).toEqual({

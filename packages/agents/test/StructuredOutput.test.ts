@@ -263,9 +263,7 @@ describe("ReActCognition with output: the schema block and a parse", () => {
       const record = yield* store.load("test-run")
       if (record._tag === "None") throw new Error("no record")
       expect(JSON.parse(record.value.state).cognitionState).toEqual({ output: { version: 1, repairs: 1 } })
-      const decisions = Object.fromEntries(
-        suspended.suspended!.pending.map((entry) => [entry.id, Approval.approve(entry.digest)])
-      )
+      const decisions = Approval.decideEach(suspended.suspended!.pending, (entry) => Approval.approve(entry.digest))
       const after = FakeLLM.script([Turn({ content: "still not json" })])
       const result = yield* reactAgent().resume("test-run", decisions).pipe(Effect.provide(layer(after)))
       expect([result.stopReason, result.partial, after.calls]).toEqual(["invalid_output", true, 1])

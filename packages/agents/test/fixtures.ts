@@ -70,4 +70,7 @@ export const expectedDigest = (entry: Approval.PendingEntry) =>
 
 /** Approve every pending entry of a suspension (decisions by pending id). */
 export const approveAll = (pending: ReadonlyArray<Approval.PendingEntry>): Approval.Decisions =>
-  Object.fromEntries(pending.map((entry) => [entry.id, Approval.approve(entry.digest)]))
+  Approval.decideEach(pending, (entry) => Approval.approve(entry.digest))
+
+/** What plain JavaScript hands over as decisions: nothing checks its type, so it may be anything. */
+export const untyped = (value: unknown): Approval.Decisions => value as Approval.Decisions

@@ -2,7 +2,7 @@
  * Type-level tests (checked by `tsc -b packages/agents`): a tool handler's requirements flow into
  * `agent.run`'s requirements; tool errors never leak into the run's error type.
  */
-import { Agent, ReActCognition } from "@agentkit/agents"
+import { Agent, Approval, ReActCognition } from "@agentkit/agents"
 import type { AgentError, AgentEvent, AgentResult, LifecycleError, PolicyDenied } from "@agentkit/agents"
 import type {
   BudgetExceeded,
@@ -156,5 +156,63 @@ describe("types", () => {
       handler: () => Effect.fail("nope" as const)
     })
     expectTypeOf(ReActCognition.make({ tools: [failing] }).tools.names()).toEqualTypeOf<ReadonlyArray<string>>()
+  })
+})
+
+describe("decisions are keyed by pending ids only", () => {
+  const entry = Approval.makeEntry({
+    kind: "Approval",
+    path: "run-1",
+    iteration: 0,
+    index: 0,
+    reasons: ["requires_approval"],
+    createdAt: 0,
+    call: { id: "c1", name: "cancel_order", arguments: { order_id: "A-771" } },
+    tool: cancelOrder
+  })
+  const agent = Agent.make({ name: "support", model: "m", cognition: ReActCognition.make({ tools: [cancelOrder] }) })
+
+  it("decisions built from pending ids compile, for resume and for an approver", () => {
+    const decisions = Approval.decisions([[entry.id, Approval.approve(entry.digest)]])
+    expectTypeOf(decisions).toEqualTypeOf<Approval.Decisions>()
+    expectTypeOf(Approval.decideEach([entry], (e) => Approval.reject(e.digest))).toEqualTypeOf<Approval.Decisions>()
+    expectTypeOf(Approval.decisions(new Map([[entry.id, Approval.approve(entry.digest)]]))).toEqualTypeOf<
+      Approval.Decisions
+    >()
+    const resumed = () => agent.resume("run-1", decisions)
+    const approver = Layer.succeed(Approval.Approver, {
+      decide: (request) => Effect.succeed(Approval.decideEach(request.pending, (p) => Approval.approve(p.digest)))
+    })
+    expect([typeof resumed, typeof approver]).toEqual(["function", "object"])
+    expect(decisions[entry.id]).toEqual(Approval.approve(entry.digest))
+  })
+
+  it("decisions keyed by tool-call ids, or any string-keyed record, do not compile", () => {
+    const byCallId = () =>
+      // @ts-expect-error a tool-call id is not a pending id
+      agent.resume("run-1", { [entry.call.id]: Approval.approve(entry.digest) })
+    const byCallIdPairs = () =>
+      // @ts-expect-error a tool-call id is not a pending id
+      Approval.decisions([[entry.call.id, Approval.approve(entry.digest)]])
+    const fromEntries = () =>
+      // @ts-expect-error Object.fromEntries makes a plain string-keyed record
+      agent.resume("run-1", Object.fromEntries([[entry.id, Approval.approve(entry.digest)]]))
+    const literal = () =>
+      // @ts-expect-error a record literal keyed by the pending id is not built from pending ids either
+      agent.resume("run-1", { [entry.id]: Approval.approve(entry.digest) })
+    const computed: Record<string, Approval.Decision> = { [`p-${"0".repeat(16)}`]: Approval.approve(entry.digest) }
+    const computedRecord = () =>
+      // @ts-expect-error a computed-string record
+      agent.resume("run-1", computed)
+    const plainString = () =>
+      // @ts-expect-error a plain string is not a pending id
+      Approval.decisions([["p-0123456789abcdef", Approval.approve(entry.digest)]])
+    const approver = () =>
+      Layer.succeed(Approval.Approver, {
+        decide: (request) =>
+          // @ts-expect-error an approver answering by tool-call id does not compile
+          Effect.succeed(Object.fromEntries(request.pending.map((p) => [p.call.id, Approval.approve(p.digest)])))
+      })
+    expect([byCallId, byCallIdPairs, fromEntries, literal, computedRecord, plainString, approver].length).toBe(7)
   })
 })

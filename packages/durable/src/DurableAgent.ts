@@ -221,13 +221,13 @@ const recorded = (store: CheckpointStore.Service, runId: string) =>
 const only = (
   decisions: Readonly<Record<string, Approval.Decision>>,
   pending: ReadonlyArray<Approval.PendingEntry>
-): Record<string, Approval.Decision> => {
-  const kept: Record<string, Approval.Decision> = {}
+): Approval.Decisions => {
+  const kept: Array<readonly [Approval.PendingId, Approval.Decision]> = []
   for (const entry of pending) {
     const decision = decisions[entry.id]
-    if (decision !== undefined) kept[entry.id] = decision
+    if (decision !== undefined) kept.push([entry.id, decision])
   }
-  return kept
+  return Approval.decisions(kept)
 }
 
 /**

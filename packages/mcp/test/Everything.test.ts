@@ -200,15 +200,15 @@ describe("server-everything over Streamable HTTP on 127.0.0.1", () => {
                     yield* Deferred.succeed(opened, undefined)
                     yield* Deferred.await(release)
                   }
-                  return Object.fromEntries(
-                    request.pending.map((p) => [p.id, Approval.edit(p.digest, { name: `tenant ${tenant}` })])
-                  )
+                  return Approval.decideEach(request.pending, (p) =>
+                    Approval.edit(p.digest, { name: `tenant ${tenant}` }))
                 })
             })
           const callAs = (tenant: number, hold: boolean) =>
             Effect.flatMap(
               Invoker,
-              (invoker) => invoker.tool({ id: `t${tenant}`, name: tool.name, arguments: {} }, tool)
+              (invoker) =>
+                invoker.tool({ id: `t${tenant}`, name: tool.name, arguments: {} }, tool)
             ).pipe(
               Effect.provide(approverOf(tenant, hold)),
               Effect.provide(makeTestCtx({ llm: FakeLLM.script([]), scope: { orgId: tenant }, runId: `run-${tenant}` }))

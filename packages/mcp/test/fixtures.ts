@@ -96,7 +96,7 @@ export const approver = (decide: (pending: Approval.ApprovalRequest["pending"][n
       decide: (request) =>
         Effect.sync(() => {
           asked.push(request)
-          return Object.fromEntries(request.pending.map((pending) => [pending.id, decide(pending)]))
+          return Approval.decideEach(request.pending, (pending) => decide(pending))
         })
     })
   }

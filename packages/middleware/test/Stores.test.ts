@@ -39,7 +39,7 @@ describe("stores from the context", () => {
     const agent = Agent.make({ name: "billing", model: "m", cognition: ReActCognition.make({ tools: [charge.tool] }) })
     const approver = Layer.succeed(Approval.Approver, {
       decide: ({ pending }) =>
-        Effect.succeed({ [pending[0]!.id]: Approval.approve(pending[0]!.digest, { by: "dana" }) })
+        Effect.succeed(Approval.decisions([[pending[0]!.id, Approval.approve(pending[0]!.digest, { by: "dana" })]]))
     })
     const llm = FakeLLM.script([
       Turn({ toolCalls: [call("charge", { amount: 5 }, "c1")] }),

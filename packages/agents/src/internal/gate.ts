@@ -168,8 +168,8 @@ export const approverAnswers = (
   const snapshot = Approval.snapshot(answers)
   const record = typeof snapshot === "object" && snapshot !== null && !Array.isArray(snapshot)
     ? (snapshot as Approval.Decisions)
-    : {}
-  const ids = entries.map((entry) => entry.id)
+    : Approval.decisions([])
+  const ids: ReadonlyArray<string> = entries.map((entry) => entry.id)
   const unknown = Object.keys(record).filter((key) => !ids.includes(key))
   const read = (entry: Approval.PendingEntry) => Approval.resolve(entry, record)
   if (unknown.length === 0) return Effect.succeed(read)

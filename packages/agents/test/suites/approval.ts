@@ -62,7 +62,7 @@ export const approvalMatrix = (engine: SuiteEngine) =>
         maxResumes: 1,
         decide: (pending) => {
           const decision = decide(pending[0]!)
-          return decision === undefined ? undefined : { [pending[0]!.id]: decision }
+          return decision === undefined ? undefined : Approval.decisions([[pending[0]!.id, decision]])
         }
       })
       return outcome.then((o) => ({ ...o, ...w }))

@@ -12,7 +12,7 @@
  * the lease and its heartbeat, checkpoints, takeover of an expired lease, suspension, resume with
  * the decisions the operator recorded in the store.
  */
-import { Agent, ReActCognition, RunLease } from "@agentkit/agents"
+import { Agent, Approval, ReActCognition, RunLease } from "@agentkit/agents"
 import type { AgentResult } from "@agentkit/agents"
 import { CheckpointStore } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
@@ -164,7 +164,7 @@ const program = Effect.gen(function*() {
           }
           return yield* agent.resume(
             runId,
-            Object.fromEntries(suspended.pending.map((entry) => [entry.id, decided.get(entry.id)]))
+            Approval.decideEach(suspended.pending, (entry) => decided.get(entry.id) as Approval.Decision) // checked on resume
           )
         })),
       provide(runId)

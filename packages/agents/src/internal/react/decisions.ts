@@ -31,7 +31,7 @@ export const validate = (registry: ToolRegistry.ToolRegistry) =>
 ): Effect.Effect<ReadonlyMap<string, Approval.Decision>, DecisionError> =>
   Effect.gen(function*() {
     const runId = state.runId
-    const ids = state.pending.map((entry) => entry.id)
+    const ids: ReadonlyArray<string> = state.pending.map((entry) => entry.id)
     for (const key of Object.keys(raw)) {
       if (!ids.includes(key)) return yield* new UnknownPending({ runId, pendingId: key, expected: ids })
     }
