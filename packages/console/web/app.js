@@ -19,12 +19,6 @@ let events
 // DOM: elements from text, never from HTML
 
 /**
- * @param {string} tag
- * @param {Record<string, unknown>} [attrs]
- * @param {...(Node | string | number | null | undefined | false)} children
- * @returns {HTMLElement}
- */
-/**
  * A tenant key (or an operator's grant) as people read it: a scope's store key
  * (`["acme",null,"u1",null]`: org, domain, user, session) by its present parts,
  * `org acme · user u1`; a pattern (the first parts of a key, `["acme"]`) ends `· …`, everything
@@ -52,6 +46,12 @@ const tenantLabel = (key) => {
 /** The scope of a run or record, by its parts. @param {string} key */
 const tenantText = (key) => h("span", { "data-testid": "scope" }, `scope ${tenantLabel(key)}`)
 
+/**
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...(Node | string | number | null | undefined | false)} children
+ * @returns {HTMLElement}
+ */
 const h = (tag, attrs = {}, ...children) => {
   const el = document.createElement(tag)
   for (const [key, value] of Object.entries(attrs)) {
