@@ -164,7 +164,8 @@ describe.skipIf(unavailable !== undefined && !ci)("console in chromium", () => {
 
     // the owner applies the decision: the run leaves the inbox
     await inbox.locator("article[data-run=\"run-acme-1\"]").waitFor({ state: "detached" })
-    expect(await inbox.locator("article[data-run]").count()).toBe(1)
+    // the inbox re-renders as the live update lands: poll until it settles on the other run
+    await expect.poll(() => inbox.locator("article[data-run]").count(), { timeout: 30_000 }).toBe(1)
     await page.screenshot({ path: `${artifacts}/4-decided.png`, fullPage: true })
     expect(server.operator.audits).toEqual([
       expect.objectContaining({ runId: "run-acme-1", action: "edit", by: "alice" })
