@@ -124,6 +124,8 @@ export { autonomyTiers, RunContext } from "./RunContext.js"
 export type { Autonomy } from "./RunContext.js"
 /** @since 0.1.0 */
 export * as Scope from "./Scope.js"
+/** @since 0.2.0 */
+export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */
 export * as ToolCall from "./ToolCall.js"
 /** @since 0.1.0 */
