@@ -18,23 +18,14 @@
  *
  * @since 0.1.0
  */
-import {
-  ChatModel,
-  ChatModelError,
-  ConfigurationError,
-  errorMessage,
-  ModelCatalog,
-  Tracing,
-  Usage
-} from "@agentkit/core"
-import type { Chat } from "@agentkit/core"
+import { ChatModel, ChatModelError, errorMessage, ModelCatalog, ProviderConfig, Tracing, Usage } from "@agentkit/core"
+import type { Chat, ConfigurationError } from "@agentkit/core"
 import type Anthropic from "@anthropic-ai/sdk"
-import * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import { makeClient } from "./internal/client.js"
 import { incompleteStream, toChatModelError } from "./internal/errors.js"
 import { requestProblem, resolveModel, toParams } from "./internal/request.js"
@@ -135,32 +126,10 @@ const toFinishReason = (stopReason: string | null): Chat.FinishReason =>
   stopReason !== null && finishReasons.has(stopReason) ? (stopReason as Chat.FinishReason) : "other"
 
 const configurationError = (field: string, message: string) =>
-  new ConfigurationError({ field, message: `AnthropicChatModel: ${message}` })
+  ProviderConfig.error("AnthropicChatModel", field, message)
 
-const resolveApiKey = (
-  apiKey: Options["apiKey"]
-): Effect.Effect<Redacted.Redacted<string>, ConfigurationError> => {
-  const fromEnv = Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(
-    Effect.mapError(() => configurationError("apiKey", "ANTHROPIC_API_KEY could not be read"))
-  )
-  const given: Effect.Effect<Option.Option<Redacted.Redacted<string>>, ConfigurationError> = apiKey === undefined
-    ? fromEnv
-    : Effect.succeed(Option.some(typeof apiKey === "string" ? Redacted.make(apiKey) : apiKey))
-  return Effect.flatMap(given, (key) =>
-    Option.isSome(key) && Redacted.value(key.value).trim() !== ""
-      ? Effect.succeed(key.value)
-      : Effect.fail(
-        configurationError(
-          "apiKey",
-          "no API key: pass { apiKey } to AnthropicChatModel.layer or set the ANTHROPIC_API_KEY environment variable"
-        )
-      ))
-}
-
-const checkInteger = (field: string, value: number | undefined, min: number): Effect.Effect<void, ConfigurationError> =>
-  value === undefined || (Number.isInteger(value) && value >= min)
-    ? Effect.void
-    : Effect.fail(configurationError(field, `${field} must be an integer >= ${min}; got ${String(value)}`))
+const checkInteger = (field: string, value: number | undefined, min: number) =>
+  ProviderConfig.integer("AnthropicChatModel", field, value, min)
 
 interface Outcome {
   readonly assembled: Assembled
@@ -210,7 +179,11 @@ const stream = async (
  */
 export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, ConfigurationError> =>
   Effect.gen(function*() {
-    const apiKey = yield* resolveApiKey(options.apiKey)
+    const apiKey = yield* ProviderConfig.apiKey({
+      layer: "AnthropicChatModel",
+      variables: ["ANTHROPIC_API_KEY"],
+      given: options.apiKey
+    })
     yield* checkInteger("maxTokens", options.maxTokens, 1)
     yield* checkInteger("maxRetries", options.maxRetries, 0)
     if (options.model !== undefined && options.model.trim() === "") {

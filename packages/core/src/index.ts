@@ -114,6 +114,8 @@ export type {
 } from "./Middleware.js"
 /** @since 0.1.0 */
 export * as Message from "./Message.js"
+/** @since 0.2.0 */
+export * as ProviderConfig from "./ProviderConfig.js"
 /** @since 0.1.0 */
 export * as PythonText from "./PythonText.js"
 /** @since 0.1.0 */

@@ -10,10 +10,9 @@
  *
  * @since 0.1.0
  */
-import { ChatModel, ChatModelError, ConfigurationError, errorMessage, ModelCatalog, Usage } from "@agentkit/core"
-import type { Chat } from "@agentkit/core"
+import { ChatModel, ChatModelError, errorMessage, ModelCatalog, ProviderConfig, Usage } from "@agentkit/core"
+import type { Chat, ConfigurationError } from "@agentkit/core"
 import { GoogleGenAI } from "@google/genai"
-import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -68,32 +67,10 @@ export const providerName = "google"
 
 const features: ChatModel.Features = Object.freeze({ toolChoice: true, responseFormat: true })
 
-const configurationError = (field: string, message: string) =>
-  new ConfigurationError({ field, message: `GoogleChatModel: ${message}` })
+const configurationError = (field: string, message: string) => ProviderConfig.error("GoogleChatModel", field, message)
 
-const resolveApiKey = (apiKey: Options["apiKey"]): Effect.Effect<Redacted.Redacted<string>, ConfigurationError> => {
-  const fromEnv = Config.option(
-    Config.redacted("GEMINI_API_KEY").pipe(Config.orElse(() => Config.redacted("GOOGLE_API_KEY")))
-  )
-    .pipe(Effect.mapError(() => configurationError("apiKey", "GEMINI_API_KEY could not be read")))
-  const given: Effect.Effect<Option.Option<Redacted.Redacted<string>>, ConfigurationError> = apiKey === undefined
-    ? fromEnv
-    : Effect.succeed(Option.some(typeof apiKey === "string" ? Redacted.make(apiKey) : apiKey))
-  return Effect.flatMap(given, (key) =>
-    Option.isSome(key) && Redacted.value(key.value).trim() !== ""
-      ? Effect.succeed(key.value)
-      : Effect.fail(
-        configurationError(
-          "apiKey",
-          "no API key: pass { apiKey } to GoogleChatModel.layer or set the GEMINI_API_KEY environment variable"
-        )
-      ))
-}
-
-const checkInteger = (field: string, value: number | undefined, min: number): Effect.Effect<void, ConfigurationError> =>
-  value === undefined || (Number.isInteger(value) && value >= min)
-    ? Effect.void
-    : Effect.fail(configurationError(field, `${field} must be an integer >= ${min}; got ${String(value)}`))
+const checkInteger = (field: string, value: number | undefined, min: number) =>
+  ProviderConfig.integer("GoogleChatModel", field, value, min)
 
 /**
  * Builds the provider service. The API key is resolved here, so a missing key fails when the
@@ -116,7 +93,11 @@ const checkInteger = (field: string, value: number | undefined, min: number): Ef
  */
 export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, ConfigurationError> =>
   Effect.gen(function*() {
-    const apiKey = yield* resolveApiKey(options.apiKey)
+    const apiKey = yield* ProviderConfig.apiKey({
+      layer: "GoogleChatModel",
+      variables: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+      given: options.apiKey
+    })
     yield* checkInteger("maxTokens", options.maxTokens, 1)
     yield* checkInteger("thinkingBudget", options.thinkingBudget, 0)
     if (options.model !== undefined && options.model.trim() === "") {

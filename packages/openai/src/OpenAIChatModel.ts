@@ -18,9 +18,8 @@
  *
  * @since 0.1.0
  */
-import { ChatModel, ChatModelError, ConfigurationError, errorMessage, ModelCatalog, Usage } from "@agentkit/core"
-import type { Chat } from "@agentkit/core"
-import * as Config from "effect/Config"
+import { ChatModel, ChatModelError, errorMessage, ModelCatalog, ProviderConfig, Usage } from "@agentkit/core"
+import type { Chat, ConfigurationError } from "@agentkit/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -120,33 +119,10 @@ export const providerName = "openai"
 /** It honours a forced tool and a native JSON-schema format. */
 const features: ChatModel.Features = Object.freeze({ toolChoice: true, responseFormat: true })
 
-const configurationError = (field: string, message: string) =>
-  new ConfigurationError({ field, message: `OpenAIChatModel: ${message}` })
+const configurationError = (field: string, message: string) => ProviderConfig.error("OpenAIChatModel", field, message)
 
-const resolveApiKey = (
-  apiKey: Options["apiKey"]
-): Effect.Effect<Redacted.Redacted<string>, ConfigurationError> => {
-  const fromEnv = Config.option(Config.redacted("OPENAI_API_KEY")).pipe(
-    Effect.mapError(() => configurationError("apiKey", "OPENAI_API_KEY could not be read"))
-  )
-  const given: Effect.Effect<Option.Option<Redacted.Redacted<string>>, ConfigurationError> = apiKey === undefined
-    ? fromEnv
-    : Effect.succeed(Option.some(typeof apiKey === "string" ? Redacted.make(apiKey) : apiKey))
-  return Effect.flatMap(given, (key) =>
-    Option.isSome(key) && Redacted.value(key.value).trim() !== ""
-      ? Effect.succeed(key.value)
-      : Effect.fail(
-        configurationError(
-          "apiKey",
-          "no API key: pass { apiKey } to OpenAIChatModel.layer or set the OPENAI_API_KEY environment variable"
-        )
-      ))
-}
-
-const checkInteger = (field: string, value: number | undefined, min: number): Effect.Effect<void, ConfigurationError> =>
-  value === undefined || (Number.isInteger(value) && value >= min)
-    ? Effect.void
-    : Effect.fail(configurationError(field, `${field} must be an integer >= ${min}; got ${String(value)}`))
+const checkInteger = (field: string, value: number | undefined, min: number) =>
+  ProviderConfig.integer("OpenAIChatModel", field, value, min)
 
 /** Whether a base URL is OpenAI's own endpoint (the SDK's default when none is given). */
 const isOfficial = (baseURL: string | undefined): boolean => {
@@ -243,7 +219,11 @@ const run = async (
  */
 export const make = (options: Options = {}): Effect.Effect<ChatModel.Service, ConfigurationError> =>
   Effect.gen(function*() {
-    const apiKey = yield* resolveApiKey(options.apiKey)
+    const apiKey = yield* ProviderConfig.apiKey({
+      layer: "OpenAIChatModel",
+      variables: ["OPENAI_API_KEY"],
+      given: options.apiKey
+    })
     yield* validate(options)
     const official = isOfficial(options.baseURL)
     const api: Api = options.api ?? (official ? "responses" : "chat")
