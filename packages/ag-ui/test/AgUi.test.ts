@@ -152,6 +152,70 @@ describe("AgUi endpoint", () => {
     expect(again.status).toBe(409)
   })
 
+  it("the answer is the operator service's decision: digest-bound, first decision wins, a dismissal rejects", async () => {
+    const world = newWorld()
+    const built = await Effect.runPromise(Effect.scoped(Layer.build(Operator.Operator.memory())))
+    const server = await serve(world, Layer.succeedContext(built))
+    const suspend = async (threadId: string, runId: string) => {
+      const agent = new HttpAgent({ url: server.url, headers: { authorization: "Bearer alice" }, threadId })
+      agent.addMessage(userMessage("u1", "cancel B-102"))
+      await agent.runAgent({ runId })
+      return { agent, interrupt: agent.pendingInterrupts[0]! }
+    }
+    const answer = (threadId: string, runId: string, interruptId: string, entry: Record<string, unknown>) =>
+      post(server.url, "alice", {
+        threadId,
+        runId,
+        messages: [],
+        resume: [{ interruptId, status: "resolved", ...entry }]
+      })
+
+    // an answer for other arguments than those shown (a stale digest) is refused; nothing runs
+    const first = await suspend("t-d1", "run-d1")
+    const stale = await answer("t-d1", "run-d1b", first.interrupt.id, {
+      payload: { approved: true, digest: "0".repeat(64) }
+    })
+    expect(stale.status).toBe(409)
+    expect(stale.text).toContain("StaleDigest")
+    expect(world.orders.get("B-102")).toBe("processing")
+
+    // an operator decided first (in the console): the user's answer is a conflict naming them
+    const second = await suspend("t-d2", "run-d2")
+    const entry = (second.interrupt.metadata as { digest: string }).digest
+    const pendingId = second.interrupt.id.slice(second.interrupt.id.lastIndexOf("#") + 1)
+    await Effect.runPromise(
+      Effect.flatMap(
+        Operator.Operator,
+        (operator) =>
+          operator.decide("run-d2", pendingId, { verdict: "reject", digest: entry, by: "olga", reason: "fraud check" })
+      ).pipe(
+        Effect.provide(Layer.succeedContext(built))
+      )
+    )
+    const late = await answer("t-d2", "run-d2b", second.interrupt.id, { payload: { approved: true } })
+    expect(late.status).toBe(409)
+    expect(late.text).toContain("olga")
+
+    // a dismissed interrupt is a rejection the model sees
+    const third = await suspend("t-d3", "run-d3")
+    const dismissed = await post(server.url, "alice", {
+      threadId: "t-d3",
+      runId: "run-d3b",
+      messages: [],
+      resume: [{ interruptId: third.interrupt.id, status: "cancelled" }]
+    })
+    expect(dismissed.status).toBe(200)
+    valid(dismissed.events)
+    const finished = dismissed.events.at(-1) as { type: string; result: { output: string } }
+    expect(finished.type).toBe("RUN_FINISHED")
+    expect(finished.result.output).toContain("I did not cancel B-102")
+    expect(world.orders.get("B-102")).toBe("processing")
+
+    // an interrupt id of the right shape but of another thread is not found
+    const elsewhere = await answer("t-d1", "run-d4", third.interrupt.id, { payload: { approved: true } })
+    expect(elsewhere.status).toBe(404)
+  })
+
   it("a rejection reaches the model; the order stays", async () => {
     const world = newWorld()
     const server = await serve(world)
