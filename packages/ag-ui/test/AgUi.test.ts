@@ -274,6 +274,14 @@ describe("AgUi endpoint", () => {
     }
     // the tool has started (it waits until cancelled)
     while (world.started.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    // the same run id again while it runs: no second run
+    const twice = await post(server.url, "alice", {
+      threadId: "t-5",
+      runId: "run-slow",
+      messages: [userMessage("u", "a slow one please")]
+    })
+    expect(twice.status === 409 || twice.events.at(-1)?.code === "Conflict", twice.text).toBe(true)
+    expect(world.started).toEqual(["warehouse"])
     controller.abort()
     while (world.aborted.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
     expect(world.aborted).toEqual(["warehouse"])

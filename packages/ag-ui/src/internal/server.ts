@@ -6,7 +6,7 @@
  */
 import type { Event } from "@ag-ui/core"
 import { EventEncoder } from "@ag-ui/encoder"
-import type { Agent, AgentResult } from "@agentkit/agents"
+import type { Agent } from "@agentkit/agents"
 import { Approval, Operator } from "@agentkit/agents"
 import type { Autonomy, Scope } from "@agentkit/core"
 import { Message, RunContext } from "@agentkit/core"
@@ -94,6 +94,19 @@ export const routes = <R>(settings: Settings<R>) =>
       // everything the agent's runs need (the Invoker, the stores, its tools' services), as provided to the layer
       const services = yield* Effect.context<never>()
       const { agent, identify } = settings
+      // the runs this process drives, by agentkit run id: a second request for one (the same new
+      // run id posted twice at once, two tabs resuming one run) ends with RUN_ERROR, not a second run
+      const driving = new Set<string>()
+      const exclusive = (runId: string, translator: Translator, body: Effect.Effect<void>) =>
+        Effect.suspend(() => {
+          if (driving.has(runId)) {
+            return Effect.sync(() =>
+              translator.error(`run '${runId}' is already running here: wait for its events`, "Conflict")
+            )
+          }
+          driving.add(runId)
+          return Effect.ensuring(body, Effect.sync(() => driving.delete(runId)))
+        })
 
       const identified = (request: HttpServerRequest.HttpServerRequest) =>
         identify(request).pipe(
@@ -143,12 +156,16 @@ export const routes = <R>(settings: Settings<R>) =>
           return sse((push) => {
             const translator = new Translator({ runId: input.runId, threadId: input.threadId, agent: agent.name, push })
             translator.start(input)
-            return agent.stream(messages.right).pipe(
-              Stream.runForEach((event) => Effect.sync(() => translator.event(event))),
-              runContext(scope, input.runId, input.threadId),
-              Effect.provide(services as Context.Context<RunContext | R>),
-              reportFailures(translator)
-            ) as Effect.Effect<void>
+            return exclusive(
+              input.runId,
+              translator,
+              agent.stream(messages.right).pipe(
+                Stream.runForEach((event) => Effect.sync(() => translator.event(event))),
+                runContext(scope, input.runId, input.threadId),
+                Effect.provide(services as Context.Context<RunContext | R>),
+                reportFailures(translator)
+              ) as Effect.Effect<void>
+            )
           })
         })
 
@@ -219,17 +236,7 @@ export const routes = <R>(settings: Settings<R>) =>
             translator.start(input)
             if (open.length > 0) {
               // still waiting on other calls: the same suspension, less what was answered
-              return Effect.sync(() =>
-                translator.finish({
-                  output: "",
-                  usage: decided.usage as AgentResult.AgentResult["usage"],
-                  ownUsage: decided.usage as AgentResult.AgentResult["usage"],
-                  partial: true,
-                  stopReason: "awaiting_approval",
-                  transcript: [],
-                  suspended: { _tag: "Suspended", runId: decided.runId, pending: open }
-                })
-              )
+              return Effect.sync(() => translator.waiting(decided.runId, open))
             }
             const decisions = Approval.decisions(
               decided.pending.flatMap((entry) => {
@@ -237,17 +244,21 @@ export const routes = <R>(settings: Settings<R>) =>
                 return decision === undefined ? [] : [[entry.id, decision] as const]
               })
             )
-            return agent.resume(decided.runId, decisions).pipe(
-              Effect.flatMap((result) =>
-                Effect.sync(() => {
-                  translator.replay(result.transcript, decided.transcript.length)
-                  translator.finish(result)
-                })
-              ),
-              runContext(scope, decided.runId, input.threadId),
-              Effect.provide(services as Context.Context<RunContext | R>),
-              reportFailures(translator)
-            ) as Effect.Effect<void>
+            return exclusive(
+              decided.runId,
+              translator,
+              agent.resume(decided.runId, decisions).pipe(
+                Effect.flatMap((result) =>
+                  Effect.sync(() => {
+                    translator.replay(result.transcript, decided.transcript.length)
+                    translator.finish(result)
+                  })
+                ),
+                runContext(scope, decided.runId, input.threadId),
+                Effect.provide(services as Context.Context<RunContext | R>),
+                reportFailures(translator)
+              ) as Effect.Effect<void>
+            )
           })
         })
 

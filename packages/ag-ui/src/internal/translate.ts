@@ -240,6 +240,23 @@ export class Translator {
     })
   }
 
+  /** `RUN_FINISHED` with the approvals a run still waits on (part of its calls answered). */
+  waiting(runId: string, pending: ReadonlyArray<Approval.PendingEntry>): void {
+    this.#close()
+    const entries = userEntries(pending)
+    this.#patch({ status: "waiting", waitingOn: pending.map((entry) => entry.call.name) })
+    this.#push({
+      type: EventType.RUN_FINISHED,
+      threadId: this.#threadId,
+      runId: this.#runId,
+      ...(entries.length === 0
+        ? {}
+        : {
+          outcome: { type: "interrupt", interrupts: entries.map((entry) => toInterrupt(runId, this.#agent, entry)) }
+        })
+    })
+  }
+
   /** `RUN_ERROR`. */
   error(message: string, code: string): void {
     this.#close()
