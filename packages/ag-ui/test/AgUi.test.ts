@@ -249,6 +249,20 @@ describe("AgUi endpoint", () => {
     expect((await post(server.url, "bob", input)).status).toBe(409)
   })
 
+  it("a run that fails ends with RUN_ERROR naming the error", async () => {
+    const server = await serve(newWorld())
+    const failed = await post(server.url, "alice", {
+      threadId: "t-7",
+      runId: "run-broken",
+      messages: [userMessage("u", "a broken request")]
+    })
+    expect(failed.status).toBe(200)
+    valid(failed.events)
+    expect(failed.events.map((event) => event.type)).toEqual(["RUN_STARTED", "STATE_SNAPSHOT", "RUN_ERROR"])
+    expect(failed.events.at(-1)).toMatchObject({ code: "ChatModelError" })
+    expect(String(failed.events.at(-1)?.message)).toContain("the model refused the request")
+  })
+
   it("a client that disconnects cancels its run: the tool's abort signal fires", async () => {
     const world = newWorld()
     const server = await serve(world)

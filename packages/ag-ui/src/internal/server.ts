@@ -61,14 +61,29 @@ const sse = (body: (push: (event: Event) => void) => Effect.Effect<void>) =>
     { contentType: "text/event-stream", headers: { ...noStore, "x-accel-buffering": "no" } }
   )
 
-/** The run's failure as a `RUN_ERROR`; an interruption (the client left) stays one. */
+/**
+ * The run's failure as a `RUN_ERROR` (its tag as the code; a store's or a defect's details are
+ * logged, not sent to the page); an interruption (the client left) stays one.
+ */
 const reportFailures = (translator: Translator) =>
 <E extends { readonly _tag: string; readonly message: string }, R>(
   run: Effect.Effect<void, E, R>
 ) =>
   run.pipe(
-    Effect.catchAll((error) => Effect.sync(() => translator.error(error.message, error._tag))),
-    Effect.catchAllDefect(() => Effect.sync(() => translator.error("the run failed unexpectedly", "Defect")))
+    Effect.catchAll((error) =>
+      error._tag === "StoreError"
+        ? Effect.zipRight(
+          Effect.logError("ag-ui: a run's store failed", error),
+          Effect.sync(() => translator.error("the run's store is unavailable: try again", error._tag))
+        )
+        : Effect.sync(() => translator.error(error.message, error._tag))
+    ),
+    Effect.catchAllDefect((defect) =>
+      Effect.zipRight(
+        Effect.logError("ag-ui: a run failed unexpectedly", defect),
+        Effect.sync(() => translator.error("the run failed unexpectedly", "Defect"))
+      )
+    )
   )
 
 /**

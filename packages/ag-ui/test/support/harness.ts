@@ -38,6 +38,9 @@ export const model = () =>
       return Turn({ content: `The check said: ${last.content}` })
     }
     const text = last?.role === "user" ? last.content : ""
+    if (/broken/i.test(text)) {
+      return FakeLLM.failure({ reason: "invalid_request", retryable: false, message: "the model refused the request" })
+    }
     if (/cancel/i.test(text)) {
       return Turn({
         content: "I'll cancel order B-102 for you.",
