@@ -3,7 +3,7 @@
 // work on a fresh machine with only Node (20.19 or newer) and npm: it gets pnpm 12.4.2 (the
 // project's pinned package manager) through npx when it is not installed, installs the workspace
 // when needed, then does what was asked:
-//   demo, demo:approvals, demo:triage, demo:multi
+//   demo, demo:approvals, demo:triage, demo:multi, demo:chat
 //       bundles the demo's entry (apps/support-desk/src/*.ts) and the sources of the packages it
 //       imports with esbuild, in about a second, into node_modules/.cache/agentkit/, and runs the
 //       bundle with the Node running this script. Nothing is type-checked or built: `npm test`
@@ -24,7 +24,13 @@ import { fileURLToPath } from "node:url"
 const PNPM = "12.4.2"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const [script, ...rest] = process.argv.slice(2)
-const demos = { demo: "main", "demo:approvals": "approvals", "demo:triage": "triage", "demo:multi": "multi" }
+const demos = {
+  demo: "main",
+  "demo:approvals": "approvals",
+  "demo:triage": "triage",
+  "demo:multi": "multi",
+  "demo:chat": "chat"
+}
 if (script === undefined || (!(script in demos) && script !== "check")) {
   console.error(`usage: node scripts/run.mjs <${[...Object.keys(demos), "check"].join(" | ")}> [args...]`)
   process.exit(2)
