@@ -68,7 +68,10 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
   readonly caps: ReadonlyArray<Capability>
   /** Runs the agent to its result. */
   run(input: Input): Effect.Effect<AgentResult<A>, AgentError, RunContext | Invoker | R>
-  /** Runs the agent as a stream of events, ending with `Final`. */
+  /**
+   * Runs the agent as a stream of events, ending with `Final`. Under an output guardrail no
+   * `MessageDelta` is streamed: the answer is shown once checked, in `Final`.
+   */
   stream(input: Input): Stream.Stream<AgentEvent.AgentEvent<A>, AgentError, RunContext | Invoker | R>
   /**
    * Continues a suspended run with a person's decisions, by pending id. Needs the
@@ -271,7 +274,14 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
           guardrails,
           context,
           messages,
-          (checked) => cognition.drive({ agent: settings, messages: checked ?? messages, emit, policy, output })
+          (checked) =>
+            cognition.drive({
+              agent: settings,
+              messages: checked ?? messages,
+              emit: Guardrails.emitting(guardrails, emit),
+              policy,
+              output
+            })
         )
       // a conversation passed in counts for the tool results it holds (a caller may add legs, never
       // remove them); advertising a tool whose description is untrusted counts from the first turn

@@ -22,7 +22,7 @@ import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { asTool, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
 import type { Duration } from "effect"
-import { Cause, Deferred, Effect, Either, Exit, Layer, Option, Schema } from "effect"
+import { Cause, Chunk, Deferred, Effect, Either, Exit, Layer, Option, Schema, Stream } from "effect"
 import { call } from "./fixtures.js"
 
 const KEY = "sk-ant-REDACTME0123456789abcdefghij"
@@ -557,5 +557,31 @@ describe("no guardrail: nothing changes", () => {
       const result = yield* agentWith([]).run("go").pipe(Effect.provide(makeTestCtx({ llm })))
       expect(result.output).toBe(`key ${KEY}`)
       expect(toolTexts(llm.requests[1])).toEqual([`config: key=${KEY}`])
+    }))
+})
+
+describe("streaming under an output guardrail", () => {
+  it.effect("no text delta is streamed before the answer is checked; Final holds the redacted answer", () =>
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([Turn({ content: `key ${KEY}` })])
+      const events = yield* agentWith([redactOutput]).stream("go").pipe(
+        Stream.provideLayer(makeTestCtx({ llm })),
+        Stream.runCollect
+      )
+      const all = Chunk.toReadonlyArray(events)
+      expect(all.some((event) => event._tag === "MessageDelta")).toBe(false)
+      expect(JSON.stringify(all)).not.toContain(KEY)
+      const final = all.at(-1)!
+      expect(final._tag === "Final" && final.result.output).toBe("key [REDACTED:api_key]")
+    }))
+
+  it.effect("without an output guardrail the deltas stream as before", () =>
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([Turn({ content: "hello" })])
+      const events = yield* agentWith([noInjection]).stream("go").pipe(
+        Stream.provideLayer(makeTestCtx({ llm })),
+        Stream.runCollect
+      )
+      expect(Chunk.toReadonlyArray(events).some((event) => event._tag === "MessageDelta")).toBe(true)
     }))
 })

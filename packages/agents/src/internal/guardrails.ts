@@ -427,5 +427,18 @@ export const guard = <E, R>(
     )
   })
 
+/**
+ * The event sink of a guarded run: under an output guardrail the answer's text deltas are held
+ * back (the answer is shown once checked, in the run's result), so nothing it would redact or
+ * trip on is streamed first.
+ */
+export const emitting = <E extends { readonly _tag: string }>(
+  p: Plan,
+  emit: ((event: E) => void) | undefined
+): ((event: E) => void) | undefined =>
+  emit === undefined || p.output.length === 0 ? emit : (event) => {
+    if (event._tag !== "MessageDelta") emit(event)
+  }
+
 /** Whether a tool call's failure is a guardrail's trip that ends the run (not one shown to the model). */
 export const endsRun = (error: unknown): error is GuardrailTripped => error instanceof GuardrailTripped && error.endsRun
