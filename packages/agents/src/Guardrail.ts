@@ -9,8 +9,9 @@
  * - `toolResult`: sees a tool's result text before it reaches the model.
  *
  * Each check answers `pass`, `rewrite(value)` (the rewritten value is what flows on; an
- * `AuditStore` in the context records the guardrail with the digests of the value before and
- * after) or `trip(reason)`. A trip ends the run with `GuardrailTripped`, except a tool-result
+ * `AuditStore` in the context records it with decision `rewritten`, `by: "guardrail:<name>"`,
+ * `argHash` and `resultHash` the digests of the value before and after, and `tool`/`callId` the
+ * call checked, or `input`/`output`) or `trip(reason)` (audited `denied`). A trip ends the run with `GuardrailTripped`, except a tool-result
  * guardrail made with `onTrip: "replace"` (its default), whose trip replaces the call's result with
  * the error text the model sees. Fail closed: a check that fails, dies, throws, answers something
  * that is not a verdict or outlives its `timeout` trips.
