@@ -101,7 +101,9 @@ export interface Answer {
 
 /**
  * What a guardrail of each kind is given: the value it checks (`value`) and what surrounds it.
- * Every kind sees the run's messages so far (`messages`); a tool-result guardrail also the call.
+ * An input guardrail sees the run's messages (`value` and `messages` are the same), an output
+ * guardrail the run's transcript (`messages`) beside the answer, a tool-result guardrail the
+ * call that produced the result.
  *
  * @example
  * ```ts
@@ -117,7 +119,6 @@ export interface Answer {
 export type Subject<K extends Kind> = K extends "toolResult" ? {
     readonly value: string
     readonly call: ToolCall.ToolCall
-    readonly messages: ReadonlyArray<Message.Message>
   }
   : { readonly value: Value<K>; readonly messages: ReadonlyArray<Message.Message> }
 

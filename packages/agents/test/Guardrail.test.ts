@@ -452,6 +452,15 @@ describe("every path: sub-agents, coordinators, runAgents, graphs", () => {
       guardrails
     })
 
+  it.effect("sub-agent: a parent's guardrail that passes leaves the child's tool result and answer as they are", () =>
+    Effect.gen(function*() {
+      const llm = delegation("https://ok.example")
+      const result = yield* parentOf([noInjection]).run("go").pipe(Effect.provide(makeTestCtx({ llm })))
+      const childSecond = llm.requests.filter((r) => r.model === "child")[1]!
+      expect(toolTexts(childSecond)).toEqual([`config: key=${KEY}`])
+      expect(result.output).toBe(`parent saw: read: config: key=${KEY}`)
+    }))
+
   it.effect("sub-agent: the parent's tool-result guardrail rewrites the child's tool result", () =>
     Effect.gen(function*() {
       const llm = delegation("https://ok.example")

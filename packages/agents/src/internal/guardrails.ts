@@ -314,7 +314,7 @@ const checkToolResult = (
     runAll(
       guardrails,
       outcome.text,
-      (value) => ({ value, call, messages: [] }),
+      (value) => ({ value, call }),
       context,
       { tool: call.name, callId: call.id }
     ),
