@@ -19,7 +19,9 @@
  * Guardrails are given to `Agent.make({ guardrails })` or `Graph.make({ guardrails })` and hold on
  * every path of the run: the loop's tool calls, graph tool nodes, coordinators' children,
  * `runAgents`, sub-agents, MCP tools and durable runs. A run's children inherit its guardrails; a
- * child's own guardrails are added to them (they can never remove one). Each check has a span
+ * child's own guardrails are added to them (they can never remove one); a trip that ends a
+ * sub-agent's run (`asTool`) is its delegating call's error, which the parent's model sees as the
+ * call's result (the text names the guardrail and its reason). Each check has a span
  * (`guardrail {name}`); a check that calls a model through the `Invoker` is counted in the run's
  * usage and budget.
  *
