@@ -17,6 +17,8 @@ import type { AgentResult } from "./AgentResult.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
 import { AgentDefinitionError, RunNotResumable } from "./Errors.js"
+import type * as Guardrail from "./Guardrail.js"
+import * as Guardrails from "./internal/guardrails.js"
 import * as Trifecta from "./internal/trifecta.js"
 import * as RunPolicy from "./RunPolicy.js"
 import * as SingleCallCognition from "./SingleCallCognition.js"
@@ -66,7 +68,10 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
   readonly caps: ReadonlyArray<Capability>
   /** Runs the agent to its result. */
   run(input: Input): Effect.Effect<AgentResult<A>, AgentError, RunContext | Invoker | R>
-  /** Runs the agent as a stream of events, ending with `Final`. */
+  /**
+   * Runs the agent as a stream of events, ending with `Final`. Under an output guardrail no
+   * `MessageDelta` is streamed: the answer is shown once checked, in `Final`.
+   */
   stream(input: Input): Stream.Stream<AgentEvent.AgentEvent<A>, AgentError, RunContext | Invoker | R>
   /**
    * Continues a suspended run with a person's decisions, by pending id. Needs the
@@ -127,6 +132,12 @@ export interface Options<R, A = never, I = A> {
    * fails too. An agent with tools also needs `"tools"`, checked for models the catalog knows.
    */
   readonly requires?: ReadonlyArray<ModelCatalog.Capability> | undefined
+  /**
+   * Guardrails (`Guardrail.input`, `output`, `toolResult`) for every run of the agent. They are
+   * added to the ones the run inherits (a parent run's, `Guardrail.within`'s) and hold for its
+   * children too.
+   */
+  readonly guardrails?: ReadonlyArray<Guardrail.Any> | undefined
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
@@ -224,6 +235,11 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     ? capabilityCheck
     : Effect.zipRight(capabilityCheck, policyCheck)
   const advertised = Trifecta.advertisedLegs(cognition.tools)
+  const own = Guardrails.checked(options.guardrails, `Agent '${settings.name}'`)
+  const ownPlan = own.length === 0 ? undefined : Guardrails.plan(own)
+  /** The guardrails in force for a run: its own added to what it inherits (`undefined`: none). */
+  const planOf = (inherited: ReadonlyArray<Guardrail.Any>): Guardrails.Plan | undefined =>
+    inherited.length === 0 ? ownPlan : Guardrails.plan(Guardrails.merge(inherited, own))
 
   /** The run's boundary (cancellation) and its span, over `body`. */
   const observed = <E extends { readonly _tag: string }>(
@@ -251,7 +267,22 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
     Effect.withFiberRuntime<AgentResult<unknown>, AgentError, RunContext | Invoker | R>((fiber) => {
       const context = RunContext.unsafeOf(fiber)
       const messages = head.concat(typeof input === "string" ? [Message.user(input)] : input)
-      const drive = cognition.drive({ agent: settings, messages, emit, policy, output })
+      const guardrails = planOf(fiber.getFiberRef(Guardrails.current))
+      const drive = guardrails === undefined
+        ? cognition.drive({ agent: settings, messages, emit, policy, output })
+        : Guardrails.guard(
+          guardrails,
+          context,
+          messages,
+          (checked) =>
+            cognition.drive({
+              agent: settings,
+              messages: checked ?? messages,
+              emit: Guardrails.emitting(guardrails, emit),
+              policy,
+              output
+            })
+        )
       // a conversation passed in counts for the tool results it holds (a caller may add legs, never
       // remove them); advertising a tool whose description is untrusted counts from the first turn
       const legs = typeof input === "string"
@@ -280,7 +311,14 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
               `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
           })
         )
-        : observe(cognition.resume({ agent: settings, runId, decisions, emit: undefined, policy, output })),
+        : Effect.withFiberRuntime((fiber) => {
+          const resume = cognition.resume!
+          const guardrails = planOf(fiber.getFiberRef(Guardrails.current))
+          const resumed = () => resume({ agent: settings, runId, decisions, emit: undefined, policy, output })
+          return guardrails === undefined
+            ? observe(resumed())
+            : observe(Guardrails.guard(guardrails, RunContext.unsafeOf(fiber), undefined, resumed))
+        }),
     stream: (input) =>
       Stream.asyncPush<AgentEvent.AgentEvent<unknown>, AgentError, RunContext | Invoker | R>(
         (emit) =>

@@ -37,6 +37,7 @@ import type {
   RunSuspended,
   UnknownPending
 } from "./Errors.js"
+import type { GuardrailTripped } from "./Guardrail.js"
 import type { RunPolicy } from "./RunPolicy.js"
 import type { StructuredOutput } from "./StructuredOutput.js"
 
@@ -89,6 +90,7 @@ export type AgentError =
   | DepthExceeded
   | StoreError
   | LifecycleError
+  | GuardrailTripped
 
 /**
  * The errors of `agent.resume`: those of a run, plus the refusals of its decisions (not a

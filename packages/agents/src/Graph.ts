@@ -16,7 +16,10 @@ import type * as Agent from "./Agent.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, ResumeError } from "./Cognition.js"
 import { AgentDefinitionError } from "./Errors.js"
+import type * as Guardrail from "./Guardrail.js"
+import type { GuardrailTripped } from "./Guardrail.js"
 import * as internal from "./internal/graph.js"
+import * as Guardrails from "./internal/guardrails.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Trifecta from "./internal/trifecta.js"
 import * as RunPolicy from "./RunPolicy.js"
@@ -321,6 +324,11 @@ export interface Options<Nodes extends Readonly<Record<string, Node<unknown, unk
    * `flag` (the default) records a `policy.flagged` event. Each agent keeps its own policy.
    */
   readonly policy?: RunPolicy.RunPolicy | undefined
+  /**
+   * Guardrails for every run of the graph: tool-result guardrails check its tool nodes' results;
+   * all of them hold for its agent nodes (added to the ones each declares).
+   */
+  readonly guardrails?: ReadonlyArray<Guardrail.Any> | undefined
 }
 
 // a node made in place, with nothing to infer its error or requirements from, has none
@@ -407,6 +415,20 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
   const policy = options.policy ?? RunPolicy.defaultPolicy
   // the static trifecta check over what the nodes can reach together, before any node runs
   const staticCheck = Trifecta.staticCheck(policy, caps)
+  const own = Guardrails.checked(options.guardrails, `Graph '${options.name}'`)
+  const ownPlan = own.length === 0 ? undefined : Guardrails.plan(own)
+  /** The graph's body under the guardrails in force (its own added to what it inherits), if any. */
+  const guarded = <E>(
+    body: Effect.Effect<unknown, E, RunContext | Invoker>
+  ): Effect.Effect<unknown, E | GuardrailTripped, RunContext | Invoker> =>
+    Effect.withFiberRuntime((fiber) => {
+      const inherited = fiber.getFiberRef(Guardrails.current)
+      const found = inherited.length === 0 ? ownPlan : Guardrails.plan(Guardrails.merge(inherited, own))
+      if (found === undefined) return body
+      // a graph has no input or output of its own to check: its agent nodes check theirs
+      const nodes = { ...found, before: [], beside: [], output: [] }
+      return Guardrails.guard(nodes, RunContext.unsafeOf(fiber), undefined, () => body as never)
+    })
   const settings: internal.Settings<unknown, unknown> = { name: options.name, nodes, maxSteps, policy }
   const spanName = Tracing.SpanName.invokeWorkflow(options.name)
   const spanOptions = {
@@ -447,7 +469,13 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
     caps,
     run: (task) =>
       observe(
-        Effect.zipRight(staticCheck, Lifecycle.drive(internal.program(settings, task))) as Effect.Effect<
+        guarded(
+          Effect.zipRight(staticCheck, Lifecycle.drive(internal.program(settings, task))) as Effect.Effect<
+            unknown,
+            AgentError,
+            RunContext | Invoker
+          >
+        ) as Effect.Effect<
           unknown,
           AgentError,
           RunContext | Invoker
@@ -455,7 +483,13 @@ export const make = <const Nodes extends Readonly<Record<string, Node<unknown, u
       ),
     resume: (runId, decisions) =>
       observe(
-        Lifecycle.resume(internal.program(settings, ""), runId, decisions, internal.check(settings)) as Effect.Effect<
+        guarded(
+          Lifecycle.resume(internal.program(settings, ""), runId, decisions, internal.check(settings)) as Effect.Effect<
+            unknown,
+            ResumeError,
+            RunContext | Invoker
+          >
+        ) as Effect.Effect<
           unknown,
           ResumeError,
           RunContext | Invoker

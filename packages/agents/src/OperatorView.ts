@@ -231,7 +231,7 @@ export const AuditRecord = Schema.Struct({
   scope: Schema.optional(ScopeParts),
   tool: Schema.String,
   callId: Schema.String,
-  decision: Schema.Literal("executed", "deduplicated", "failed", "denied", "in_doubt", "operator"),
+  decision: Schema.Literal("executed", "deduplicated", "failed", "denied", "in_doubt", "operator", "rewritten"),
   /** For an `operator` record: what the operator did. */
   action: Schema.optional(Schema.Literal("approve", "reject", "edit", "markDone", "markFailed", "retry", "cancel")),
   argHash: Schema.String,

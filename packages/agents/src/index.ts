@@ -35,6 +35,10 @@ export * as Coordinator from "./Coordinator.js"
 export * as DurableRunsPort from "./DurableRunsPort.js"
 /** @since 0.1.0 */
 export * as Graph from "./Graph.js"
+/** @since 0.3.0 */
+export * as Guardrail from "./Guardrail.js"
+/** @since 0.3.0 */
+export { GuardrailTripped } from "./Guardrail.js"
 /** @since 0.1.0 */
 export * as Operator from "./Operator.js"
 /** @since 0.1.0 */

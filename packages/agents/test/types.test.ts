@@ -3,7 +3,14 @@
  * `agent.run`'s requirements; tool errors never leak into the run's error type.
  */
 import { Agent, Approval, ReActCognition } from "@agentkit/agents"
-import type { AgentError, AgentEvent, AgentResult, LifecycleError, PolicyDenied } from "@agentkit/agents"
+import type {
+  AgentError,
+  AgentEvent,
+  AgentResult,
+  GuardrailTripped,
+  LifecycleError,
+  PolicyDenied
+} from "@agentkit/agents"
 import type {
   BudgetExceeded,
   Cancelled,
@@ -82,6 +89,7 @@ describe("types", () => {
       | DepthExceeded
       | StoreError
       | LifecycleError
+      | GuardrailTripped
     >()
     expectTypeOf<Stream.Stream.Context<ReturnType<typeof agent.stream>>>().toEqualTypeOf<
       RunContext | Invoker | OrderDb

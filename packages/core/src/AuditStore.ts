@@ -15,7 +15,9 @@ import type { StoreError } from "./StoreError.js"
  * What happened to a call: it ran (`executed`), a stored outcome was returned (`deduplicated`),
  * it was refused (`denied`: egress, policy, approval, an open circuit), it failed or was
  * interrupted (`failed`), its outcome is unknown after a crash (`in_doubt`), or an operator acted
- * on it (`operator`: a decision, a resolution or a cancel, named by `action`).
+ * on it (`operator`: a decision, a resolution or a cancel, named by `action`), or a guardrail
+ * rewrote what it checked (`rewritten`: `by` names the guardrail, `argHash` and `resultHash` are
+ * the digests of the value before and after; a guardrail's trip is `denied`).
  *
  * @example
  * ```ts
@@ -27,7 +29,7 @@ import type { StoreError } from "./StoreError.js"
  * @since 0.1.0
  * @category models
  */
-export type Decision = "executed" | "deduplicated" | "failed" | "denied" | "in_doubt" | "operator"
+export type Decision = "executed" | "deduplicated" | "failed" | "denied" | "in_doubt" | "operator" | "rewritten"
 
 /**
  * One audit record.

@@ -72,7 +72,7 @@ for (const target of targets) {
           tenant: i % 3 === 0 ? "[\"7\",null,null,null]" : "[7,null,null,null]",
           tool: "cancel_order",
           callId: `toolu_${i}`,
-          decision: (["executed", "deduplicated", "failed", "denied", "in_doubt"] as const)[i % 5]!,
+          decision: (["executed", "deduplicated", "failed", "denied", "in_doubt", "rewritten"] as const)[i % 6]!,
           argHash: `hash-${i}`,
           ...(i % 4 === 0
             ? { resultHash: `result-${i}`, by: "alice <alice@example.com>", reason: "it's '; DROP TABLE x; -- fine" }

@@ -47,6 +47,7 @@ import * as RunState from "../RunState.js"
 import * as Audit from "./audit.js"
 import { fanOut, type Outcome, outcome } from "./fanOut.js"
 import * as Gate from "./gate.js"
+import * as Guardrails from "./guardrails.js"
 import { lazy } from "./lazy.js"
 import type * as Lifecycle from "./lifecycle.js"
 import { validate } from "./react/decisions.js"
@@ -390,7 +391,7 @@ export const program = <E, R>(
             )
             const legs = Trifecta.capsOf(tool)
             if (ran._tag === "Right") return Trifecta.shownOutput(policy, tool.name, ran.right.text, legs)
-            if (endsRun(ran.left)) return yield* Effect.fail(ran.left as AgentError)
+            if (endsRun(ran.left) || Guardrails.endsRun(ran.left)) return yield* Effect.fail(ran.left as AgentError)
             return Trifecta.shownFailure(policy, tool.name, ran.left, legs)
           })
 

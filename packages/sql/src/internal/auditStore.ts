@@ -13,7 +13,7 @@ import { invalid } from "./errors.js"
 import { deleteInBatches } from "./tables.js"
 import type { Env } from "./tables.js"
 
-const decisions = ["executed", "deduplicated", "failed", "denied", "in_doubt", "operator"] as const
+const decisions = ["executed", "deduplicated", "failed", "denied", "in_doubt", "operator", "rewritten"] as const
 const actions = ["approve", "reject", "edit", "markDone", "markFailed", "retry", "cancel"] as const
 
 const AuditRecordSchema = Schema.Struct({

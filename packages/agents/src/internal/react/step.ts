@@ -54,6 +54,7 @@ import * as StructuredOutput from "../../StructuredOutput.js"
 import type * as Termination from "../../Termination.js"
 import * as Audit from "../audit.js"
 import { admit, approverAnswers, denies, kindOf, type Reason, reasonsFor } from "../gate.js"
+import * as Guardrails from "../guardrails.js"
 import * as Trifecta from "../trifecta.js"
 import { countRepair, repairsOf, terminate } from "./cognitionState.js"
 import type { Engine } from "./engine.js"
@@ -291,7 +292,7 @@ class Steps {
           if (isSubRunSuspension(error) && under(error, context.runId)) {
             return then({ _tag: "Waiting", pending: error.pending as ReadonlyArray<Approval.PendingEntry> })
           }
-          if (endsRun(error)) return Effect.fail(error as AgentError)
+          if (endsRun(error) || Guardrails.endsRun(error)) return Effect.fail(error as AgentError)
           const legs = legsOf()
           return then(result(legs, Trifecta.shownFailure(policy, call.name, error, legs), true))
         }
