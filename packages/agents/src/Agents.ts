@@ -23,6 +23,7 @@ import type * as AgentEvent from "./AgentEvent.js"
 import type * as AgentResult from "./AgentResult.js"
 import type { AgentError } from "./Cognition.js"
 import { NoParsedOutput } from "./Errors.js"
+import { provided } from "./internal/provided.js"
 
 /** The service value: the Invoker built once, and the settings each call's fresh context is made with. */
 class AgentsValue implements Agents.Service {
@@ -45,24 +46,32 @@ class AgentsValue implements Agents.Service {
   }
 }
 
-/** The service in a running fiber's environment (the requirement guarantees it is there). */
+/** The service in a fiber's context (the requirement guarantees it is there). */
 const current = (context: Context.Context<never>): Agents.Service =>
   Context.unsafeGet(context as Context.Context<Agents>, Agents)
 
 /**
- * Runs `self` on a fresh context and the service's Invoker. The options were checked when the
- * service was made, so the context cannot fail to build: the `ConfigurationError` of
- * `RunContext.provide` is not in the type.
+ * A fresh run context of the service's options. They were checked when the service was made, so
+ * it cannot fail: the `ConfigurationError` of `RunContext.make` is not in the type.
  */
-const fresh = <X, E, R>(
-  agents: Agents.Service,
-  self: Effect.Effect<X, E, R>
-): Effect.Effect<X, E, Exclude<R, RunContext | Invoker>> =>
-  RunContext.provide(agents.runOptions())(Effect.provideService(self, Invoker, agents.invoker)) as Effect.Effect<
-    X,
-    E,
-    Exclude<R, RunContext | Invoker>
-  >
+const freshContext = (agents: Agents.Service) =>
+  RunContext.make(agents.runOptions()) as Effect.Effect<RunContext.Service>
+
+/**
+ * Runs `self` on a fresh context and the service's Invoker, both added to the fiber's context in
+ * one region (no layer, no second fiber).
+ */
+const fresh = <X, E, R>(self: Effect.Effect<X, E, R>): Effect.Effect<X, E, Exclude<R, RunContext | Invoker> | Agents> =>
+  Effect.withFiberRuntime((fiber) => {
+    const outer = fiber.getFiberRef(FiberRef.currentContext)
+    const agents = current(outer)
+    return Effect.flatMap(freshContext(agents), (context) =>
+      provided(
+        self as Effect.Effect<X, E, Exclude<R, RunContext | Invoker>>,
+        outer,
+        Context.add(Context.add(outer, Invoker, agents.invoker), RunContext, context)
+      ))
+  })
 
 const make = (invoker: Invoker.Service, options: Agents.Options): Effect.Effect<Agents.Service, ConfigurationError> => {
   if (options.budget instanceof Budget.Budget) {
@@ -74,7 +83,8 @@ const make = (invoker: Invoker.Service, options: Agents.Options): Effect.Effect<
       })
     )
   }
-  const limits = options.budget
+  // a copy: the caller's object changing later changes no call's budget
+  const limits = options.budget === undefined ? undefined : { ...options.budget }
   // the same checks as every run context's, once, here: a bad option fails the layer
   return Effect.map(
     RunContext.make({ scope: options.scope, autonomy: options.autonomy, budget: limits, tracing: options.tracing }),
@@ -133,9 +143,7 @@ export class Agents extends Context.Tag("@agentkit/agents/Agents")<Agents, Agent
     agent: Agent<R, A>,
     input: Input
   ): Effect.Effect<AgentResult.AgentResult<A>, AgentError, Agents | R> {
-    return Effect.withFiberRuntime((fiber) =>
-      fresh(current(fiber.getFiberRef(FiberRef.currentContext)), agent.run(input))
-    )
+    return fresh(agent.run(input))
   }
 
   /**
@@ -201,9 +209,7 @@ export class Agents extends Context.Tag("@agentkit/agents/Agents")<Agents, Agent
     return Stream.unwrap(
       Effect.withFiberRuntime<Stream.Stream<AgentEvent.AgentEvent<A>, AgentError, R>, never, Agents>((fiber) => {
         const agents = current(fiber.getFiberRef(FiberRef.currentContext))
-        // checked when the service was made: it cannot fail (see `fresh`)
-        const made = RunContext.make(agents.runOptions()) as Effect.Effect<RunContext.Service>
-        return Effect.map(made, (context) =>
+        return Effect.map(freshContext(agents), (context) =>
           Stream.mapInputContext(
             events,
             (outer: Context.Context<R>) => Context.add(Context.add(outer, Invoker, agents.invoker), RunContext, context)
