@@ -82,9 +82,46 @@ const constructors = Data.taggedEnum<AgentEvent<unknown>>()
 export const { $match, Final, Interrupt, MessageDelta, Step, ToolCall: ToolCallEvent, ToolResult } = constructors
 
 /**
+ * A guard for one tag, as `AgentEvent.$is(tag)` returns it. Given an event, it narrows that
+ * event's own type (so `Final` keeps the agent's output type); given any other value (`unknown`,
+ * decoded from the wire), it narrows to the event of that tag.
+ *
+ * @example
+ * ```ts
+ * import { AgentEvent } from "@agentkit/agents"
+ *
+ * const isFinal: AgentEvent.Guard<"Final"> = AgentEvent.$is("Final")
+ * const fromWire: unknown = JSON.parse("{\"_tag\":\"Step\",\"iteration\":1}")
+ * if (AgentEvent.$is("Step")(fromWire)) fromWire.iteration // 1
+ * ```
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export type Guard<T extends Tag> = <E>(value: E) => value is E & Narrowed<E, T>
+
+/**
+ * What `Guard<T>` narrows a value of type `E` to: the member of `E` tagged `T`, or, for a value
+ * of unknown type, the event tagged `T`.
+ *
+ * @example
+ * ```ts
+ * import type { AgentEvent } from "@agentkit/agents"
+ *
+ * type Step = AgentEvent.Narrowed<unknown, "Step"> // { readonly _tag: "Step"; readonly iteration: number; ... }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Narrowed<E, T extends Tag> = unknown extends E ? Extract<AgentEvent<unknown>, { readonly _tag: T }>
+  : Extract<E, { readonly _tag: T }>
+
+/**
  * A guard for one tag that keeps the event's type: on the events of `agent.stream` of an agent
  * whose output is `A`, `$is("Final")` narrows to the `Final` event whose `result.parsed` is an
- * `A`, in `if`, `Array.find`/`filter` and `Stream.filter` alike.
+ * `A`, in `if`, `Array.find`/`filter` and `Stream.filter` alike. Any value may be tested: a
+ * value that is not an object with that `_tag` is not the event.
  *
  * @example
  * ```ts
@@ -99,9 +136,9 @@ export const { $match, Final, Interrupt, MessageDelta, Step, ToolCall: ToolCallE
  * @since 0.1.0
  * @category guards
  */
-export const $is =
-  <T extends Tag>(tag: T) =>
-  <E extends { readonly _tag: string }>(event: E): event is Extract<E, { readonly _tag: T }> => event._tag === tag
+export const $is = <T extends Tag>(tag: T): Guard<T> =>
+  ((value: unknown) =>
+    typeof value === "object" && value !== null && (value as { readonly _tag?: unknown })._tag === tag) as Guard<T>
 
 /**
  * The `ToolCall` event constructor (also exported as `ToolCallEvent`).

@@ -128,3 +128,20 @@ describe("the Final event", () => {
       expect(final.result.output).toBe(ANSWER)
     }))
 })
+
+describe("AgentEvent.$is on any value", () => {
+  it("narrows an unknown value to the event of that tag; a value that is not an event is not one", () => {
+    const fromWire: unknown = JSON.parse("{\"_tag\":\"Step\",\"iteration\":2}")
+    if (!AgentEvent.$is("Step")(fromWire)) throw new Error("a Step from the wire is a Step")
+    expectTypeOf(fromWire.iteration).toEqualTypeOf<number>()
+    expect(fromWire.iteration).toBe(2)
+    expect([null, undefined, "Step", 1, {}, { _tag: "Final" }].map(AgentEvent.$is("Step"))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false
+    ])
+  })
+})
