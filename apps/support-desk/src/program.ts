@@ -1,9 +1,9 @@
 /**
  * The seed page's "Working code", in this API. It returns the three lines the seed prints.
  */
-import { Agent, ReActCognition } from "@agentkit/agents"
+import { Agent, Agents, ReActCognition } from "@agentkit/agents"
 import type { ChatModel } from "@agentkit/core"
-import { Invoker, RunContext, ToolArgumentError } from "@agentkit/core"
+import { RunContext, ToolArgumentError } from "@agentkit/core"
 import { FakeLLM, Turn } from "@agentkit/testing"
 import { Effect, Layer } from "effect"
 import { orderTools, seedOrders } from "./orders.js"
@@ -36,14 +36,15 @@ export const programOn = (model: string) =>
     const { agent, cancelOrder, lookupOrder } = makeSupport(model)
     const lines: Array<string> = []
 
-    const result = yield* agent.run("What happened to order A-771?")
+    const result = yield* Agents.run(agent, "What happened to order A-771?")
     lines.push(result.output)
 
     // This is exactly what the model is shown for the tool:
     lines.push(`${lookupOrder.schema.name} ${JSON.stringify(lookupOrder.schema.parameters)}`)
 
     // A call the model got wrong is rejected BY NAME, not silently dropped.
-    const rejected = yield* Effect.flip(cancelOrder.run({ order: "A-771" }))
+    // (a tool run directly reads a run context too: a fresh one, as the agent's calls get)
+    const rejected = yield* Effect.flip(cancelOrder.run({ order: "A-771" }).pipe(RunContext.provide()))
     if (rejected instanceof ToolArgumentError) lines.push(`rejected: ${rejected.message}`)
     return lines
   })
@@ -51,6 +52,5 @@ export const programOn = (model: string) =>
 /** The seed program on the seed's model. */
 export const program = programOn(defaultModel)
 
-/** Everything the program needs, over a chat model layer. */
-export const runtime = <E>(model: Layer.Layer<ChatModel, E>) =>
-  Layer.mergeAll(RunContext.layer({ correlationId: "support-desk" }), Layer.provide(Invoker.layer(), model))
+/** Everything the program needs, over a chat model layer: the agents service, built once. */
+export const runtime = <E>(model: Layer.Layer<ChatModel, E>) => Agents.layer().pipe(Layer.provide(model))

@@ -13,7 +13,7 @@ import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AgentEvent from "./AgentEvent.js"
-import type { AgentResult } from "./AgentResult.js"
+import type * as AgentResult from "./AgentResult.js"
 import type * as Approval from "./Approval.js"
 import type { AgentError, AgentSettings, Cognition, ResumeError } from "./Cognition.js"
 import { AgentDefinitionError, RunNotResumable } from "./Errors.js"
@@ -67,12 +67,20 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
    */
   readonly caps: ReadonlyArray<Capability>
   /** Runs the agent to its result. */
-  run(input: Input): Effect.Effect<AgentResult<A>, AgentError, RunContext | Invoker | R>
+  run(input: Input): Effect.Effect<AgentResult.AgentResult<A>, AgentError, RunContext | Invoker | R>
   /**
-   * Runs the agent as a stream of events, ending with `Final`. Under an output guardrail no
-   * `MessageDelta` is streamed: the answer is shown once checked, in `Final`.
+   * Runs the agent as a stream of events, ending with `Final`, whose result carries the
+   * transcript only with `{ transcript: true }`. Under an output guardrail no `MessageDelta` is
+   * streamed: the answer is shown once checked, in `Final`.
    */
-  stream(input: Input): Stream.Stream<AgentEvent.AgentEvent<A>, AgentError, RunContext | Invoker | R>
+  stream(
+    input: Input,
+    options: { readonly transcript: true }
+  ): Stream.Stream<AgentEvent.AgentEvent<A, AgentResult.AgentResult<A>>, AgentError, RunContext | Invoker | R>
+  stream(
+    input: Input,
+    options?: StreamOptions
+  ): Stream.Stream<AgentEvent.AgentEvent<A>, AgentError, RunContext | Invoker | R>
   /**
    * Continues a suspended run with a person's decisions, by pending id. Needs the
    * `CheckpointStore` the run was suspended with; works in any process that has it. Decisions
@@ -82,7 +90,32 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
   resume(
     runId: string,
     decisions: Approval.Decisions
-  ): Effect.Effect<AgentResult<A>, ResumeError, RunContext | Invoker | R>
+  ): Effect.Effect<AgentResult.AgentResult<A>, ResumeError, RunContext | Invoker | R>
+}
+
+/**
+ * The options of `agent.stream`. `transcript: true` puts the whole conversation in the `Final`
+ * event's result; by default it carries the result without it (`AgentResult.Summary`), which keeps
+ * the last event small however long the run was.
+ *
+ * @example
+ * ```ts
+ * import { AgentEvent, type Agent } from "@agentkit/agents"
+ * import { Stream } from "effect"
+ *
+ * const options: Agent.StreamOptions = { transcript: true }
+ * const messages = agent.stream("What happened to order A-771?", { transcript: true }).pipe(
+ *   Stream.filter(AgentEvent.$is("Final")),
+ *   Stream.map((event) => event.result.transcript.length)
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StreamOptions {
+  /** Put the whole conversation in the `Final` event's result (default `false`). */
+  readonly transcript?: boolean | undefined
 }
 
 /**
@@ -211,7 +244,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   const spanOptions = (
     conversationId: string,
     tenant: string
-  ): Tracing.SpanOptions<AgentResult<unknown>, { readonly _tag: string }> => ({
+  ): Tracing.SpanOptions<AgentResult.AgentResult<unknown>, { readonly _tag: string }> => ({
     kind: "internal",
     captureStackTrace: false,
     onEnd: runEnd,
@@ -243,7 +276,7 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
 
   /** The run's boundary (cancellation) and its span, over `body`. */
   const observed = <E extends { readonly _tag: string }>(
-    body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>,
+    body: Effect.Effect<AgentResult.AgentResult<unknown>, E, RunContext | Invoker | R>,
     context: RunContext.Service
   ) => {
     const driven = RunContext.cancellable(body)
@@ -257,14 +290,14 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
   }
 
   const observe = <E extends { readonly _tag: string }>(
-    body: Effect.Effect<AgentResult<unknown>, E, RunContext | Invoker | R>
+    body: Effect.Effect<AgentResult.AgentResult<unknown>, E, RunContext | Invoker | R>
   ) => RunContext.with((context) => observed(body, context))
 
   // Built when it runs, from the context it runs in (read in place, not with `RunContext.with`,
   // whose extra closure the caller's effect would keep): the effect a caller holds (and
   // `runPromise` keeps to the end) stays small.
   const execute = (input: Input, emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined) =>
-    Effect.withFiberRuntime<AgentResult<unknown>, AgentError, RunContext | Invoker | R>((fiber) => {
+    Effect.withFiberRuntime<AgentResult.AgentResult<unknown>, AgentError, RunContext | Invoker | R>((fiber) => {
       const context = RunContext.unsafeOf(fiber)
       const messages = head.concat(typeof input === "string" ? [Message.user(input)] : input)
       const guardrails = planOf(fiber.getFiberRef(Guardrails.current))
@@ -319,8 +352,13 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
             ? observe(resumed())
             : observe(Guardrails.guard(guardrails, RunContext.unsafeOf(fiber), undefined, resumed))
         }),
-    stream: (input) =>
-      Stream.asyncPush<AgentEvent.AgentEvent<unknown>, AgentError, RunContext | Invoker | R>(
+    // one implementation of both signatures: the result's type follows `transcript`
+    stream: ((input: Input, options?: StreamOptions) =>
+      Stream.asyncPush<
+        AgentEvent.AgentEvent<unknown, AgentResult.Summary<unknown>>,
+        AgentError,
+        RunContext | Invoker | R
+      >(
         (emit) =>
           execute(input, (event) => void emit.single(event)).pipe(
             // matchCause, not match: a defect (or an interruption) must end the stream too, or
@@ -329,20 +367,28 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
               onFailure: (cause) => Effect.sync(() => emit.halt(cause)),
               onSuccess: (result) =>
                 Effect.sync(() => {
-                  emit.single(AgentEvent.Final({ result }))
+                  emit.single(AgentEvent.Final({ result: options?.transcript === true ? result : summary(result) }))
                   emit.end()
                 })
             }),
             Effect.forkScoped
           ),
         { bufferSize: "unbounded" }
-      )
+      )) as Agent<R, unknown>["stream"]
   }
   return Object.freeze(Object.assign(Object.create(Proto), agent)) as Agent<R, A>
 }
 
+/** The result without its transcript (what a `Final` event carries unless asked for it). */
+const summary = (result: AgentResult.AgentResult<unknown>): AgentResult.Summary<unknown> => {
+  const { transcript: _, ...rest } = result
+  return rest
+}
+
 /** What the agent sets on its `invoke_agent {agent}` span as it ends: the run's usage, or the error's tag. */
-const runEnd = (exit: Exit.Exit<AgentResult<unknown>, { readonly _tag: string }>): Tracing.Attributes | undefined => {
+const runEnd = (
+  exit: Exit.Exit<AgentResult.AgentResult<unknown>, { readonly _tag: string }>
+): Tracing.Attributes | undefined => {
   if (Exit.isSuccess(exit)) return Tracing.usageAttributes(exit.value.usage)
   const failure = Cause.failureOption(exit.cause)
   return Option.isSome(failure) ? { [Tracing.Attribute.errorType]: failure.value._tag } : undefined

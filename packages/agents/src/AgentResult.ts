@@ -71,8 +71,44 @@ export interface Suspended {
 }
 
 /**
- * What a run produced. `A` is the agent's structured output (`Agent.make({ output })`): `parsed`
- * holds the decoded answer of a run that ended with one; an agent without `output` has none.
+ * What a run produced, without its transcript: what the `Final` event of `agent.stream` carries
+ * unless the stream is asked for the transcript. `A` is the agent's structured output.
+ *
+ * @example
+ * ```ts
+ * import type { AgentResult } from "@agentkit/agents"
+ *
+ * const show = (result: AgentResult.Summary) => `${result.output} (${result.stopReason}, $${result.usage.costUsd})`
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Summary<out A = never> {
+  /** The final answer, or the last assistant text of a partial run. */
+  readonly output: string
+  /** Usage of the whole run tree: this run's model calls and its sub-runs' (what the budget spent on it). */
+  readonly usage: Usage.Usage
+  /** Usage of this run's own model calls. */
+  readonly ownUsage: Usage.Usage
+  /** True when the run did not reach a final answer (iterations exhausted, awaiting approval). */
+  readonly partial: boolean
+  readonly stopReason: StopReason
+  /** Present when the run suspended for approval. */
+  readonly suspended?: Suspended | undefined
+  /**
+   * The decoded answer, with structured output, when the run ended with an answer that decodes
+   * (absent when it is partial, or a termination condition stopped it).
+   */
+  readonly parsed?: A | undefined
+  /** With structured output and stop reason `invalid_output`: why the last answer did not decode. */
+  readonly error?: string | undefined
+}
+
+/**
+ * What a run produced: its `Summary` and the whole conversation. `A` is the agent's structured
+ * output (`Agent.make({ output })`): `parsed` holds the decoded answer of a run that ended with
+ * one; an agent without `output` has none.
  *
  * @example
  * ```ts
@@ -86,25 +122,7 @@ export interface Suspended {
  * @since 0.1.0
  * @category models
  */
-export interface AgentResult<out A = never> {
-  /** The final answer, or the last assistant text of a partial run. */
-  readonly output: string
-  /** Usage of the whole run tree: this run's model calls and its sub-runs' (what the budget spent on it). */
-  readonly usage: Usage.Usage
-  /** Usage of this run's own model calls. */
-  readonly ownUsage: Usage.Usage
-  /** True when the run did not reach a final answer (iterations exhausted, awaiting approval). */
-  readonly partial: boolean
-  readonly stopReason: StopReason
+export interface AgentResult<out A = never> extends Summary<A> {
   /** The whole conversation, system prompt first. */
   readonly transcript: ReadonlyArray<Message.Message>
-  /** Present when the run suspended for approval. */
-  readonly suspended?: Suspended | undefined
-  /**
-   * The decoded answer, with structured output, when the run ended with an answer that decodes
-   * (absent when it is partial, or a termination condition stopped it).
-   */
-  readonly parsed?: A | undefined
-  /** With structured output and stop reason `invalid_output`: why the last answer did not decode. */
-  readonly error?: string | undefined
 }

@@ -363,3 +363,44 @@ export class OtherTenant extends Schema.TaggedError<OtherTenant>("@agentkit/agen
     return `run '${this.runId}' is not one of the tenants this operator may see`
   }
 }
+
+/**
+ * `Agents.parsed` asked an agent for its structured answer and the run ended without one: the
+ * answer did not decode after its repairs (`invalid_output`, with the decode error in `error`),
+ * the run suspended for a person's decision (`awaiting_approval`), its iterations ran out, or a
+ * termination condition stopped it. `output` is the run's last text. An agent made without
+ * `output` has no structured answer to give: then nothing runs and `stopReason` is absent.
+ *
+ * @example
+ * ```ts
+ * import { NoParsedOutput } from "@agentkit/agents"
+ *
+ * new NoParsedOutput({ agent: "triage", stopReason: "invalid_output", output: "{}", error: "category: is missing" }).message
+ * // "agent 'triage' ended without a structured answer (stop reason invalid_output): category: is missing"
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class NoParsedOutput extends Schema.TaggedError<NoParsedOutput>("@agentkit/agents/NoParsedOutput")(
+  "NoParsedOutput",
+  {
+    agent: Schema.String,
+    /** Why the run stopped; absent when the agent has no `output` schema (nothing ran). */
+    stopReason: Schema.optional(Schema.String),
+    output: Schema.String,
+    error: Schema.optional(Schema.String),
+    runId: Schema.optional(Schema.String)
+  }
+) {
+  /** @since 0.2.0 */
+  readonly [ErrorTypeId]: ErrorTypeId = ErrorTypeId
+  override get message(): string {
+    if (this.stopReason === undefined) {
+      return `agent '${this.agent}' has no structured answer to give: make it with Agent.make({ output: schema })`
+    }
+    const why = this.error === undefined ? "" : `: ${this.error}`
+    const suspended = this.runId === undefined ? "" : ` (run '${this.runId}' waits for decisions)`
+    return `agent '${this.agent}' ended without a structured answer (stop reason ${this.stopReason})${why}${suspended}`
+  }
+}

@@ -6,12 +6,15 @@
 
 /** @since 0.1.0 */
 export * as Agent from "./Agent.js"
+/** @since 0.2.0 */
+export { Agents } from "./Agents.js"
 /** @since 0.1.0 */
 export {
   AgentDefinitionError,
   DigestMismatch,
   InvalidDecision,
   InvalidDecisions,
+  NoParsedOutput,
   OtherTenant,
   PolicyDenied,
   RunInProgress,

@@ -246,7 +246,7 @@ describe("agent.stream", () => {
       expect(String((defectOf(exit) as Error).message)).toBe("FakeLLM: call 1 but the script has 0 turns")
     }))
 
-  it.effect("run and stream give the same result", () =>
+  it.effect("run and stream({ transcript: true }) give the same result", () =>
     Effect.gen(function*() {
       const viaRun = yield* support.run(TASK).pipe(
         Effect.provide(
@@ -254,7 +254,7 @@ describe("agent.stream", () => {
         )
       )
       const events = yield* collect(
-        support.stream(TASK).pipe(
+        support.stream(TASK, { transcript: true }).pipe(
           Stream.provideLayer(
             makeTestCtx({ llm: FakeLLM.script([Turn({ toolCalls: [lookupCall()] }), Turn({ content: ANSWER })]) })
           )

@@ -65,7 +65,7 @@ describe("termination in the ReAct loop", () => {
       const { agent, ran } = world()
       const llm = FakeLLM.script([Turn({ toolCalls: [lookupCall("c1"), submitCall()] })])
       const events = yield* agent(Termination.functionCall("submit_answer"))
-        .stream(TASK)
+        .stream(TASK, { transcript: true })
         .pipe(Stream.runCollect, Effect.provide(makeTestCtx({ llm })))
       const list = Chunk.toReadonlyArray(events)
       expect(list.map((event) => event._tag)).toEqual(["Final"])

@@ -1,11 +1,11 @@
 /**
  * The seed page's "Working code", as a test: the three things it prints, in this API.
  */
-import { Agent, ReActCognition } from "@agentkit/agents"
-import { ToolArgumentError } from "@agentkit/core"
+import { Agent, Agents, ReActCognition } from "@agentkit/agents"
+import { RunContext, ToolArgumentError } from "@agentkit/core"
 import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
-import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { describe, expect, it, vi } from "@effect/vitest"
+import { Console, Effect, Layer } from "effect"
 
 const { ANSWER, cancelOrder, lookupOrder, MODEL, PROMPT, STATUS, TASK } = Seed
 
@@ -77,5 +77,46 @@ describe("seed working code", () => {
       expect(first.tools.map((tool) => tool.name)).toEqual(["cancel_order", "lookup_order"])
       expect(llm.requests[1]!.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"])
       expect(llm.requests[1]!.messages[3]!.content).toBe(STATUS)
+    }))
+
+  it.effect("the one-statement form (Agents over the model layer) prints the seed's three lines", () =>
+    Effect.gen(function*() {
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order_id: "A-771" } }] }),
+        Turn({ content: "Order A-771 shipped on 14 August and arrives Tuesday." })
+      ])
+      const agent = Agent.make({
+        name: "support",
+        model: "claude-sonnet-4-6",
+        prompt: "Answer order questions. Use the tools; never guess a status.",
+        cognition: ReActCognition.make({ tools: [lookupOrder, cancelOrder] })
+      })
+      const main = Effect.gen(function*() {
+        yield* Console.log((yield* Agents.run(agent, "What happened to order A-771?")).output)
+
+        // This is exactly what the model is shown for the tool:
+        yield* Console.log(lookupOrder.schema.name, JSON.stringify(lookupOrder.schema.parameters))
+
+        // A call the model got wrong is rejected BY NAME, not silently dropped.
+        yield* cancelOrder.run({ order: "A-771" }).pipe(
+          RunContext.provide(),
+          Effect.catchTag("ToolArgumentError", (exc) => Console.log(`rejected: ${exc.message}`))
+        )
+      })
+
+      const printed: Array<string> = []
+      const log = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+        printed.push(args.join(" "))
+      })
+      yield* main.pipe(
+        Effect.provide(Agents.layer().pipe(Layer.provide(llm.layer))),
+        Effect.ensuring(Effect.sync(() => log.mockRestore()))
+      )
+      expect(printed).toEqual([
+        "Order A-771 shipped on 14 August and arrives Tuesday.",
+        "lookup_order {\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"string\"}},\"required\":[\"order_id\"]}",
+        "rejected: tool 'cancel_order' call rejected: unexpected argument(s) ['order']; missing required argument(s) ['order_id']. Accepted arguments: ['order_id', 'reason']"
+      ])
+      llm.assertConsumed()
     }))
 })

@@ -19,7 +19,7 @@ export interface RunState {
 }
 
 /** The result a `RUN_FINISHED` carries: the run's result without its transcript. */
-export const compactResult = (result: AgentResult.AgentResult<unknown>) => ({
+export const compactResult = (result: AgentResult.Summary<unknown>) => ({
   output: result.output,
   stopReason: result.stopReason,
   partial: result.partial,
@@ -198,7 +198,7 @@ export class Translator {
   }
 
   /** `RUN_FINISHED`: success with the compact result, or the approvals a suspended run waits on. */
-  finish(result: AgentResult.AgentResult<unknown>): void {
+  finish(result: AgentResult.Summary<unknown>): void {
     this.#close()
     const suspended = result.suspended
     if (suspended !== undefined) {
