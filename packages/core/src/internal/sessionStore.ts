@@ -9,7 +9,6 @@ import { StaleThreadClaim, ThreadBusy } from "../SessionStore.js"
 interface Entry {
   thread: Thread | undefined
   claim: Claim | undefined
-  tokens: number
 }
 
 const keyOf = (key: ThreadKey): string => JSON.stringify([key.tenant, key.threadId])
@@ -24,6 +23,8 @@ export const makeMemory = (options: MemoryOptions): Service => {
   }
   // least recently appended first
   const entries = new Map<string, Entry>()
+  // one counter for the store: a token is never given twice, even to a thread forgotten and made again
+  let tokens = 0
   const current = (claim: Claim): Entry | undefined => {
     const entry = entries.get(keyOf(claim))
     return entry?.claim?.token === claim.token ? entry : undefined
@@ -32,19 +33,19 @@ export const makeMemory = (options: MemoryOptions): Service => {
     claim: (key, request) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const id = keyOf(key)
-        const entry = entries.get(id) ?? { thread: undefined, claim: undefined, tokens: 0 }
+        const entry = entries.get(id) ?? { thread: undefined, claim: undefined }
         const held = entry.claim
         if (held !== undefined && held.expiresAt > now && held.runId !== request.runId) {
           return Effect.fail(new ThreadBusy({ threadId: key.threadId, runId: held.runId, expiresAt: held.expiresAt }))
         }
         const own = held !== undefined && held.runId === request.runId
-        entry.tokens += 1
+        tokens += 1
         const claim: Claim = {
           tenant: key.tenant,
           threadId: key.threadId,
           runId: request.runId,
           owner: request.owner,
-          token: entry.tokens,
+          token: tokens,
           expiresAt: now + request.ttlMs
         }
         entry.claim = claim
