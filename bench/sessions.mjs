@@ -10,6 +10,7 @@
 //   pnpm exec tsc -b packages/sql packages/testing && node scripts/bundle.mjs
 //   node bench/sessions.mjs [turns=200]
 import { Effect, Layer, Redacted, Schema } from "effect"
+import { Buffer } from "node:buffer"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
