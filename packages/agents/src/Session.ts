@@ -14,7 +14,12 @@
  * then, once (the append is idempotent by run id).
  *
  * The thread is bounded: past `maxMessages`, its oldest turns are dropped (a tool call with its
- * results, never one without the other). Retention is the store's `prune`.
+ * results, never one without the other). Retention is the store's `prune`. Without a
+ * `SessionStore` in context, threads live in one in-memory store per process.
+ *
+ * A claim is not renewed while its run runs: a run longer than `claimTtl` may lose its thread to
+ * another request, and its append then fails `StaleThreadClaim` (nothing is written); give
+ * `claimTtl` the longest a request may take.
  *
  * @since 0.2.0
  */

@@ -220,6 +220,52 @@ describe("Session", () => {
     }).pipe(Effect.provide(SessionStore.SessionStore.memory())))
 })
 
+describe("Session: a suspended run keeps its thread", () => {
+  it.effect("others are refused while it waits; Session.resume appends its turns, once", () =>
+    Effect.gen(function*() {
+      const refund = Tool.make("refund", {
+        description: "Refund an order (a person approves it).",
+        parameters: { order: Schema.String },
+        sideEffecting: true,
+        requiresApproval: true,
+        handler: ({ order }) => `refunded ${order}`
+      })
+      const gated = Agent.make({
+        name: "support",
+        model: MODEL,
+        prompt: "You are a support agent.",
+        cognition: ReActCognition.make({ tools: [refund], maxIterations: 4 })
+      })
+      const llm = FakeLLM.respond((request) =>
+        request.messages.at(-1)?.role === "user"
+          ? Turn({
+            toolCalls: [{ id: `refund-${request.messages.length}`, name: "refund", arguments: { order: "A-7" } }]
+          })
+          : Turn({ content: "refunded" })
+      )
+      const ctx = (runId: string) => makeTestCtx({ llm, runId, threadId: "t-9", scope: { orgId: "acme" } })
+      const suspended = yield* Session.run(gated, "refund A-7").pipe(Effect.provide(ctx("r1")))
+      expect(suspended.stopReason).toBe("awaiting_approval")
+      const busy = yield* Effect.flip(Session.run(gated, "hello?").pipe(Effect.provide(ctx("r2"))))
+      expect(busy).toMatchObject({ _tag: "ThreadBusy", runId: "r1" })
+      const decisions = Approval.decideEach(suspended.suspended!.pending, (p) => Approval.approve(p.digest))
+      const stranger = yield* Effect.flip(Session.resume(gated, "r9", decisions).pipe(Effect.provide(ctx("r9"))))
+      expect(stranger).toMatchObject({ _tag: "ThreadBusy", runId: "r1" })
+      const done = yield* Session.resume(gated, "r1", decisions).pipe(Effect.provide(ctx("r1")))
+      expect(done.output).toBe("refunded")
+      const stored = yield* Session.messages.pipe(
+        Effect.provide(RunContext.layer({ threadId: "t-9", scope: { orgId: "acme" } }))
+      )
+      expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"])
+      // its claim ended with the append: resuming it again is refused, and nothing runs
+      const again = yield* Effect.flip(Session.resume(gated, "r1", decisions).pipe(Effect.provide(ctx("r1"))))
+      expect(again).toMatchObject({ _tag: "StaleThreadClaim" })
+      // the thread is free again
+      const next = yield* Session.run(gated, "thanks").pipe(Effect.provide(ctx("r3")))
+      expect(next.stopReason).toBe("awaiting_approval")
+    }).pipe(Effect.provide(Layer.merge(SessionStore.SessionStore.memory(), CheckpointStore.memory()))))
+})
+
 describe("Compaction", () => {
   const compaction = (strategy?: Compaction.Strategy) =>
     Compaction.Compaction.layer({
