@@ -25,6 +25,7 @@
  */
 import { CanonicalJson, CheckpointStore, ConfigurationError, Message, RunContext, SessionStore } from "@agentkit/core"
 import type { Invoker, StoreError } from "@agentkit/core"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -157,14 +158,43 @@ const historyOf = (thread: Option.Option<SessionStore.Thread>) => {
   )
 }
 
+/**
+ * The failures that leave a run recoverable under a checkpoint store (its record as it was): the
+ * claim stays, so driving the same run id again gets the thread back.
+ */
+const recoverable = new Set([
+  "StoreError",
+  "CorruptEntry",
+  "StaleLease",
+  "RunInProgress",
+  "RunStateCorrupt",
+  "RunStateVersionUnsupported"
+])
+
+/** A resume's refusals of its decisions: nothing ran, and the run still waits. */
+const refusals = new Set([
+  "ToolArgumentError",
+  "InvalidDecisions",
+  "UnknownPending",
+  "DigestMismatch",
+  "InvalidDecision",
+  "AlreadyDecided"
+])
+
 /** What happens to the claim when the run ends: append its transcript, keep it (suspended), or release it. */
 const settle = <A, E>(
   store: SessionStore.Service,
   claim: SessionStore.Claim,
   settings: Settings,
-  exit: Exit.Exit<AgentResult<A>, E>
+  exit: Exit.Exit<AgentResult<A>, E>,
+  durable: boolean
 ): Effect.Effect<AgentResult<A>, E | SessionStore.StaleThreadClaim | StoreError> => {
-  if (Exit.isFailure(exit)) return Effect.zipRight(Effect.ignore(store.release(claim)), exit)
+  if (Exit.isFailure(exit)) {
+    const failure = Cause.failureOption(exit.cause)
+    const tag = Option.isSome(failure) ? (failure.value as { readonly _tag?: unknown })._tag : undefined
+    const keep = durable && (typeof tag !== "string" || recoverable.has(tag))
+    return keep ? exit : Effect.zipRight(Effect.ignore(store.release(claim)), exit)
+  }
   const result = exit.value
   if (result.suspended !== undefined) return Effect.as(store.renew(claim, settings.suspendedTtlMs), result)
   const messages = CanonicalJson.stringify(stored(result.transcript, settings.maxMessages))
@@ -228,8 +258,12 @@ export const run = <R, A>(
       return yield* history.left
     }
     const messages = history.right.concat(typeof input === "string" ? [Message.user(input)] : input)
-    const exit = yield* Effect.exit(agent.run(messages))
-    return yield* settle(store, claim, settings, exit)
+    const durable = Option.isSome(checkpoints)
+    const exit = yield* Effect.exit(agent.run(messages)).pipe(
+      // interrupted: without a checkpoint store nothing can drive the run again, so the thread is freed
+      Effect.onInterrupt(() => (durable ? Effect.void : Effect.ignore(store.release(claim))))
+    )
+    return yield* settle(store, claim, settings, exit, durable)
   })
 
 /**
@@ -268,7 +302,13 @@ export const resume = <R, A>(
       return yield* new SessionStore.StaleThreadClaim({ threadId: key.threadId, token: claimed.claim.token })
     }
     const exit = yield* Effect.exit(agent.resume(runId, decisions))
-    return yield* settle(store, claimed.claim, settings, exit)
+    // a refused resume (bad decisions: nothing ran) leaves the run suspended, holding its thread
+    const refused = Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) =>
+      refusals.has((error as { readonly _tag?: unknown })._tag as string))
+    if (refused) {
+      return yield* Effect.zipRight(store.renew(claimed.claim, settings.suspendedTtlMs), exit)
+    }
+    return yield* settle(store, claimed.claim, settings, exit, true)
   })
 
 /**

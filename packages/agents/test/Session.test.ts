@@ -180,6 +180,25 @@ describe("Session", () => {
       expect(stored.map((m) => m.role === "user" ? m.content : "answer")).toEqual(["slow", "answer", "after", "answer"])
     }).pipe(Effect.provide(SessionStore.SessionStore.memory())))
 
+  it.effect("an interrupted request (no checkpoint store) frees the thread and appends nothing", () =>
+    Effect.gen(function*() {
+      const entered = yield* Deferred.make<void>()
+      const llm = FakeLLM.respond((request) =>
+        request.messages.at(-1)?.role === "user" && request.messages.at(-1)?.content === "hang"
+          ? Effect.zipRight(Deferred.succeed(entered, undefined), Effect.as(Effect.never, Turn({})))
+          : Turn({ content: "fine" })
+      )
+      const hanging = yield* Effect.fork(request(llm, "t-5", "r1", "hang"))
+      yield* Deferred.await(entered)
+      yield* Fiber.interrupt(hanging)
+      const next = yield* request(llm, "t-5", "r2", "hello")
+      expect(next.output).toBe("fine")
+      const stored = yield* Session.messages.pipe(
+        Effect.provide(RunContext.layer({ threadId: "t-5", scope: { orgId: "acme" } }))
+      )
+      expect(stored.map((m) => m.role === "user" ? m.content : m.role)).toEqual(["hello", "assistant"])
+    }).pipe(Effect.provide(SessionStore.SessionStore.memory())))
+
   it.effect("a failed run appends nothing and frees the thread", () =>
     Effect.gen(function*() {
       const model = conversationalModel()
@@ -251,6 +270,13 @@ describe("Session: a suspended run keeps its thread", () => {
       const decisions = Approval.decideEach(suspended.suspended!.pending, (p) => Approval.approve(p.digest))
       const stranger = yield* Effect.flip(Session.resume(gated, "r9", decisions).pipe(Effect.provide(ctx("r9"))))
       expect(stranger).toMatchObject({ _tag: "ThreadBusy", runId: "r1" })
+      // a refused resume (a stale digest: nothing runs) leaves the run waiting, holding its thread
+      const stale = Approval.decideEach(suspended.suspended!.pending, () => Approval.approve("0".repeat(64)))
+      const refused = yield* Effect.flip(Session.resume(gated, "r1", stale).pipe(Effect.provide(ctx("r1"))))
+      expect(refused._tag).toBe("DigestMismatch")
+      expect(yield* Effect.flip(Session.run(gated, "hello?").pipe(Effect.provide(ctx("r2"))))).toMatchObject({
+        _tag: "ThreadBusy"
+      })
       const done = yield* Session.resume(gated, "r1", decisions).pipe(Effect.provide(ctx("r1")))
       expect(done.output).toBe("refunded")
       const stored = yield* Session.messages.pipe(
