@@ -210,9 +210,11 @@ export const render = (messages: ReadonlyArray<Message.Message>): string =>
 export const summaryPrefix = "Summary of the earlier conversation:\n"
 
 /**
- * Summarises the turns older than the last `keepLastTurns` (default 4) with one model call (the
+ * Summarises the turns older than the last `keepLastTurns` (default 4) with a model call (the
  * run's model unless `model` names another; `instruction` is its system prompt) and replaces them
  * with one user message holding the summary. An earlier summary is among the turns summarised.
+ * Turns that would not fit the target in one request are summarised in pieces, one call each,
+ * each piece's summary carried into the next.
  *
  * @example
  * ```ts
@@ -241,20 +243,43 @@ export const summarise = (
     apply: (messages, context) => {
       const { kept, older, system } = split(messages, keep)
       if (older.length === 0) return Effect.succeed(messages)
-      const request: Chat.ChatRequest = {
-        model: options.model ?? context.model,
-        messages: [
-          { role: "system", content: instruction },
-          { role: "user", content: render(older.flat()) }
-        ],
-        tools: [],
-        maxTokens
+      // in pieces that each fit the target (a turn is never split), each summary carried into the
+      // next: a summary request stays within the window however long the history
+      const pieces: Array<Array<Message.Message>> = [[]]
+      let size = 0
+      for (const turn of older) {
+        const tokens = context.tokens(turn)
+        if (size > 0 && size + tokens > context.target) {
+          pieces.push([])
+          size = 0
+        }
+        for (const message of turn) pieces.at(-1)!.push(message)
+        size += tokens
       }
-      return Effect.map(context.complete(request), (response) => [
-        ...system,
-        { role: "user", content: `${summaryPrefix}${response.content}` } as Message.Message,
-        ...kept.flat()
-      ])
+      const summarisePiece = (before: string | undefined, piece: ReadonlyArray<Message.Message>) =>
+        Effect.map(
+          context.complete({
+            model: options.model ?? context.model,
+            messages: [
+              { role: "system", content: instruction },
+              {
+                role: "user",
+                content: before === undefined ? render(piece) : `${summaryPrefix}${before}\n${render(piece)}`
+              }
+            ],
+            tools: [],
+            maxTokens
+          }),
+          (response) => response.content
+        )
+      return Effect.map(
+        Effect.reduce(pieces, undefined as string | undefined, summarisePiece),
+        (summary) => [
+          ...system,
+          { role: "user", content: `${summaryPrefix}${summary ?? ""}` } as Message.Message,
+          ...kept.flat()
+        ]
+      )
     }
   }
 }
