@@ -41,6 +41,8 @@ export interface StrategyContext {
   readonly tokens: (messages: ReadonlyArray<Message.Message>) => number
   /** The tokens compaction aims to fit under. */
   readonly target: number
+  /** The tokens past which compaction runs (`share` of the window): what one request may hold. */
+  readonly threshold: number
   /** The run's model. */
   readonly model: string
   /** Sends `request` through the run's chat pipeline (charged to its budget) and gives the reply. */
@@ -213,7 +215,8 @@ export const summaryPrefix = "Summary of the earlier conversation:\n"
  * Summarises the turns older than the last `keepLastTurns` (default 4) with a model call (the
  * run's model unless `model` names another; `instruction` is its system prompt) and replaces them
  * with one user message holding the summary. An earlier summary is among the turns summarised.
- * Turns that would not fit the target in one request are summarised in pieces, one call each,
+ * Turns that would not fit one request (the share of the window that triggers compaction) are
+ * summarised in pieces, one call each,
  * each piece's summary carried into the next.
  *
  * @example
@@ -243,13 +246,13 @@ export const summarise = (
     apply: (messages, context) => {
       const { kept, older, system } = split(messages, keep)
       if (older.length === 0) return Effect.succeed(messages)
-      // in pieces that each fit the target (a turn is never split), each summary carried into the
-      // next: a summary request stays within the window however long the history
+      // in pieces that each fit the threshold (a turn is never split), each summary carried into
+      // the next: a summary request stays within the window however long the history
       const pieces: Array<Array<Message.Message>> = [[]]
       let size = 0
       for (const turn of older) {
         const tokens = context.tokens(turn)
-        if (size > 0 && size + tokens > context.target) {
+        if (size > 0 && size + tokens > context.threshold) {
           pieces.push([])
           size = 0
         }

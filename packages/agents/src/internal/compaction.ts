@@ -55,6 +55,7 @@ export const compactor = (
     const strategyContext = {
       tokens,
       target: Math.floor(policy.target * window),
+      threshold: Math.floor(policy.share * window),
       model: request.model,
       complete: (summary: Chat.ChatRequest) => callModel(calls++ === 0 ? name : `${name}/${calls - 1}`, summary)
     }
