@@ -19,10 +19,11 @@ import * as Option from "effect/Option"
 import * as AgentEvent from "./AgentEvent.js"
 import type { AgentError, Cognition, Drive, Resume } from "./Cognition.js"
 import { AgentDefinitionError } from "./Errors.js"
+import { compactor } from "./internal/compaction.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import { check as checkCognitionState } from "./internal/react/cognitionState.js"
 import { validate } from "./internal/react/decisions.js"
-import { inProcess, withCalls } from "./internal/react/engine.js"
+import { inProcess, withCalls, withCompaction } from "./internal/react/engine.js"
 import { Run } from "./internal/react/state.js"
 import * as Step from "./internal/react/step.js"
 import { RunEngine } from "./RunEngine.js"
@@ -138,7 +139,19 @@ export const make = <const T extends ToolRegistry.AnyTool>(
       const local = inProcess(state, start.durable, env, "react")
       const hook = Context.getOption(env as Context.Context<never>, RunEngine)
       const engine = hook._tag === "None" ? local : withCalls(local, hook.value.wrap)
-      return Step.run(loop, state, engine, Context.get(env, RunContext), start.decisions)
+      const context = Context.get(env, RunContext)
+      const compact = compactor(
+        env as Context.Context<never>,
+        context,
+        (name, request) => engine.callModel(name, request, undefined)
+      )
+      return Step.run(
+        loop,
+        state,
+        compact === undefined ? engine : withCompaction(engine, compact),
+        context,
+        start.decisions
+      )
     }
     return {
       agent: loop.agent.name,

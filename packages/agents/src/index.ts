@@ -32,6 +32,8 @@ export type * as AgentResult from "./AgentResult.js"
 export * as Approval from "./Approval.js"
 /** @since 0.1.0 */
 export type { AgentError, AgentSettings, Cognition, Drive, LifecycleError, Resume, ResumeError } from "./Cognition.js"
+/** @since 0.2.0 */
+export * as Compaction from "./Compaction.js"
 /** @since 0.1.0 */
 export * as Coordinator from "./Coordinator.js"
 /** @since 0.2.0 */
@@ -60,6 +62,8 @@ export * as RunPolicy from "./RunPolicy.js"
 export * as RunRecovery from "./RunRecovery.js"
 /** @since 0.1.0 */
 export * as RunState from "./RunState.js"
+/** @since 0.2.0 */
+export * as Session from "./Session.js"
 /** @since 0.1.0 */
 export * as SingleCallCognition from "./SingleCallCognition.js"
 /** @since 0.1.0 */

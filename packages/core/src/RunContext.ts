@@ -588,7 +588,10 @@ export declare namespace RunContext {
     readonly parentRunId: string | undefined
     /** The top-level run's id (the run whose lease covers the whole tree). */
     readonly rootRunId: string
-    /** The conversation this run belongs to, across runs (optional). */
+    /**
+     * The conversation this run belongs to, across runs (optional): the key of its `Session`
+     * thread, within the run's tenant. Not `scope.sessionId`, which is a part of the tenant.
+     */
     readonly threadId: string | undefined
     /** The tracing id (`gen_ai.conversation.id`): the root run's id unless given; shared by the tree. */
     readonly correlationId: string
@@ -682,6 +685,7 @@ export declare namespace RunContext {
    */
   export interface Options {
     readonly runId?: string | undefined
+    /** The conversation across runs (a `Session`'s thread); a non-empty string. */
     readonly threadId?: string | undefined
     readonly correlationId?: string | undefined
     readonly scope?: Scope.Scope | Scope.Fields | undefined

@@ -6,7 +6,10 @@
 import * as Schema from "effect/Schema"
 
 /**
- * A frozen tenant key. Every part is optional. Two keys:
+ * A frozen tenant key. Every part is optional. `sessionId` is the fourth part of the tenant (a
+ * caller's own partition, such as a login session, as the Python agentkit's keys have it): stores
+ * and meters partition by it, and it is never a conversation. A conversation across runs is the
+ * `RunContext`'s `threadId`, and a `Session` is keyed by the tenant and that `threadId`. Two keys:
  *
  * - `key` is the display text, `org<orgId>:dom<domainId>` with `None` for an absent part, exactly
  *   as the Python agentkit's keys and quota messages read. It is not unique (`{ orgId: "None" }`

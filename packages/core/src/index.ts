@@ -127,6 +127,8 @@ export type { Autonomy } from "./RunContext.js"
 /** @since 0.1.0 */
 export * as Scope from "./Scope.js"
 /** @since 0.2.0 */
+export * as SessionStore from "./SessionStore.js"
+/** @since 0.2.0 */
 export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */
 export * as ToolCall from "./ToolCall.js"

@@ -1,6 +1,6 @@
 /**
  * Every agentkit store port on one SQL database: checkpoints with leases and fencing tokens, the
- * execution ledger, audit, idempotency, memo and quotas. The stores are written against
+ * execution ledger, audit, idempotency, memo, quotas and sessions (conversation threads). The stores are written against
  * `@effect/sql`'s `SqlClient` only, one code path for Postgres and SQLite:
  *
  * - `layer(options)` uses the app's own `SqlClient` (its pool; a store call inside the app's
@@ -17,7 +17,8 @@
  *
  * Retention: a run keeps only its newest state (a save replaces it; the version counts on), and a
  * finished run keeps its terminal marker until `Maintenance.prune`, which also forgets completed
- * ledger claims, expired idempotency outcomes and memo entries and old quota events. Audit records
+ * ledger claims, expired idempotency outcomes and memo entries, old quota events and threads
+ * last appended to before the cutoff. Audit records
  * have their own retention (`Maintenance.pruneAudit`).
  *
  * @since 0.1.0
@@ -129,6 +130,8 @@ export interface PruneReport {
   readonly memoEntries: number
   /** Quota events older than the cutoff. */
   readonly quotaEvents: number
+  /** Conversation threads last appended to before the cutoff (a thread a run holds stays). */
+  readonly threads: number
 }
 
 /**

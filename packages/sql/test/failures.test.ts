@@ -201,21 +201,23 @@ for (const target of targets) {
         const place = yield* target.fresh
         const { checkpoints, sql } = yield* open(place)
         yield* checkpoints.create(root("r"), owner("a"))
-        yield* sql`INSERT INTO ${
-          sql(table(place, "migrations"))
-        } (migration_id, name) VALUES (5, 'from_a_later_release')`
+        yield* sql`INSERT INTO ${sql(table(place, "migrations"))} (migration_id, name) VALUES (${
+          SqlMigrations.latest + 1
+        }, 'from_a_later_release')`
         const refused = yield* failure(Layer.build(place.stores()))
         expect(refused).toBeInstanceOf(SchemaVersionUnsupported)
-        expect(refused).toMatchObject({ found: 5, supported: 4 })
+        expect(refused).toMatchObject({ found: SqlMigrations.latest + 1, supported: SqlMigrations.latest })
         expect((refused as SchemaVersionUnsupported).message).toContain(
-          "newer than this @agentkit/sql supports (4): upgrade @agentkit/sql; nothing was run or changed"
+          `newer than this @agentkit/sql supports (${SqlMigrations.latest}): upgrade @agentkit/sql; nothing was run or changed`
         )
         expect(yield* failure(SqlMigrations.run(place.options).pipe(Effect.provideService(SqlClient.SqlClient, sql))))
-          .toMatchObject({ found: 5 })
+          .toMatchObject({ found: SqlMigrations.latest + 1 })
         const rows = yield* sql<{ readonly migration_id: unknown }>`SELECT migration_id FROM ${
           sql(table(place, "migrations"))
         } ORDER BY migration_id`
-        expect(rows.map((row) => Number(row.migration_id))).toEqual([1, 2, 3, 4, 5])
+        // the migrations of this release, then the later one: nothing was added
+        const ids = rows.map((row) => Number(row.migration_id))
+        expect(ids.slice(-2)).toEqual([SqlMigrations.latest, SqlMigrations.latest + 1])
         expect(Option.getOrThrow(yield* checkpoints.load("r")).version).toBe(1)
       }))
 
@@ -227,11 +229,17 @@ for (const target of targets) {
         expect(yield* run({ upTo: 1 })).toEqual([[1, "runs_decisions_ledger_audit"]])
         expect(yield* SqlMigrations.version(place.options).pipe(Effect.provide(place.client))).toBe(1)
         const refused = yield* failure(Layer.build(place.stores({ migrate: false })))
-        expect(refused).toMatchObject({ _tag: "SchemaVersionUnsupported", found: 1, supported: 4 })
-        expect((refused as SchemaVersionUnsupported).message).toContain("needs version 4: run the migrations first")
+        expect(refused).toMatchObject({ _tag: "SchemaVersionUnsupported", found: 1, supported: SqlMigrations.latest })
+        expect((refused as SchemaVersionUnsupported).message).toContain(
+          `needs version ${SqlMigrations.latest}: run the migrations first`
+        )
         // two deploy steps at once: the database serializes them, each migration is applied once
         const [a, b] = yield* Effect.all([run({}), run({})], { concurrency: 2 })
-        expect([...a, ...b]).toEqual([[2, "idempotency_memo_quota"], [3, "spans"], [4, "span_tenants"]])
+        const applied = [...a, ...b].sort(([x], [y]) => x - y)
+        expect(applied.slice(0, 3)).toEqual([[2, "idempotency_memo_quota"], [3, "spans"], [4, "span_tenants"]])
+        expect(applied).toContainEqual([6, "threads"])
+        expect(new Set(applied.map(([id]) => id)).size).toBe(applied.length)
+        expect(applied.at(-1)?.[0]).toBe(SqlMigrations.latest)
         expect(yield* run({})).toEqual([])
         const { checkpoints } = yield* open(place, { migrate: false })
         yield* checkpoints.create(root("r"), owner("a"))

@@ -20,6 +20,8 @@ export * as Seed from "./Seed.js"
 export * as StoreContract from "./StoreContract.js"
 /** @since 0.1.0 */
 export * as SpanStoreContract from "./SpanStoreContract.js"
+/** @since 0.2.0 */
+export * as SessionStoreContract from "./SessionStoreContract.js"
 /** @since 0.1.0 */
 export type { TestContextOptions } from "./TestContext.js"
 /** @since 0.1.0 */

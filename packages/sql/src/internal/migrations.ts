@@ -17,7 +17,7 @@ import type { Runner } from "./errors.js"
 import type { Dialect, Tables } from "./tables.js"
 
 /** The schema version this release works with: the id of its newest migration. */
-export const latest = 4
+export const latest = 6
 
 type Statements = ReadonlyArray<string>
 
@@ -150,6 +150,28 @@ const statements = (
         // its spans name that tenant and no other (a correlation id is the caller's choice)
         `ALTER TABLE ${q(t.spans)} ADD COLUMN tenant ${key}`,
         `CREATE INDEX ${t.index("spans_tenant")} ON ${q(t.spans)} (tenant)`
+      ]
+    },
+    6: {
+      name: "threads",
+      statements: [
+        // one row per conversation (tenant, thread id): its stored messages as canonical JSON
+        // text, and the claim a run holds on it; `tokens` only grows, so no token is given twice
+        `CREATE TABLE ${q(t.threads)} (
+          tenant ${key} NOT NULL,
+          thread_id ${key} NOT NULL,
+          messages TEXT NOT NULL,
+          version BIGINT NOT NULL,
+          last_run_id TEXT,
+          updated_at BIGINT NOT NULL,
+          tokens BIGINT NOT NULL,
+          claim_run_id TEXT,
+          claim_owner TEXT,
+          claim_token BIGINT,
+          claim_expires_at BIGINT,
+          PRIMARY KEY (tenant, thread_id)
+        )`,
+        `CREATE INDEX ${t.index("threads_updated")} ON ${q(t.threads)} (updated_at)`
       ]
     }
   }

@@ -9,6 +9,7 @@ import {
   ExecutionLedger,
   IdempotencyStore,
   MemoStore,
+  SessionStore,
   StoreError
 } from "@agentkit/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -36,6 +37,7 @@ import * as Libsql from "./libsql.js"
 import * as Memo from "./memoStore.js"
 import * as Migrations from "./migrations.js"
 import * as Quota from "./quotaStore.js"
+import * as Sessions from "./sessionStore.js"
 import { makeDialect, makeTables } from "./tables.js"
 import type { Env } from "./tables.js"
 
@@ -98,6 +100,7 @@ export type Stores =
   | IdempotencyStore
   | MemoStore
   | Quota.QuotaStore
+  | SessionStore.SessionStore
   | SqlStores.Maintenance
 
 export const make = (
@@ -126,6 +129,7 @@ export const make = (
     const idempotency = Idempotency.make(env, retentionMs)
     const memo = Memo.make(env, { maxEntries, ttlMs: memoTtlMs })
     const quota = Quota.make(env)
+    const sessions = Sessions.make(env)
     const maintenance: SqlStores.MaintenanceService = {
       tables: { prefix: env.tables.prefix, schema: env.tables.schema, migrations: env.tables.migrations },
       schemaVersion: Migrations.latest,
@@ -137,7 +141,8 @@ export const make = (
           const idempotencyOutcomes = yield* idempotency.prune()
           const memoEntries = yield* memo.prune()
           const quotaEvents = yield* quota.prune({ before })
-          return { runs, claims, idempotencyOutcomes, memoEntries, quotaEvents }
+          const threads = yield* sessions.prune({ before })
+          return { runs, claims, idempotencyOutcomes, memoEntries, quotaEvents, threads }
         }),
       pruneAudit: audit.prune
     }
@@ -147,6 +152,7 @@ export const make = (
       Context.add(IdempotencyStore, idempotency),
       Context.add(MemoStore, memo),
       Context.add(Quota.QuotaStore, quota),
+      Context.add(SessionStore.SessionStore, sessions),
       Context.add(Maintenance, maintenance)
     )
   })

@@ -22,6 +22,7 @@ export interface Tables {
   readonly quotaPartitions: string
   readonly quotaEvents: string
   readonly spans: string
+  readonly threads: string
   readonly migrations: string
   /** An index name: unqualified (Postgres puts an index in its table's schema). */
   readonly index: (name: string) => string
@@ -74,6 +75,7 @@ export const makeTables = (options: {
       quotaPartitions: name("quota_partitions"),
       quotaEvents: name("quota_events"),
       spans: name("spans"),
+      threads: name("threads"),
       migrations: name("migrations"),
       index: (index: string) => `${prefix}${index}`
     })

@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Approval from "../../Approval.js"
 import type { Calls } from "../../RunEngine.js"
 import type { WriteError } from "../checkpointer.js"
+import type { Compact } from "../compaction.js"
 import type { Durable } from "../lifecycle.js"
 import type { Run } from "./state.js"
 
@@ -28,6 +29,8 @@ export interface Engine {
   readonly runTool: Calls["runTool"]
   readonly checkpoint: ((status: "running" | "suspended") => Effect.Effect<void, WriteError>) | undefined
   readonly awaitDecision: ((request: Approval.ApprovalRequest) => Effect.Effect<Approval.Decisions>) | undefined
+  /** Compacts a request's transcript past the window's share (absent without a `Compaction`). */
+  readonly compact?: Compact | undefined
 }
 
 /** The in-process engine of one run, over the services of `env` (read once, in one step). */
@@ -79,3 +82,12 @@ export const withCalls = (engine: Engine, wrap: (calls: Calls) => Calls): Engine
     awaitDecision: engine.awaitDecision
   }
 }
+
+/** The engine with a compactor (its summary calls go through `engine`'s model calls). */
+export const withCompaction = (engine: Engine, compact: Compact): Engine => ({
+  callModel: (name, request, emit) => engine.callModel(name, request, emit),
+  runTool: (name, call, tool, meta) => engine.runTool(name, call, tool, meta),
+  checkpoint: engine.checkpoint,
+  awaitDecision: engine.awaitDecision,
+  compact
+})

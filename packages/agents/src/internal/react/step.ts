@@ -632,7 +632,7 @@ class Steps {
 
   modelStep(): Effect.Effect<AgentResult, AgentError, RunContext> {
     const { loop, state } = this
-    const { agent, emit } = loop
+    const { agent } = loop
     if (state.iteration >= loop.maxIterations) {
       let last = ""
       for (let i = state.transcript.length - 1; i >= 0; i--) {
@@ -653,6 +653,22 @@ class Steps {
     }
     if (agent.maxTokens !== undefined) request.maxTokens = agent.maxTokens
     if (agent.temperature !== undefined) request.temperature = agent.temperature
+    const compact = this.engine.compact
+    if (compact === undefined) return this.send(request)
+    // past the window's share, the transcript is compacted in place and saved before it is sent:
+    // a resumed run sends what this one would have
+    return Effect.flatMap(compact(request, state.iteration), (compacted) => {
+      if (compacted === undefined) return this.send(request)
+      state.transcript.splice(0, state.transcript.length, ...compacted)
+      request.messages = state.transcript.slice()
+      return Effect.zipRight(this.save("running"), Effect.suspend(() => this.send(request)))
+    })
+  }
+
+  /** Sends the turn's request and goes on from the model's response. */
+  send(request: Chat.ChatRequest): Effect.Effect<AgentResult, AgentError, RunContext> {
+    const { loop, state } = this
+    const { emit } = loop
     // the check is read now (when the step runs): a token not cancelled adds no step
     const check = Cancellation.check(this.context.cancellation)
     const called = this.engine.callModel(`turn-${state.iteration}`, request, loop.onDelta)
