@@ -361,14 +361,20 @@ export const layer = <R>(
         const diverged: Array<string> = []
         const now = yield* Clock.currentTimeMillis
         const since = (yield* Ref.get(lastSweep)) ?? now - stuckAfter
-        const noteDiverged = (runId: string, status: CheckpointStatus, engineState: DurableRunsPort.EngineState) =>
-          Effect.sync(() => diverged.push(runId)).pipe(
-            Effect.zipLeft(
-              Effect.logError("durable run: the store and the engine disagree").pipe(
-                Effect.annotateLogs({ runId, problem: problemOf(status, engineState) ?? "" })
+        // the record read by the page may be older than the engine's state (the run finished between
+        // the two reads): read it again, and report only a disagreement that still holds
+        const noteDiverged = (runId: string, engineState: DurableRunsPort.EngineState) =>
+          Effect.flatMap(store.load(runId), (found) => {
+            const problem = Option.isNone(found) ? undefined : problemOf(found.value.status, engineState)
+            if (problem === undefined) return Effect.void
+            return Effect.sync(() => diverged.push(runId)).pipe(
+              Effect.zipLeft(
+                Effect.logError("durable run: the store and the engine disagree").pipe(
+                  Effect.annotateLogs({ runId, problem })
+                )
               )
             )
-          )
+          })
         for (const [name, durables] of byName) {
           yield* each({ status: "suspended", agent: name, rootOnly: true }, (record) =>
             Effect.gen(function*() {
@@ -386,7 +392,7 @@ export const layer = <R>(
                 unknownVersion.push(record.runId)
                 return
               }
-              if (found.state !== "suspended") return yield* noteDiverged(record.runId, record.status, found.state)
+              if (found.state !== "suspended") return yield* noteDiverged(record.runId, found.state)
               yield* wake(found.durable, record.runId, pending)
               woken.push(record.runId)
               yield* Metric.increment(Metric.tagged(DurableMetrics.recoveries, "reason", "decided"))
@@ -401,7 +407,7 @@ export const layer = <R>(
               expiredLeases.push(record.runId)
               const found = yield* engineOf(durables, record.runId)
               if (found.state === "done" || found.state === "failed") {
-                return yield* noteDiverged(record.runId, record.status, found.state)
+                return yield* noteDiverged(record.runId, found.state)
               }
               if (found.state !== "suspended" || found.durable === undefined) {
                 return
@@ -480,6 +486,16 @@ export const layer = <R>(
           return view
         })
 
+      /** A record beside its execution; a disagreement is checked again on the record as it is now (it may have moved on since its page was read). */
+      const settledView = (record: CheckpointStore.RunRecord) =>
+        Effect.flatMap(viewOf(record), (view) =>
+          view.problem === undefined
+            ? Effect.succeed(view)
+            : Effect.flatMap(
+              store.load(record.runId),
+              (found) => Option.isNone(found) ? Effect.succeed(view) : viewOf(found.value)
+            ))
+
       const list: Service["list"] = (query = {}) =>
         Effect.gen(function*() {
           const page = yield* store.list({
@@ -509,7 +525,7 @@ export const layer = <R>(
         for (const name of byName.keys()) {
           for (const status of ["running", "suspended"] as const) {
             yield* each({ status, agent: name, rootOnly: true }, (record) =>
-              Effect.map(viewOf(record), (view) => {
+              Effect.map(settledView(record), (view) => {
                 if (view.problem !== undefined) return void found.push(view)
                 const old = now - record.updatedAt > stuckAfter
                 if (
@@ -527,7 +543,7 @@ export const layer = <R>(
           }
           for (const status of ["done", "failed", "cancelled"] as const) {
             yield* each({ status, agent: name, rootOnly: true }, (record) =>
-              Effect.map(viewOf(record), (view) => {
+              Effect.map(settledView(record), (view) => {
                 if (view.problem !== undefined) return void found.push(view)
                 if (view.engine === "suspended" && now - record.updatedAt > stuckAfter) {
                   late(view, `the store finished it ${status}; its execution is still suspended`)
