@@ -4,8 +4,11 @@
 // model call that answers); the model and the tool answer at once, so what is measured is what
 // the run costs around them (checkpoints, the ledger, and for the durable case the engine's
 // journal and cluster messages). Run after building (`pnpm exec tsc -b packages/durable bench`):
-//   node bench/durable.mjs [runs] [concurrency]          SQLite files in a temp directory
-//   DATABASE_URL=postgres://… node bench/durable.mjs     Postgres (a fresh database per case)
+//   node bench/durable.mjs [runs=60] [concurrency=10] [rounds=3]   SQLite files in a temp directory
+//   DATABASE_URL=postgres://… node bench/durable.mjs                 Postgres (a fresh database per case)
+// Rounds alternate the cases (the machine's speed drifts); the medians and the ratio of each round
+// are printed. BENCH_WAIT=poll waits for a durable run by polling it every 5 ms, BENCH_WAIT=both
+// measures both ways in each round.
 import { Context, Duration, Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -13,9 +16,18 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 
-const [runsText = "60", concurrencyText = "10"] = process.argv.slice(2)
+const [runsText = "60", concurrencyText = "10", roundsText = "3"] = process.argv.slice(2)
 const runs = Number(runsText)
 const concurrency = Number(concurrencyText)
+const rounds = Number(roundsText)
+/**
+ * How the durable case waits for a run's answer: the engine's reply to the run's request
+ * (default), polling `poll` every 5 ms (`BENCH_WAIT=poll`, how this bench waited before), or both
+ * in each round (`BENCH_WAIT=both`).
+ */
+const modes = process.env["BENCH_WAIT"] === "both"
+  ? ["reply", "poll"]
+  : [process.env["BENCH_WAIT"] === "poll" ? "poll" : "reply"]
 const STEPS = 3
 const pgUrl = process.env["DATABASE_URL"] || undefined
 
@@ -119,7 +131,7 @@ const inProcess = async () => {
   }
 }
 
-const durable = async () => {
+const durable = async (mode) => {
   const stores = await freshStores("durable")
   const billing = DurableAgent.make(agent, { version: 1, leaseRetry: "100 millis" })
   const live = Layer.mergeAll(billing.layer, DurableRunner.sweeper("1 second")).pipe(
@@ -133,46 +145,68 @@ const durable = async () => {
   )
   const runtime = ManagedRuntime.make(live)
   try {
-    const wait = (runIds) =>
+    // a run started and its answer awaited: the engine's reply to the run's request (no polling)
+    const one = (runId) =>
+      mode === "poll"
+        ? Effect.zipRight(billing.start({ runId, input: `bill ${runId}` }), polled(runId))
+        : billing.workflow.execute({ runId, input: `bill ${runId}` })
+    const polled = (runId) =>
       Effect.gen(function*() {
-        for (const runId of runIds) {
-          for (;;) {
-            const polled = yield* billing.poll(runId)
-            if (polled?._tag === "Complete") break
-            yield* Effect.sleep("5 millis")
-          }
+        for (;;) {
+          const found = yield* billing.poll(runId)
+          if (found?._tag === "Complete") return
+          yield* Effect.sleep("5 millis")
         }
       })
-    await runtime.runPromise(Effect.zipRight(billing.start({ runId: "warm", input: "bill warm" }), wait(["warm"])))
+    await runtime.runPromise(one("warm"))
     const runIds = ids("d")
     const t0 = performance.now()
     // at most `concurrency` runs in flight, as in process
-    await runtime.runPromise(
-      Effect.forEach(
-        runIds,
-        (runId) => Effect.zipRight(billing.start({ runId, input: `bill ${runId}` }), wait([runId])),
-        {
-          concurrency,
-          discard: true
-        }
-      )
-    )
+    await runtime.runPromise(Effect.forEach(runIds, one, { concurrency, discard: true }))
     const wall = performance.now() - t0
     const store = await runtime.runPromise(CheckpointStore)
-    return summary("durable (SingleRunner)", wall, await runtime.runPromise(latencies(store, runIds)))
+    return summary(
+      `durable (SingleRunner), ${mode === "poll" ? "polled" : "awaited"}`,
+      wall,
+      await runtime.runPromise(latencies(store, runIds))
+    )
   } finally {
     await runtime.dispose()
     await stores.cleanup()
   }
 }
 
-const rows = [await inProcess(), await durable()]
-const ratio = rows[1]["runs/s"] / rows[0]["runs/s"]
+// interleaved rounds (in process, durable, in process, durable, …): the machine's speed drifts,
+// so each ratio is of two neighbouring measures, and the median of the rounds is reported
+const table = []
+const ratios = Object.fromEntries(modes.map((mode) => [mode, []]))
+for (let round = 1; round <= rounds; round++) {
+  const inproc = await inProcess()
+  table.push({ round, ...inproc })
+  for (const mode of modes) {
+    const dur = await durable(mode)
+    table.push({ round, ...dur })
+    ratios[mode].push(dur["runs/s"] / inproc["runs/s"])
+  }
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const of = (label, key) => median(table.filter((row) => row.case.startsWith(label)).map((row) => row[key]))
 console.log(
   `database: ${pgUrl === undefined ? "SQLite (temp file)" : "Postgres"}; load average ${
     (await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")
   }`
 )
-console.table(rows)
-console.log(`durable ÷ in process throughput: ${ratio.toFixed(2)}`)
+console.table(table)
+const step = "ms/step (mean run latency ÷ 3)"
+console.log(
+  `medians of ${rounds} round(s): in process ${of("in process", "runs/s")} runs/s, ${of("in process", step)} ms/step`
+)
+for (const mode of modes) {
+  const label = `durable (SingleRunner), ${mode === "poll" ? "polled" : "awaited"}`
+  console.log(
+    `  ${label}: ${of(label, "runs/s")} runs/s, ${of(label, step)} ms/step; durable ÷ in process throughput ${
+      median(ratios[mode]).toFixed(2)
+    } (per round: ${ratios[mode].map((r) => r.toFixed(2)).join(", ")})`
+  )
+}
 process.exit(0)

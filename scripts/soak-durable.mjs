@@ -83,7 +83,9 @@ const base = {
   DURABLE_GATED: "1",
   // every stall and kill is a takeover, and on a loaded machine a 3 s lease is also lost by a live
   // runner now and then: each counts one recovery of the run (`RunLease.maxRecoveries`)
-  DURABLE_MAX_RECOVERIES: process.env["SOAK_MAX_RECOVERIES"] ?? "20"
+  DURABLE_MAX_RECOVERIES: process.env["SOAK_MAX_RECOVERIES"] ?? "20",
+  // the runners' logs are kept (with the database) when a campaign fails: every line, for the diagnosis
+  DURABLE_LOG_LEVEL: "Info"
 }
 const ports = { A: String(36000 + (process.pid % 500) * 2), B: String(36001 + (process.pid % 500) * 2) }
 const children = {}

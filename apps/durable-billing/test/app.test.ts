@@ -2,7 +2,9 @@
  * The example end to end on Postgres (DATABASE_URL): two runner processes and the HTTP front
  * (compiled JS, `node`), on loopback. A run started through the front suspends on its charge;
  * a decision with a stale digest is refused (400, nothing recorded); the approval recorded through
- * the front is applied by a runner, and the run finishes.
+ * the front is applied by a runner, and the run finishes. Then a takeover, measured: a run approved,
+ * the runner driving it SIGKILLed while its record shows it in flight, the time until the other
+ * runner holds it and until it ends.
  */
 import { PgClient } from "@effect/sql-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -53,7 +55,7 @@ const waitFor = async (url: string, until = Date.now() + 240_000) => {
 
 describe("durable-billing: two runners and the HTTP front", { timeout: 300_000 }, () => {
   it.skipIf(postgresUrl === undefined)(
-    "a run started through the front suspends, refuses a stale decision, and finishes once approved",
+    "a run started through the front suspends, refuses a stale decision, and finishes once approved; a runner SIGKILLed with a run in flight: the other takes it over",
     async () => {
       if (postgresUrl === undefined) return
       const tsc = join(appDir, "../../node_modules/typescript/bin/tsc")
@@ -133,6 +135,92 @@ describe("durable-billing: two runners and the HTTP front", { timeout: 300_000 }
         mark("done")
         expect(run.status).toBe("done")
         expect(run.result?.output).toBe("Done: charged acme 1200 cents")
+
+        // takeover: a run in flight on one runner, that runner SIGKILLed; the other takes it over
+        // once the dead runner's shard locks (10 s) and the run's lease (10 s) have expired
+        const db = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(url.href) }))
+        const record = (runId: string) =>
+          db.runPromise(
+            Effect.flatMap(SqlClient.SqlClient, (client) =>
+              client<{ status: string; lease_owner: string | null }>`
+                SELECT status, lease_owner FROM agentkit_runs WHERE run_id = ${runId}`)
+          ).then((rows) => rows[0])
+        const runners = { [`billing-runner-${base}`]: children[0]!, [`billing-runner-${base + 1}`]: children[1]! }
+        let measured: { killed: string; takenOverMs: number; doneMs: number; status: string } | undefined
+        try {
+          for (let attempt = 0; attempt < 5 && measured === undefined; attempt++) {
+            const runId = `order-k${attempt}`
+            await fetch(`${front}/runs`, {
+              method: "POST",
+              body: JSON.stringify({ runId, input: `bill customer k${attempt}` })
+            })
+            let pending: { id: string; digest: string } | undefined
+            while (pending === undefined) {
+              await sleep(100)
+              const response = await fetch(`${front}/runs/${runId}`)
+              if (response.status !== 200) continue
+              const body = (await response.json()) as typeof run
+              if (body.status === "suspended") pending = body.pending[0]
+            }
+            await fetch(`${front}/runs/${runId}/decisions`, {
+              method: "POST",
+              body: JSON.stringify({
+                pendingId: pending.id,
+                decision: { verdict: "approve", digest: pending.digest },
+                by: "ops"
+              })
+            })
+            // the moment a runner drives it again (its lease on the record), that runner is killed
+            let owner: string | undefined
+            for (let i = 0; i < 3000 && owner === undefined; i++) {
+              const now = await record(runId)
+              if (now?.status === "done") break
+              if (now?.status === "running" && now.lease_owner !== null && now.lease_owner in runners) {
+                owner = now.lease_owner
+              } else await sleep(5)
+            }
+            if (owner === undefined) continue // it finished before it could be caught in flight: another run
+            const victim = runners[owner]!
+            const exited = new Promise((resolve) => victim.once("exit", resolve))
+            victim.kill("SIGKILL")
+            const killedAt = Date.now()
+            await exited
+            let takenOverMs: number | undefined
+            for (;;) {
+              const now = await record(runId)
+              if (
+                takenOverMs === undefined && now !== undefined &&
+                (now.status !== "running" || now.lease_owner !== owner)
+              ) {
+                takenOverMs = Date.now() - killedAt
+              }
+              if (now?.status === "done" || now?.status === "suspended") {
+                measured = {
+                  killed: owner,
+                  takenOverMs: takenOverMs!,
+                  doneMs: Date.now() - killedAt,
+                  status: now.status
+                }
+                break
+              }
+              await sleep(50)
+            }
+          }
+        } finally {
+          await db.dispose()
+        }
+        console.log(
+          `durable-billing takeover: ${
+            measured?.killed ?? "no runner"
+          } SIGKILLed with a run in flight; the other runner held it ${
+            measured?.takenOverMs ?? "?"
+          } ms after the kill and it ended ${measured?.status ?? "?"} ${
+            measured?.doneMs ?? "?"
+          } ms after it (lock expiry 10 s, run lease 10 s)`
+        )
+        expect(measured).toBeDefined()
+        // not before the dead runner's lease expired (10 s after its last renewal, at most 3 s before the kill)
+        expect(measured!.takenOverMs).toBeGreaterThanOrEqual(7_000)
       } finally {
         for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
         await admin.runPromise(

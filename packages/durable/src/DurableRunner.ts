@@ -201,9 +201,10 @@ export const unconsumedGauge = Metric.gauge("agentkit_durable_unconsumed_message
 })
 
 /**
- * Counts the cluster messages that are due (no `deliver_at` in the future), not processed, and
- * older than `olderThan` (by their snowflake id's timestamp; the oldest 10,000 are looked at), and
- * sets `unconsumedGauge`. `prefix` is the cluster tables' prefix (default `cluster`).
+ * Counts the cluster messages that are due (no `deliver_at` in the future), not processed, not
+ * of a request already answered (the cluster never reads those again: an interrupt sent after its
+ * request ended stays unprocessed for good), and older than `olderThan` (by their snowflake id's
+ * timestamp; the oldest 10,000 are looked at), and sets `unconsumedGauge`. `prefix` is the cluster tables' prefix (default `cluster`).
  *
  * @example
  * ```ts
@@ -223,10 +224,16 @@ export const unconsumedMessages = (
     const now = yield* Clock.currentTimeMillis
     const before = now - Duration.toMillis(Duration.decode(options.olderThan ?? "5 minutes"))
     const table = sql(`${options.prefix ?? "cluster"}_messages`)
+    const replies = sql(`${options.prefix ?? "cluster"}_replies`)
+    // a message whose request has its final reply is never read again (an interrupt sent after the
+    // request ended stays unprocessed for good): not counted
     const rows = yield* sql<
       { readonly id: string | bigint | number; readonly deliver_at: string | bigint | number | null }
     >`
-      SELECT id, deliver_at FROM ${table} WHERE NOT processed ORDER BY id LIMIT 10000`
+      SELECT m.id, m.deliver_at FROM ${table} m
+      WHERE NOT m.processed
+      AND NOT EXISTS (SELECT 1 FROM ${replies} r WHERE r.request_id = m.request_id AND r.kind = 0)
+      ORDER BY m.id LIMIT 10000`
     let count = 0
     for (const row of rows) {
       const due = row.deliver_at === null || Number(row.deliver_at) <= now

@@ -4,7 +4,7 @@
  * store: the source of truth), and sweep: wake every suspended run whose entries are all decided
  * (its `DurableDeferred` completed, then `Workflow.resume`, the mitigation for the v3 lost-wake
  * bug Effect-TS/effect#6318), and report what is waiting, what was woken, the runs no registered
- * version knows (left alone), the stuck ones (decided long ago, still suspended) and the running
+ * version knows (nothing driven; their messages made readable again on a cluster runner), the stuck ones (decided long ago, still suspended) and the running
  * ones whose lease expired (resumed when their execution is suspended: nothing else would drive
  * them again). The figures are also set on gauges (`metrics`).
  *
@@ -19,6 +19,12 @@ import { DurableRunsPort, Operator, RunState } from "@agentkit/agents"
 import type { Approval } from "@agentkit/agents"
 import { CheckpointStore } from "@agentkit/core"
 import type { CheckpointStatus, CorruptEntry, StoreError } from "@agentkit/core"
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import { EntityAddress } from "@effect/cluster/EntityAddress"
+import { EntityId } from "@effect/cluster/EntityId"
+import { EntityType } from "@effect/cluster/EntityType"
+import { MessageStorage } from "@effect/cluster/MessageStorage"
+import { Sharding } from "@effect/cluster/Sharding"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
@@ -35,7 +41,7 @@ import * as DurableMetrics from "./DurableMetrics.js"
 
 /**
  * What a sweep found: runs woken (every entry decided), runs still waiting on a decision, and
- * suspended runs of a registered agent that no registered version knows (never touched).
+ * suspended runs of a registered agent with no reply to their request here (never driven).
  *
  * @example
  * ```ts
@@ -52,7 +58,11 @@ export interface SweepReport {
   readonly woken: ReadonlyArray<string>
   /** Suspended runs with an entry not decided yet. */
   readonly waiting: ReadonlyArray<string>
-  /** Suspended runs of a registered agent that no registered version knows (never touched). */
+  /**
+   * Decided, suspended runs of a registered agent with no reply to their request here: a version
+   * not registered, or a request that waits to be read again. Nothing is driven; on a cluster
+   * runner their execution's messages are made readable again (`MessageStorage.resetAddress`).
+   */
   readonly unknownVersion: ReadonlyArray<string>
   /** Of `woken`: runs decided longer than `stuckAfter` ago and still suspended (a lost wake, or no runner applied it). */
   readonly stuck: ReadonlyArray<string>
@@ -301,6 +311,36 @@ export const layer = <R>(
           return { state: "none" as DurableRunsPort.EngineState, durable: undefined }
         }).pipe(Effect.provide(engine))
 
+      const storage = yield* Effect.serviceOption(MessageStorage)
+      const sharding = yield* Effect.serviceOption(Sharding)
+      /**
+       * On a cluster runner: makes the unprocessed messages of a run's execution readable again
+       * (`MessageStorage.resetAddress`) and reads them now. A runner paused past its shard locks can
+       * come back, read the run's request that a wake reset, mark it read and skip it as already
+       * processing (its own stale execution of it); the shard's owner does not read a message marked
+       * read within the last 10 minutes, so the wake would wait that long. Every wake and resume of
+       * the sweep does it, and so does a sweep that finds no reply to a decided run's request. For a
+       * message in flight this changes nothing: its runner skips it again.
+       */
+      const readable = (durables: ReadonlyArray<DurableAgent.DurableAgent<never>>, runId: string) =>
+        Effect.gen(function*() {
+          if (Option.isNone(storage) || Option.isNone(sharding)) return
+          for (const durable of durables) {
+            const entityId = EntityId.make(yield* durable.executionId(runId))
+            const group = Context.get(durable.workflow.annotations, ClusterSchema.ShardGroup)(entityId)
+            yield* storage.value.resetAddress(
+              new EntityAddress({
+                entityType: EntityType.make(`Workflow/${durable.workflow.name}`),
+                entityId,
+                shardId: sharding.value.getShardId(entityId, group)
+              })
+            )
+          }
+          yield* sharding.value.pollStorage
+        }).pipe(
+          Effect.catchAll((error) => Effect.logWarning("durable sweep: a run's messages could not be reset", error))
+        )
+
       /** Wakes a suspended execution whose run's entries are all decided. */
       const wake = (
         durable: DurableAgent.DurableAgent<never>,
@@ -313,11 +353,14 @@ export const layer = <R>(
           const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: durable.workflow, executionId })
           yield* DurableDeferred.succeed(deferred, { token, value: undefined })
           yield* durable.workflow.resume(executionId)
-        }).pipe(Effect.provide(engine))
+        }).pipe(Effect.provide(engine), Effect.zipRight(readable([durable], runId)))
 
       /** Resumes a suspended execution (its body replays its journal and drives the run as the store holds it). */
       const resumeExecution = (durable: DurableAgent.DurableAgent<never>, runId: string) =>
-        Effect.flatMap(durable.executionId(runId), durable.workflow.resume).pipe(Effect.provide(engine))
+        Effect.flatMap(durable.executionId(runId), durable.workflow.resume).pipe(
+          Effect.provide(engine),
+          Effect.zipRight(readable([durable], runId))
+        )
 
       /** Every page of a store query. */
       const each = (
@@ -361,14 +404,20 @@ export const layer = <R>(
         const diverged: Array<string> = []
         const now = yield* Clock.currentTimeMillis
         const since = (yield* Ref.get(lastSweep)) ?? now - stuckAfter
-        const noteDiverged = (runId: string, status: CheckpointStatus, engineState: DurableRunsPort.EngineState) =>
-          Effect.sync(() => diverged.push(runId)).pipe(
-            Effect.zipLeft(
-              Effect.logError("durable run: the store and the engine disagree").pipe(
-                Effect.annotateLogs({ runId, problem: problemOf(status, engineState) ?? "" })
+        // the record read by the page may be older than the engine's state (the run finished between
+        // the two reads): read it again, and report only a disagreement that still holds
+        const noteDiverged = (runId: string, engineState: DurableRunsPort.EngineState) =>
+          Effect.flatMap(store.load(runId), (found) => {
+            const problem = Option.isNone(found) ? undefined : problemOf(found.value.status, engineState)
+            if (problem === undefined) return Effect.void
+            return Effect.sync(() => diverged.push(runId)).pipe(
+              Effect.zipLeft(
+                Effect.logError("durable run: the store and the engine disagree").pipe(
+                  Effect.annotateLogs({ runId, problem })
+                )
               )
             )
-          )
+          })
         for (const [name, durables] of byName) {
           yield* each({ status: "suspended", agent: name, rootOnly: true }, (record) =>
             Effect.gen(function*() {
@@ -383,10 +432,12 @@ export const layer = <R>(
               }
               const found = yield* engineOf(durables, record.runId)
               if (found.durable === undefined) {
+                // no reply to the run's request here: a version not registered, or a request that
+                // waits to be read again (see `readable`)
                 unknownVersion.push(record.runId)
-                return
+                return yield* readable(durables, record.runId)
               }
-              if (found.state !== "suspended") return yield* noteDiverged(record.runId, record.status, found.state)
+              if (found.state !== "suspended") return yield* noteDiverged(record.runId, found.state)
               yield* wake(found.durable, record.runId, pending)
               woken.push(record.runId)
               yield* Metric.increment(Metric.tagged(DurableMetrics.recoveries, "reason", "decided"))
@@ -401,7 +452,7 @@ export const layer = <R>(
               expiredLeases.push(record.runId)
               const found = yield* engineOf(durables, record.runId)
               if (found.state === "done" || found.state === "failed") {
-                return yield* noteDiverged(record.runId, record.status, found.state)
+                return yield* noteDiverged(record.runId, found.state)
               }
               if (found.state !== "suspended" || found.durable === undefined) {
                 return
@@ -480,6 +531,16 @@ export const layer = <R>(
           return view
         })
 
+      /** A record beside its execution; a disagreement is checked again on the record as it is now (it may have moved on since its page was read). */
+      const settledView = (record: CheckpointStore.RunRecord) =>
+        Effect.flatMap(viewOf(record), (view) =>
+          view.problem === undefined
+            ? Effect.succeed(view)
+            : Effect.flatMap(
+              store.load(record.runId),
+              (found) => Option.isNone(found) ? Effect.succeed(view) : viewOf(found.value)
+            ))
+
       const list: Service["list"] = (query = {}) =>
         Effect.gen(function*() {
           const page = yield* store.list({
@@ -509,7 +570,7 @@ export const layer = <R>(
         for (const name of byName.keys()) {
           for (const status of ["running", "suspended"] as const) {
             yield* each({ status, agent: name, rootOnly: true }, (record) =>
-              Effect.map(viewOf(record), (view) => {
+              Effect.map(settledView(record), (view) => {
                 if (view.problem !== undefined) return void found.push(view)
                 const old = now - record.updatedAt > stuckAfter
                 if (
@@ -527,7 +588,7 @@ export const layer = <R>(
           }
           for (const status of ["done", "failed", "cancelled"] as const) {
             yield* each({ status, agent: name, rootOnly: true }, (record) =>
-              Effect.map(viewOf(record), (view) => {
+              Effect.map(settledView(record), (view) => {
                 if (view.problem !== undefined) return void found.push(view)
                 if (view.engine === "suspended" && now - record.updatedAt > stuckAfter) {
                   late(view, `the store finished it ${status}; its execution is still suspended`)

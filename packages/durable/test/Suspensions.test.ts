@@ -313,4 +313,42 @@ describe("a lost lease, the sweep's reconciliation and the operator's view", () 
       expect(llm.calls).toBe(1)
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect("a page read before the run finished (running, its lease expired) while the engine is done: not reported, the record is read again", () => {
+    const llm = FakeLLM.script([Turn({ content: "Nothing to charge." })])
+    const inner = CheckpointStore.makeMemory()
+    let stale: CheckpointStore.RunRecord | undefined
+    // the store's list pages still show the run as it was before its end; a load reads it as it is now
+    const store: CheckpointStore.Service = {
+      ...inner,
+      list: (query) =>
+        stale !== undefined && query?.status === "running"
+          ? Effect.succeed({ records: [stale], cursor: undefined })
+          : inner.list(query)
+    }
+    const { durable, layer } = (() => {
+      const { charge } = charges()
+      const agent = Agent.make({
+        name: "billing",
+        model: Seed.MODEL,
+        prompt: "Bill the order.",
+        cognition: ReActCognition.make({ tools: [charge] })
+      })
+      const durable = DurableAgent.make(agent, { version: 1 })
+      return { durable, ...harness([durable], { llm, store }) }
+    })()
+    return Effect.gen(function*() {
+      const runs = yield* DurableRuns.DurableRuns
+      yield* durable.start({ runId: "s-8", input: "Anything?" })
+      yield* settle(durable, "s-8")
+      const record = Option.getOrThrow(yield* inner.load("s-8"))
+      expect(record.status).toBe("done")
+      stale = { ...record, status: "running", result: undefined, lease: { owner: "a", token: 1, expiresAt: 0 } }
+      yield* TestClock.adjust("1 second")
+      const report = yield* runs.sweep
+      expect(report.expiredLeases).toEqual(["s-8"])
+      expect(report.diverged).toEqual([])
+      expect(yield* runs.reconcile).toEqual([])
+    }).pipe(Effect.provide(layer))
+  })
 })

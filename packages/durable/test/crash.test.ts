@@ -8,8 +8,11 @@
  * - SQLite (always): one runner, killed mid-charge and restarted on the same file; and one
  *   SIGTERMed mid-charge: it drains (stops by itself, exit code 0, no live run lease left behind)
  *   and a restarted runner finishes every run.
- * - Postgres (DATABASE_URL): two `NodeClusterSocket` runners, 50 runs, one SIGKILLed mid-run; the
- *   other finishes every run.
+ * - Postgres (DATABASE_URL): two `NodeClusterSocket` runners, 50 gated runs of two charges each
+ *   (every charge approved by the operator); one runner SIGKILLed mid-charge and restarted, later
+ *   one paused by SIGSTOP for 9 s mid-charge (past its 3 s lease and 4 s shard locks): every run
+ *   ends `done` with the scripted answer, each charge exactly once; and Postgres stopped for 30 s
+ *   mid-run: every run `done`, no call in doubt.
  *
  * Required: every run finished `done` exactly once (one terminal record, one final answer
  * recorded), 0 double executions of the charge. Printed: runs, kills, completions, double
@@ -156,7 +159,12 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
    * (its fiber interrupted) or its runner was killed, and left for later while a live (or paused)
    * runner may still end it.
    */
-  const decidePending = async (effects: string, decided: Set<string>, killed: ReadonlySet<string>) => {
+  const decidePending = async (
+    effects: string,
+    decided: Set<string>,
+    killed: ReadonlySet<string>,
+    doubts: Set<string> = new Set()
+  ) => {
     const lines = readLog(effects)
     for (const record of await records()) {
       if (record.status !== "suspended") continue
@@ -169,11 +177,15 @@ const operatorOf = (stores: ReturnType<typeof SqlStores.layerSqlite>) => {
           const last = lines.filter((l) => l.runId === key && l.event.startsWith("charge-")).at(-1)
           if (lines.some((l) => l.event === "charge-done" && l.runId === key)) {
             decision = Approval.markDone(entry.digest, `charged ${key}`)
-          } else if (last === undefined || last.event === "charge-abandoned" || killed.has(last.runner)) {
+          } else if (
+            last === undefined || last.event === "charge-abandoned" || killed.has(last.runner) ||
+            killed.has(`${last.runner}@${last.at}`)
+          ) {
             decision = Approval.retry(entry.digest)
           } else {
             continue // started by a runner that may still end it: wait
           }
+          doubts.add(entry.id)
         } else {
           decision = Approval.approve(entry.digest)
         }
@@ -217,14 +229,15 @@ const finish = async (
   effects: string,
   runs: number,
   stallMs: number,
-  killed: ReadonlySet<string> = new Set()
+  killed: ReadonlySet<string> = new Set(),
+  decided: Set<string> = new Set(),
+  doubts: Set<string> = new Set()
 ) => {
-  const decided = new Set<string>()
   let records = await operator.records()
   let seen = ""
   let moved = Date.now()
   while (Date.now() - moved < stallMs) {
-    await operator.decidePending(effects, decided, killed)
+    await operator.decidePending(effects, decided, killed, doubts)
     records = await operator.records()
     if (records.length === runs && records.every((r) => r.status === "done")) break
     const now = `${records.map((r) => `${r.runId}:${r.status}`).sort().join()} ${
@@ -246,6 +259,7 @@ const finish = async (
     doubleExecutions: [...charges.values()].filter((n) => n > 1).length,
     charged: charges.size,
     decided: decided.size,
+    inDoubt: doubts.size,
     answers: records.filter((r) => r.status === "done" && (r.result ?? "").includes(`billed ${r.runId}`)).length,
     unconsumed: await drained(operator),
     statuses: records.reduce<Record<string, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {})
@@ -348,73 +362,88 @@ describe("durable runs survive SIGKILL", { timeout: 900_000 }, () => {
   })
 
   it.skipIf(postgresUrl === undefined)(
-    "Postgres: two runners, 50 runs, one SIGKILLed mid-run; the other finishes every run once, 0 double charges",
+    "Postgres: two runners, 50 runs of two approved charges each; one SIGKILLed mid-charge and restarted, one paused by SIGSTOP past its lease: every run done with the scripted answer, each charge exactly once",
     async () => {
       if (postgresUrl === undefined) {
         return console.log("skipped: the Postgres crash test needs DATABASE_URL (eval \"$(scripts/pg-test-start.sh)\")")
       }
-      buildRunner()
-      const name = `durable_${process.pid}_${Date.now().toString(36)}`
-      const admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(postgresUrl) }))
-      await admin.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
-      const url = new URL(postgresUrl)
-      url.pathname = `/${name}`
-      const dir = mkdtempSync(join(tmpdir(), "agentkit-durable-"))
-      const effects = join(dir, "effects.log")
-      writeFileSync(effects, "")
-      const base = {
-        DURABLE_DB: `pg:${url.href}`,
-        DURABLE_EFFECTS: effects,
-        DURABLE_LOCK_MS: "4000",
-        DURABLE_LEASE_MS: "3000"
-      }
-      const runs = 50
-      let a: ChildProcess | undefined
-      let b: ChildProcess | undefined
-      const operator = operatorOf(SqlStores.layerPg({ url: Redacted.make(url.href) }) as never)
-      try {
-        // B first, so that the submitted runs spread over both runners' shards
-        b = await startRunner({
-          ...base,
-          DURABLE_RUNNER: "B",
-          DURABLE_PORT: String(34600 + (process.pid % 200) * 2),
-          DURABLE_SUBMIT: "0"
-        })
-        a = await startRunner({
-          ...base,
-          DURABLE_RUNNER: "A",
-          DURABLE_PORT: String(34601 + (process.pid % 200) * 2),
-          DURABLE_SUBMIT: String(runs)
-        })
-        const kill = await killWhicheverMidCharge({ A: a, B: b }, effects)
-        const figures = await finish(operator, effects, runs, 90_000, new Set([kill.killed]))
-        const taken = takeover(effects, kill.killed, kill.at)
-        const byRunner = readLog(effects).reduce<Record<string, number>>(
-          (acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc),
-          {}
-        )
-        console.log(
-          `durable crash (postgres, 2 runners): runs ${runs}, kills 1, completions ${figures.completions}, double executions ${figures.doubleExecutions}, ` +
-            `charged ${figures.charged} (by runner ${
-              JSON.stringify(byRunner)
-            }), decided ${figures.decided}, unconsumed messages ${figures.unconsumed}, killed ${kill.killed} with ${kill.inFlight} charge(s) in flight, ` +
-            `takeover ${taken ?? "none"} ms, statuses ${JSON.stringify(figures.statuses)}`
-        )
-        expect(figures.completions).toBe(runs)
-        expect(figures.doubleExecutions).toBe(0)
-        expect(figures.charged).toBe(runs)
-        expect(figures.unconsumed).toBe(0)
-        expect(taken).toBeDefined()
-      } finally {
-        stop(a)
-        stop(b)
-        await operator.dispose()
-        rmSync(dir, { recursive: true, force: true })
-        await admin.runPromise(
-          Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
-        ).catch(() => undefined)
-        await admin.dispose()
-      }
+      await withPostgres(async ({ effects, operator, url }) => {
+        buildRunner()
+        const base = {
+          DURABLE_DB: `pg:${url}`,
+          DURABLE_EFFECTS: effects,
+          DURABLE_LOCK_MS: "4000",
+          DURABLE_LEASE_MS: "3000",
+          DURABLE_CHARGES: "2",
+          DURABLE_GATED: "1",
+          // two takeovers per run at most here, more when a loaded machine also loses a live lease
+          DURABLE_MAX_RECOVERIES: "20"
+        }
+        const runs = 50
+        const ports = { A: port(0), B: port(1) }
+        const runners: Record<string, ChildProcess> = {}
+        const launch = async (name: "A" | "B", submit: number) => {
+          runners[name] = await startRunner({
+            ...base,
+            DURABLE_RUNNER: name,
+            DURABLE_PORT: ports[name],
+            DURABLE_SUBMIT: String(submit)
+          })
+        }
+        // a charge a killed runner started and never ended was abandoned with it (`runner@at`)
+        const killed = new Set<string>()
+        const decided = new Set<string>()
+        const doubts = new Set<string>()
+        let operating = true
+        try {
+          // B first, so that the submitted runs spread over both runners' shards
+          await launch("B", 0)
+          await launch("A", runs)
+          // the operator approves as the runs ask, and decides calls in doubt from the side-effect log
+          const operatorLoop = (async () => {
+            while (operating) {
+              await operator.decidePending(effects, decided, killed, doubts)
+              await sleep(250)
+            }
+          })()
+          const kill = await killWhicheverMidCharge(runners, effects)
+          for (const l of readLog(effects)) {
+            if (l.runner === kill.killed && l.event === "charge-start" && l.at <= kill.at) {
+              killed.add(`${l.runner}@${l.at}`)
+            }
+          }
+          await launch(kill.killed as "A" | "B", 0)
+          // later, a runner paused past its 3 s lease and its 4 s shard locks while a charge is in flight
+          const pause = await pauseWhicheverMidCharge(runners, effects, 9_000)
+          operating = false
+          await operatorLoop
+          const figures = await finish(operator, effects, runs, 120_000, killed, decided, doubts)
+          const taken = takeover(effects, kill.killed, kill.at)
+          const byRunner = readLog(effects).reduce<Record<string, number>>(
+            (acc, l) => (l.event === "charge-done" ? ((acc[l.runner] = (acc[l.runner] ?? 0) + 1), acc) : acc),
+            {}
+          )
+          console.log(
+            `durable crash (postgres, 2 runners): runs ${runs} of 2 approved charges, SIGKILL ${kill.killed} (${kill.inFlight} charge(s) in flight, restarted), ` +
+              `SIGSTOP ${pause.paused} 9000 ms (lease 3000 ms, locks 4000 ms); completions ${figures.completions}, answers ${figures.answers}, ` +
+              `double executions ${figures.doubleExecutions}, charged ${figures.charged} (by runner ${
+                JSON.stringify(byRunner)
+              }), ` +
+              `decided ${figures.decided} (in doubt ${figures.inDoubt}), unconsumed messages ${figures.unconsumed}, takeover after the kill ${
+                taken ?? "none"
+              } ms, statuses ${JSON.stringify(figures.statuses)}`
+          )
+          expect(figures.statuses).toEqual({ done: runs })
+          expect(figures.answers).toBe(runs)
+          expect(figures.doubleExecutions).toBe(0)
+          expect(figures.charged).toBe(runs * 2)
+          expect(figures.unconsumed).toBe(0)
+          expect(taken).toBeDefined()
+        } finally {
+          operating = false
+          for (const child of Object.values(runners)) stop(child)
+        }
+      })
     }
   )
 })
@@ -470,53 +499,7 @@ const pauseWhicheverMidCharge = async (runners: Record<string, ChildProcess>, ef
 
 const port = (offset: number) => String(34000 + (process.pid % 250) * 4 + offset)
 
-describe("durable runs survive a stalled runner and a database restart", { timeout: 180_000 }, () => {
-  it.skipIf(postgresUrl === undefined)(
-    "Postgres: a runner paused by SIGSTOP longer than its lease: its runs finish on the other runner, two approved charges each, each charge exactly once",
-    () =>
-      withPostgres(async ({ effects, operator, url }) => {
-        buildRunner()
-        const base = {
-          DURABLE_DB: `pg:${url}`,
-          DURABLE_EFFECTS: effects,
-          DURABLE_LOCK_MS: "4000",
-          DURABLE_LEASE_MS: "3000",
-          DURABLE_CHARGES: "2",
-          DURABLE_GATED: "1"
-        }
-        const runs = 12
-        let a: ChildProcess | undefined
-        let b: ChildProcess | undefined
-        try {
-          b = await startRunner({ ...base, DURABLE_RUNNER: "B", DURABLE_PORT: port(0), DURABLE_SUBMIT: "0" })
-          a = await startRunner({ ...base, DURABLE_RUNNER: "A", DURABLE_PORT: port(1), DURABLE_SUBMIT: String(runs) })
-          // the operator approves as the runs ask, while one runner is paused past its lease and its shard locks
-          const decided = new Set<string>()
-          const approving = (async () => {
-            for (let i = 0; i < 40; i++) {
-              await operator.decidePending(effects, decided, new Set())
-              await sleep(250)
-            }
-          })()
-          const pause = await pauseWhicheverMidCharge({ A: a, B: b }, effects, 9_000)
-          await approving
-          const figures = await finish(operator, effects, runs, 120_000)
-          console.log(
-            `durable stall (postgres, 2 runners): runs ${runs}, paused ${pause.paused} 9000 ms (lease 3000 ms, locks 4000 ms), ` +
-              `completions ${figures.completions}, answers ${figures.answers}, double executions ${figures.doubleExecutions}, charged ${figures.charged}, ` +
-              `decided ${figures.decided}, statuses ${JSON.stringify(figures.statuses)}`
-          )
-          expect(figures.statuses).toEqual({ done: runs })
-          expect(figures.answers).toBe(runs)
-          expect(figures.doubleExecutions).toBe(0)
-          expect(figures.charged).toBe(runs * 2)
-        } finally {
-          stop(a)
-          stop(b)
-        }
-      })
-  )
-
+describe("durable runs survive a database restart", { timeout: 180_000 }, () => {
   const pgtmp = process.env["PGTMP"]
   it.skipIf(postgresUrl === undefined || pgtmp === undefined)(
     "Postgres stopped for 30 s mid-run (pg_ctl): every run ends done, no call in doubt",

@@ -279,6 +279,9 @@ describe("a database that is gone", () => {
         expect((error as StoreError).message).toMatch(
           /^checkpoints\.(load|save|list): .*(unable to open|SQLITE_CANTOPEN)/i
         )
+        // the database named by its path, the cause in words
+        expect((error as StoreError).message).toContain(join(dir, "stores.db"))
+        expect((error as StoreError).message).toContain("could not be opened")
         expect((error as StoreError).message).toContain("the run stays recoverable")
       }
       // and opening it anew is refused the same way, when the layer is built
@@ -407,7 +410,11 @@ describe("a database that is gone", () => {
         ) {
           const error = yield* failure(operation)
           expect(error).toBeInstanceOf(StoreError)
-          expect((error as StoreError).message).toMatch(/^checkpoints\.(save|load): /)
+          // the server named (host, port, database), never a password; the cause in words
+          expect((error as StoreError).message).toMatch(/^checkpoints\.(save|load): the Postgres server /)
+          expect((error as StoreError).message).toContain(`${new URL(url).hostname}:${new URL(url).port}/${name}`)
+          expect((error as StoreError).message).toContain(`database "${name}" does not exist`)
+          expect((error as StoreError).message).not.toContain(new URL(url).password || "\u0000")
           expect((error as StoreError).message).toContain("the run stays recoverable")
         }
         const unreachable = yield* failure(

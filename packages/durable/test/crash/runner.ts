@@ -12,13 +12,14 @@
  * DURABLE_PORT (cluster mode), DURABLE_EFFECTS (the log), DURABLE_SUBMIT (runs to start, `r-0`…),
  * DURABLE_LOCK_MS (shard lock expiry), DURABLE_LEASE_MS (run lease ttl), DURABLE_DRAIN_MS (how long
  * a SIGTERMed runner lets its entities finish), DURABLE_MAX_RECOVERIES (takeovers a run may have,
- * default 5).
+ * default 5), DURABLE_LOG_LEVEL (the least level logged, default `Warning`: a campaign of 50 runs
+ * logs a few lines a run at `Info`; the soak script keeps them).
  */
 import { Agent, Operator, ReActCognition, RunLease } from "@agentkit/agents"
 import { SqlStores } from "@agentkit/sql"
 import { FakeLLM, makeTestCtx, Turn } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
-import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Logger, LogLevel, Redacted, Schema } from "effect"
 import { appendFileSync } from "node:fs"
 import { DurableAgent, DurableRunner, DurableRuns } from "../../src/index.js"
 
@@ -37,6 +38,9 @@ const drainMs = Number(process.env["DURABLE_DRAIN_MS"] ?? "15000")
 const chargesPerRun = Number(process.env["DURABLE_CHARGES"] ?? "1")
 const gated = process.env["DURABLE_GATED"] === "1"
 const maxRecoveries = Number(process.env["DURABLE_MAX_RECOVERIES"] ?? "5")
+const logLevel = LogLevel.fromLiteral(
+  (process.env["DURABLE_LOG_LEVEL"] ?? "Warning") as Parameters<typeof LogLevel.fromLiteral>[0]
+)
 
 const log = (event: string, runId: string) => appendFileSync(effects, `${event} ${runner} ${runId} ${Date.now()}\n`)
 
@@ -132,5 +136,8 @@ const live = Layer.mergeAll(billing.layer, DurableRunner.sweeper("500 millis")).
 )
 
 DurableRunner.launch(
-  Layer.scopedDiscard(Effect.forkScoped(main)).pipe(Layer.provide(live)) as Layer.Layer<never, unknown>
+  Layer.scopedDiscard(Effect.forkScoped(main)).pipe(
+    Layer.provide(live),
+    Layer.provide(Logger.minimumLogLevel(logLevel))
+  ) as Layer.Layer<never, unknown>
 )

@@ -93,12 +93,17 @@ const recoverable =
   "nothing was half-written: what was committed is kept, and the run stays recoverable (drive it again with the same runId once the database answers)"
 
 /**
- * A driver failure as the stores' error, naming the operation. A transient one is retried first
- * (its final text says how often); any other says at once that the run stays recoverable.
+ * A driver failure as the stores' error, naming the operation and, when known, the database
+ * (`the SQLite database <path>`, `the Postgres server <host:port/database>`). A transient one is
+ * retried first (its final text says how often); any other says at once that the run stays
+ * recoverable.
  */
-export const fromSqlError = (operation: string, error: SqlError): StoreError => {
+export const fromSqlError = (operation: string, error: SqlError, place?: string): StoreError => {
   const retryable = isTransient(error)
-  const message = `${operation}: ${inWords(error.cause ?? error)}`
+  const words = inWords(error.cause ?? error)
+  const message = place === undefined || words.includes(place.replace(/^the \S+ \S+ /, ""))
+    ? `${operation}: ${words}`
+    : `${operation}: ${place}: ${words}`
   return new StoreError({
     operation,
     message: retryable ? message : `${message}; ${recoverable}`,
@@ -134,8 +139,15 @@ export const retryFor = (budget: Duration.DurationInput): Schedule.Schedule<unkn
 
 export const defaultSchedule: Schedule.Schedule<unknown, StoreError> = retryFor("45 seconds")
 
-/** The runner of the stores: retried on `schedule`; each attempt through `gate` when there is one (SQLite). */
-export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>, gate?: Gate.Gate): Runner => ({
+/**
+ * The runner of the stores: retried on `schedule`; each attempt through `gate` when there is one
+ * (SQLite); its errors name `place`, the database, when known.
+ */
+export const makeRunner = (
+  schedule: Schedule.Schedule<unknown, StoreError>,
+  gate?: Gate.Gate,
+  place?: string
+): Runner => ({
   run: <A, E, R>(operation: string, body: (retried: boolean) => Effect.Effect<A, E, R>) =>
     Effect.suspend(() => {
       let attempts = 0
@@ -147,7 +159,7 @@ export const makeRunner = (schedule: Schedule.Schedule<unknown, StoreError>, gat
         Effect.matchEffect({
           onFailure: (error) => {
             const typed = error instanceof SqlError
-              ? fromSqlError(operation, error)
+              ? fromSqlError(operation, error, place)
               : (error as Exclude<E, SqlError> | StoreError)
             return typed instanceof StoreError && typed.retryable
               ? Effect.fail(typed)

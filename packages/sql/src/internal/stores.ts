@@ -61,6 +61,49 @@ export const millis = (
     )
 }
 
+/** Where a connection URL points, without its credentials: `host:port/database`. */
+const server = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.hostname}:${parsed.port === "" ? "5432" : parsed.port}${parsed.pathname}`
+  } catch {
+    return "(an unparsable URL)"
+  }
+}
+
+/** Where the clients this package opened point (`the SQLite database <path>`, `the Postgres server <host:port/db>`). */
+const places = new WeakMap<object, string>()
+
+/**
+ * Where a client points, for error messages: as this package opened it, else from the client's
+ * own configuration (a pg client's host, port and database; a libsql client's file), never a
+ * password; `undefined` when it does not say.
+ */
+export const placeOf = (client: SqlClient.SqlClient): string | undefined => {
+  const known = places.get(client)
+  if (known !== undefined) return known
+  const config = (client as { readonly config?: unknown }).config
+  if (typeof config !== "object" || config === null) return undefined
+  const { database, host, port, url } = config as {
+    readonly url?: unknown
+    readonly host?: unknown
+    readonly port?: unknown
+    readonly database?: unknown
+  }
+  if (typeof host === "string" || typeof database === "string") {
+    return `the Postgres server ${typeof host === "string" ? host : "localhost"}:${
+      typeof port === "number" ? port : 5432
+    }/${typeof database === "string" ? database : ""}`
+  }
+  const text = Redacted.isRedacted(url) ? Redacted.value(url as Redacted.Redacted<string>) : url
+  if (typeof text === "string" || text instanceof URL) {
+    const href = String(text)
+    if (href.startsWith("file:")) return `the SQLite database ${href.slice("file:".length)}`
+    if (/^postgres(ql)?:\/\//.test(href)) return `the Postgres server ${server(href)}`
+  }
+  return undefined
+}
+
 /** The client (without the app's name transforms), the tables, the dialect and the runner. */
 export const makeEnv = (options: {
   readonly prefix?: string | undefined
@@ -69,7 +112,8 @@ export const makeEnv = (options: {
   readonly busyTimeout?: Duration.DurationInput | undefined
 }): Effect.Effect<Env, ConfigurationError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = (yield* SqlClient.SqlClient).withoutTransforms()
+    const client = yield* SqlClient.SqlClient
+    const sql = client.withoutTransforms()
     const tables = yield* makeTables(options)
     const busyTimeoutMs = yield* millis("sqlStores.busyTimeout", options.busyTimeout, "5 seconds", "zero allowed")
     const dialect = yield* makeDialect(sql, busyTimeoutMs)
@@ -84,7 +128,11 @@ export const makeEnv = (options: {
       sql,
       tables,
       dialect,
-      runner: makeRunner(options.retry ?? defaultSchedule, dialect.name === "sqlite" ? Gate.make() : undefined)
+      runner: makeRunner(
+        options.retry ?? defaultSchedule,
+        dialect.name === "sqlite" ? Gate.make() : undefined,
+        placeOf(client)
+      )
     }
   })
 
@@ -261,21 +309,13 @@ export const sqliteClient = (options: {
             },
             catch: opened
           })
-          return yield* LibsqlClient.make({ liveClient: live }).pipe(Effect.provide(Reactivity.layer))
+          const client = yield* LibsqlClient.make({ liveClient: live }).pipe(Effect.provide(Reactivity.layer))
+          places.set(client, `the SQLite database ${path}`)
+          return client
         })
       )
     })
   )
-
-/** Where a connection URL points, without its credentials: `host:port/database`. */
-const server = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.hostname}:${parsed.port === "" ? "5432" : parsed.port}${parsed.pathname}`
-  } catch {
-    return "(an unparsable URL)"
-  }
-}
 
 /** A Postgres pool on pg. */
 export const pgClient = (options: {
@@ -303,17 +343,16 @@ export const pgClient = (options: {
       const { PgClient } = yield* load("Postgres", "@effect/sql-pg", () => import("@effect/sql-pg"))
       return Layer.scoped(
         SqlClient.SqlClient,
-        Effect.mapError(
+        Effect.mapBoth(
           PgClient.make({ url: Redacted.make(url), maxConnections: max, applicationName: "@agentkit/sql" }),
-          (error) => {
-            if (!(error instanceof SqlError)) return error
-            const typed = fromSqlError("open", error)
-            return new StoreError({
-              operation: typed.operation,
-              message: typed.message.replace(/^open: /, `open: the Postgres server ${server(url)}: `),
-              retryable: typed.retryable,
-              cause: typed.cause
-            })
+          {
+            onSuccess: (client) => {
+              places.set(client, `the Postgres server ${server(url)}`)
+              return client
+            },
+            onFailure: (
+              error
+            ) => (error instanceof SqlError ? fromSqlError("open", error, `the Postgres server ${server(url)}`) : error)
           }
         )
       ).pipe(Layer.provide(Reactivity.layer))
