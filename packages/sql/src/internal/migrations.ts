@@ -17,7 +17,7 @@ import type { Runner } from "./errors.js"
 import type { Dialect, Tables } from "./tables.js"
 
 /** The schema version this release works with: the id of its newest migration. */
-export const latest = 4
+export const latest = 5
 
 type Statements = ReadonlyArray<string>
 
@@ -150,6 +150,14 @@ const statements = (
         // its spans name that tenant and no other (a correlation id is the caller's choice)
         `ALTER TABLE ${q(t.spans)} ADD COLUMN tenant ${key}`,
         `CREATE INDEX ${t.index("spans_tenant")} ON ${q(t.spans)} (tenant)`
+      ]
+    },
+    5: {
+      name: "runs_console",
+      statements: [
+        // the console's queries: a conversation's runs, and a tenant's runs of one status (its inbox)
+        `CREATE INDEX ${t.index("runs_thread")} ON ${q(t.runs)} (thread_id, updated_at, run_id)`,
+        `CREATE INDEX ${t.index("runs_tenant_status")} ON ${q(t.runs)} (tenant, status, updated_at, run_id)`
       ]
     }
   }
