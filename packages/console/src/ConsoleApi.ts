@@ -136,11 +136,13 @@ export const RunsQuery = Schema.Struct({
   updatedBefore: Schema.optional(Millis),
   cursor: Schema.optional(Schema.String),
   limit: Schema.optional(Limit),
-  order: Schema.optional(Schema.Literal("asc", "desc"))
+  order: Schema.optional(Schema.Literal("asc", "desc")),
+  /** `"true"`: the page also says how many runs match over all pages. */
+  total: Schema.optional(Schema.Literal("true", "false"))
 })
 
 /**
- * A page of runs and the cursor of the next one.
+ * A page of runs and the cursor of the next one (and, when asked, how many runs match in all).
  *
  * @example
  * ```ts
@@ -153,7 +155,11 @@ export const RunsQuery = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const RunPage = Schema.Struct({ runs: Schema.Array(RunSummary), cursor: Schema.optional(Schema.String) })
+export const RunPage = Schema.Struct({
+  runs: Schema.Array(RunSummary),
+  cursor: Schema.optional(Schema.String),
+  total: Schema.optional(Schema.Number)
+})
 
 /**
  * A page of audit records and the cursor of the next one.

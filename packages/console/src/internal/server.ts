@@ -190,14 +190,19 @@ const handlers = (settings: Settings) => {
                 updatedBefore: q.updatedBefore,
                 cursor: q.cursor,
                 limit: q.limit,
-                order: q.order
+                order: q.order,
+                withTotal: q.total === "true"
               })
               .pipe(Effect.mapError((error) =>
                 unavailable(error, q.cursor)
               ))
             // the service filters by tenant; the console checks again (fail closed)
             const runs = page.runs.filter((run) => OperatorAuth.canSee(principal, run.tenant))
-            return page.cursor === undefined ? { runs } : { runs, cursor: page.cursor }
+            return {
+              runs,
+              ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+              ...(page.total === undefined ? {} : { total: page.total })
+            }
           }))
         .handle("run", ({ urlParams }) =>
           Effect.flatMap(ConsoleApi.CurrentOperator, ({ principal }) =>
