@@ -596,7 +596,10 @@ const waterfallRows = (spans, all, run, audit) => {
   /** The waits for a decision: from the call's entry (or the end of the turn it stopped) to its decision. */
   /** @type {{ name: string, start: number, end: number | undefined, decided: any, pendingId: string }[]} */
   const waits = []
-  const roots = spans.filter((span) => !span.parentSpanId || !all.some((other) => other.spanId === span.parentSpanId))
+  /** A span's key: its id within its trace (ids repeat across traces). @param {any} span */
+  const keyOf = (span) => `${span.traceId}/${span.spanId}`
+  const known = new Set(all.map(keyOf))
+  const roots = spans.filter((span) => !span.parentSpanId || !known.has(`${span.traceId}/${span.parentSpanId}`))
   for (const entry of run.pending) {
     const decided = run.decided.find((/** @type {any} */ d) => d.pendingId === entry.id)
     waits.push({ name: entry.call.name, start: entry.createdAt, end: decided?.at, decided, pendingId: entry.id })
@@ -615,17 +618,18 @@ const waterfallRows = (spans, all, run, audit) => {
   const ends = [...spans.map((span) => span.startMs + span.durationMs), ...waits.map((w) => w.end ?? now)]
   const t0 = Math.min(...starts)
   const total = Math.max(1, Math.max(...ends) - t0)
-  const byId = new Map(all.map((span) => [span.spanId, span]))
-  const shown = new Set(spans.map((span) => span.spanId))
-  /** The nearest shown ancestor's id, "" for none. @param {any} span */
+  const byKey = new Map(all.map((span) => [keyOf(span), span]))
+  const shown = new Set(spans.map(keyOf))
+  /** The nearest shown ancestor's key, "" for none. @param {any} span */
   const parentOf = (span) => {
     const seen = new Set()
-    let id = span.parentSpanId
-    while (id && !shown.has(id) && byId.has(id) && !seen.has(id)) {
-      seen.add(id)
-      id = byId.get(id).parentSpanId
+    let key = span.parentSpanId ? `${span.traceId}/${span.parentSpanId}` : ""
+    while (key && !shown.has(key) && byKey.has(key) && !seen.has(key)) {
+      seen.add(key)
+      const parent = byKey.get(key)
+      key = parent.parentSpanId ? `${parent.traceId}/${parent.parentSpanId}` : ""
     }
-    return id && shown.has(id) ? id : ""
+    return key && shown.has(key) ? key : ""
   }
   /** @type {Map<string, any[]>} */
   const children = new Map()
@@ -633,7 +637,7 @@ const waterfallRows = (spans, all, run, audit) => {
     const parent = parentOf(span)
     children.set(parent, [...(children.get(parent) ?? []), span])
   }
-  for (const list of children.values()) list.sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId))
+  for (const list of children.values()) list.sort((a, b) => a.startMs - b.startMs || keyOf(a).localeCompare(keyOf(b)))
   /** @type {{ kind: "span", span: any, depth: number } | { kind: "wait", wait: any, depth: number }} */
   /** @type {any[]} */
   const rows = []
@@ -641,7 +645,7 @@ const waterfallRows = (spans, all, run, audit) => {
   const walk = (parent, depth) => {
     for (const span of children.get(parent) ?? []) {
       rows.push({ kind: "span", span, depth, start: span.startMs })
-      walk(span.spanId, depth + 1)
+      walk(keyOf(span), depth + 1)
     }
   }
   // the run's turns (its root spans) and its waits, in the order they happened
@@ -654,7 +658,7 @@ const waterfallRows = (spans, all, run, audit) => {
     if (item.kind === "wait") rows.push({ ...item, depth: 0 })
     else {
       rows.push({ ...item, depth: 0 })
-      walk(item.span.spanId, 1)
+      walk(keyOf(item.span), 1)
     }
   }
   const bar = (/** @type {number} */ start, /** @type {number} */ length, /** @type {string} */ cls) => {
