@@ -251,6 +251,7 @@ const render = (quiet) => {
   if (route.startsWith("run/")) return runView(decodeURIComponent(route.slice(4)), route)
   if (route === "runs") return runsView(route)
   if (route === "audit") return auditView(route)
+  if (route === "durable") return durableView(route)
   return inboxView(route)
 }
 
@@ -920,6 +921,71 @@ const auditView = async (route) => {
       const result = await api("api/audit", { query: { limit: "200" } })
       if (current?.update !== update) return
       replace(main, h("h1", {}, "Audit trail"), auditTable(result.records))
+    } catch (error) {
+      failure(error)
+    }
+  }
+  const update = () => load()
+  current = { route, update }
+  await load()
+}
+
+/**
+ * Durable runs (through the app's operator port): each run's store record beside its workflow
+ * execution, what it waits on (in-doubt calls among them) and how many have a decision, and the
+ * runs whose store and engine disagree for good.
+ * @param {string} route
+ */
+const durableView = async (route) => {
+  const load = async () => {
+    try {
+      const result = await api("api/durable", { query: { limit: "200" } })
+      if (current?.update !== update) return
+      if (!result.available) {
+        replace(main, h("h1", {}, "Durable runs"), h("p", { class: "muted", "data-testid": "durable-none" }, "This app serves no durable runs."))
+        return
+      }
+      /** @param {any[]} runs @param {string} testid @param {string} caption */
+      const table = (runs, testid, caption) =>
+        h(
+          "table",
+          { "data-testid": testid },
+          h("caption", { class: "visually-hidden" }, caption),
+          h("thead", {}, h("tr", {}, h("th", {}, "run"), h("th", {}, "agent"), h("th", {}, "scope"), h("th", {}, "store"), h("th", {}, "engine"), h("th", {}, "waiting on"), h("th", {}, "decided"), h("th", {}, "problem"))),
+          h(
+            "tbody",
+            {},
+            ...runs.map((/** @type {any} */ run) => {
+              const doubt = run.store.pending.filter((/** @type {any} */ p) => p.kind === "InDoubt").length
+              return h(
+                "tr",
+                { "data-testid": "durable-row", "data-run": run.runId },
+                h("td", { class: "mono" }, h("a", { href: `#/run/${encodeURIComponent(run.runId)}` }, run.runId)),
+                h("td", {}, run.agent),
+                h("td", {}, tenantLabel(run.tenant)),
+                h("td", {}, run.store.status, run.store.lease ? h("span", { class: "muted" }, ` (lease ${run.store.lease.owner})`) : null),
+                h("td", {}, run.engine, run.version === undefined ? null : h("span", { class: "muted" }, ` v${run.version}`)),
+                h(
+                  "td",
+                  {},
+                  run.store.pending.length === 0 ? "—" : run.store.pending.map((/** @type {any} */ p) => `${p.kind} ${p.id}`).join(", "),
+                  doubt > 0 ? h("span", { class: "tag bad" }, ` ${doubt} in doubt`) : null
+                ),
+                h("td", { class: "num" }, run.store.pending.length === 0 ? String(run.store.decided) : `${run.store.decided} of ${run.store.pending.length}`),
+                h("td", { class: run.problem ? "span-error" : "muted" }, run.problem ?? "—")
+              )
+            }),
+            runs.length === 0 ? h("tr", {}, h("td", { colspan: 8, class: "muted" }, "None.")) : null
+          )
+        )
+      replace(
+        main,
+        h("h1", {}, "Durable runs"),
+        h("p", { class: "muted" }, "Each run as the checkpoint store holds it, beside its execution in the workflow engine. A run in doubt is resolved on its page."),
+        table(result.runs, "durable", "durable runs"),
+        h("h2", {}, `Store and engine disagree (${result.problems.length})`),
+        table(result.problems, "durable-problems", "durable runs whose store and engine disagree")
+      )
     } catch (error) {
       failure(error)
     }
