@@ -45,6 +45,12 @@ describe.skipIf(unavailable !== undefined && !ci)("live updates patch the view",
         pending: [{ tool: "refund", arguments: { order_id: `W-${i}` } }]
       })
     }
+    // another tenant's run with a 450 KB argument (the acme operators above never see it)
+    operator.plant({
+      runId: "run-globex-big",
+      tenant: "globex",
+      pending: [{ tool: "refund", arguments: { order_id: "G-9", note: "n".repeat(450_000) } }]
+    })
     spans = SpanStore.makeMemory()
     server = await start(operator, { spans })
     browser = await launch()
@@ -119,6 +125,21 @@ describe.skipIf(unavailable !== undefined && !ci)("live updates patch the view",
     await page.screenshot({ path: `${artifacts}/8-inbox-patched.png` })
     await page.close()
   }, 120_000)
+
+  it("cuts a large argument in a compact inbox, with a way to see it whole", async () => {
+    const page = await signIn(tokens.gina)
+    const row = page.locator("article[data-run=\"run-globex-big\"]")
+    await row.waitFor()
+    expect(await page.getByTestId("total").getAttribute("data-total")).toBe("2")
+    const shown = row.getByTestId("arguments")
+    expect((await shown.textContent())!.length).toBeLessThan(2100)
+    expect((await row.boundingBox())!.height).toBeLessThan(700)
+    const whole = row.getByRole("button", { name: /^Show all \(439\.\d KB\)$/ })
+    await whole.click()
+    expect(JSON.parse((await shown.textContent())!)).toEqual({ order_id: "G-9", note: "n".repeat(450_000) })
+    expect(await row.getByRole("button", { name: "Show less" }).getAttribute("aria-expanded")).toBe("true")
+    await page.close()
+  }, 60_000)
 
   it("clears the previous run's page when a navigation fails", async () => {
     const page = await signIn(tokens.alice)
