@@ -240,6 +240,7 @@ describe("Operator", () => {
       expect((yield* operator.list({ tool: "cancel_order", withTotal: true })).total).toBe(3)
       expect((yield* operator.list({ tool: "refund", withTotal: true })).total).toBe(0)
       expect((yield* operator.list({})).total).toBeUndefined()
+      expect(yield* operator.list({ tenant: [], withTotal: true })).toEqual({ runs: [], total: 0 })
       // the page is the same with or without the total
       const page = yield* operator.list({ status: waiting, tenant: acme, limit: 1, withTotal: true })
       expect(page.runs.map((run) => run.runId)).toEqual(["run-a1"])

@@ -169,7 +169,9 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
   const list: Service["list"] = (filter = {}) =>
     Effect.gen(function*() {
       const limit = yield* checkLimit("operator.list", filter.limit)
-      if (filter.tenant !== undefined && filter.tenant.length === 0) return { runs: [] }
+      if (filter.tenant !== undefined && filter.tenant.length === 0) {
+        return filter.withTotal === true ? { runs: [], total: 0 } : { runs: [] }
+      }
       const wanted = filter.status === undefined || filter.status.length === 0 ? undefined : new Set(filter.status)
       if (wanted !== undefined) {
         for (const status of wanted) {

@@ -178,7 +178,7 @@ const handlers = (settings: Settings) => {
             const { principal } = yield* ConsoleApi.CurrentOperator
             const tenant = scopeOf(principal, q.tenant)
             if (tenant !== undefined && tenant.length === 0) {
-              return { runs: [] }
+              return q.total === "true" ? { runs: [], total: 0 } : { runs: [] }
             }
             const page = yield* operator
               .list({
