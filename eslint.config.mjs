@@ -96,7 +96,14 @@ export default tseslint.config(
           "EventSource",
           "setTimeout",
           "TextDecoder",
+          "TextEncoder",
           "HTMLElement",
+          "HTMLInputElement",
+          "HTMLTextAreaElement",
+          "HTMLDetailsElement",
+          "HTMLAnchorElement",
+          "CSS",
+          "queueMicrotask",
           "Node"
         ].map((name) => [name, "readonly"])
       )

@@ -122,10 +122,14 @@ describe("demo:approvals --console", () => {
             expect(await scope.textContent()).toBe("scope (no scope)")
             await page.screenshot({ path: `${screenshots}/console-1-inbox.png` })
             await page.locator(`article[data-run="${runId}"] a`).first().click()
-            await page.getByTestId("trace").locator("summary").first().waitFor()
-            const before = await page.getByTestId("trace").locator("summary").allTextContents()
-            expect(before[0]).toMatch(/^invoke_agent support — /)
-            expect(before.some((text) => text.startsWith("chat claude-sonnet-4-6 — "))).toBe(true)
+            await page.getByTestId("trace").getByTestId("span-name").first().waitFor()
+            const before = await page.getByTestId("trace").getByTestId("span-name").allTextContents()
+            expect(before[0]).toBe("invoke_agent support")
+            expect(before).toContain("chat claude-sonnet-4-6")
+            // the waterfall: the run waits for the decision (still waiting)
+            expect(await page.getByTestId("approval-wait").textContent()).toContain(
+              "waiting for a decision: cancel_order"
+            )
           }
           const decision = JSON.stringify({ runId, pendingId: entry.id, verdict: "approve", digest: entry.digest })
           // a write without the CSRF header is refused, and nothing is recorded
@@ -180,11 +184,34 @@ describe("demo:approvals --console", () => {
           expect(fromFile.traces - 2).toBeLessThanOrEqual(3)
           if (page !== undefined) {
             await page.reload()
-            const summaries = page.getByTestId("trace").locator("summary")
+            const summaries = page.getByTestId("trace").getByTestId("span-name")
             await summaries.filter({ hasText: "execute_tool cancel_order" }).first().waitFor()
             const after = await summaries.allTextContents()
-            expect(after.filter((text) => /^invoke_agent support — /.test(text)).length).toBe(2)
-            expect(after.filter((text) => /^chat claude-sonnet-4-6 — /.test(text)).length).toBe(2)
+            expect(after.filter((text) => text === "invoke_agent support").length).toBe(2)
+            expect(after.filter((text) => text === "chat claude-sonnet-4-6").length).toBe(2)
+            // the demo run's waterfall: turn one, the approval wait with its decision, turn two, in
+            // order on one time axis
+            const rows = await page.getByTestId("trace").locator("li[data-kind]").evaluateAll((items) =>
+              items.map((item) =>
+                item.getAttribute("data-kind") === "wait"
+                  ? "WAIT"
+                  : item.querySelector("[data-testid=span-name]")!.textContent
+              )
+            )
+            const turns = rows.flatMap((row, i) => (row === "invoke_agent support" ? [i] : []))
+            expect(turns).toHaveLength(2)
+            expect(rows.indexOf("WAIT")).toBeGreaterThan(turns[0]!)
+            expect(rows.indexOf("WAIT")).toBeLessThan(turns[1]!)
+            expect(rows.indexOf("execute_tool cancel_order")).toBeGreaterThan(turns[1]!)
+            expect(await page.getByTestId("approval-wait").getByTestId("decision").textContent()).toMatch(
+              /^approve by \S+ at /
+            )
+            const offsets = await page.getByTestId("trace").locator("li[data-kind] .wf-when").allTextContents()
+            const startOf = (text: string) => {
+              const [value, unit] = text.slice(1).split(" ")
+              return Number(value) * (unit === "s" ? 1000 : 1)
+            }
+            expect(startOf(offsets[rows.indexOf("WAIT")]!)).toBeLessThanOrEqual(startOf(offsets[turns[1]!]!))
             // the stores' own queries are in the trace but hidden until asked for
             expect(after.some((text) => text.startsWith("sql."))).toBe(false)
             const queries = spans.filter((span) => span.name.startsWith("sql.")).length

@@ -72,6 +72,32 @@ export interface ListFilter {
   readonly limit?: number | undefined
   /** `asc` (default, oldest change first: an inbox) or `desc` (newest first: recent runs). A cursor keeps its direction. */
   readonly order?: "asc" | "desc" | undefined
+  /** Also count every run the filter matches, over all pages (`total` in the answer). */
+  readonly withTotal?: boolean | undefined
+}
+
+/**
+ * A run written since a `changes` cursor, as the change left it: enough to route and count the
+ * change without reading the run again.
+ *
+ * @example
+ * ```ts
+ * import type { Operator } from "@agentkit/agents"
+ *
+ * const waits = (run: Operator.ChangedRun) => run.status === "suspended" && run.pending > 0
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ChangedRun {
+  readonly runId: string
+  readonly rootRunId: string
+  readonly tenant: string
+  readonly status: RunStatus
+  readonly updatedAt: number
+  /** How many calls it waits on. */
+  readonly pending: number
 }
 
 /**
@@ -180,7 +206,15 @@ export interface Service {
   /** Runs by filter, a page at a time, in (`updatedAt`, `runId`) order. */
   readonly list: (
     filter?: ListFilter
-  ) => Effect.Effect<{ readonly runs: ReadonlyArray<RunSummary>; readonly cursor?: string | undefined }, StoreError>
+  ) => Effect.Effect<
+    {
+      readonly runs: ReadonlyArray<RunSummary>
+      readonly cursor?: string | undefined
+      /** How many runs match the filter over all pages (asked for with `withTotal`). */
+      readonly total?: number | undefined
+    },
+    StoreError
+  >
   /** One run in full. */
   readonly show: (
     runId: string,
@@ -212,11 +246,19 @@ export interface Service {
   ) => Effect.Effect<{ readonly records: ReadonlyArray<AuditRecord>; readonly cursor?: string | undefined }, StoreError>
   /**
    * The runs written since a cursor (polling, across processes). `changes(undefined)` answers no
-   * runs and the cursor of now.
+   * runs and the cursor of now. `runs` holds each changed run as it was written (its cost follows
+   * the runs that changed, not the runs that exist).
    */
   readonly changes: (
     since: string | undefined
-  ) => Effect.Effect<{ readonly runIds: ReadonlyArray<string>; readonly cursor: string }, StoreError>
+  ) => Effect.Effect<
+    {
+      readonly runIds: ReadonlyArray<string>
+      readonly cursor: string
+      readonly runs?: ReadonlyArray<ChangedRun> | undefined
+    },
+    StoreError
+  >
 }
 
 /**

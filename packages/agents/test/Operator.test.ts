@@ -222,6 +222,36 @@ describe("Operator", () => {
       expect(yield* Effect.flip(operator.show("run-u1", { tenants: [exact] }))).toMatchObject({ _tag: "OtherTenant" })
     }))
 
+  it.effect("totals over every page, by the store's count or by reading, and a thread filtered in the store", () =>
+    Effect.gen(function*() {
+      const stores = makeStores()
+      yield* suspend(stores, "run-a1", { orgId: "acme", userId: "u1" })
+      yield* suspend(stores, "run-a2", { orgId: "acme", userId: "u2" })
+      yield* suspend(stores, "run-g1", { orgId: "globex", userId: "u1" })
+      const operator = yield* operatorOf(stores)
+      const acme = [Scope.pattern({ orgId: "acme" })]
+      const u1 = Scope.make({ orgId: "acme", userId: "u1" }).storeKey
+      const waiting = ["suspended", "in_doubt"] as const
+      // a pattern: read and filtered here; exact keys: counted by the store (one count each)
+      expect((yield* operator.list({ status: waiting, tenant: acme, limit: 1, withTotal: true })).total).toBe(2)
+      expect((yield* operator.list({ status: waiting, tenant: [u1], withTotal: true })).total).toBe(1)
+      expect((yield* operator.list({ withTotal: true })).total).toBe(3)
+      expect((yield* operator.list({ status: ["in_doubt"], withTotal: true })).total).toBe(0)
+      expect((yield* operator.list({ tool: "cancel_order", withTotal: true })).total).toBe(3)
+      expect((yield* operator.list({ tool: "refund", withTotal: true })).total).toBe(0)
+      expect((yield* operator.list({})).total).toBeUndefined()
+      expect(yield* operator.list({ tenant: [], withTotal: true })).toEqual({ runs: [], total: 0 })
+      // the page is the same with or without the total
+      const page = yield* operator.list({ status: waiting, tenant: acme, limit: 1, withTotal: true })
+      expect(page.runs.map((run) => run.runId)).toEqual(["run-a1"])
+      expect(
+        (yield* operator.list({ status: waiting, tenant: acme, limit: 1, cursor: page.cursor })).runs.map((r) =>
+          r.runId
+        )
+      ).toEqual(["run-a2"])
+      expect(yield* operator.list({ threadId: "no-such-thread", withTotal: true })).toEqual({ runs: [], total: 0 })
+    }))
+
   it.effect("concurrent deciders: exactly one wins, every other gets AlreadyDecided naming the winner; one audit record", () =>
     Effect.gen(function*() {
       const stores = makeStores()
@@ -281,6 +311,11 @@ describe("Operator", () => {
       expect(done.result).toMatchObject({ output: "Cancelled order A-771." })
       const changed = yield* operator.changes(start.cursor)
       expect(changed.runIds).toEqual(["run-1"])
+      // each change as it was left: no read of the run needed to route or count it
+      expect(changed.runs).toEqual([
+        expect.objectContaining({ runId: "run-1", rootRunId: "run-1", status: "done", pending: 0 })
+      ])
+      expect(changed.runs![0]!.tenant).toBe(done.tenant)
       expect((yield* operator.changes(changed.cursor)).runIds).toEqual([])
       // decided and applied since: the conflict still names who decided
       expect(yield* Effect.flip(operator.decide("run-1", entry.id, { ...Approval.approve(entry.digest), by: "bob" })))

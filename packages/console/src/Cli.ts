@@ -46,11 +46,13 @@ type RunSummary = Operator.RunSummary
 
 const url = Options.text("url").pipe(
   Options.withDescription("where the console is mounted, e.g. http://127.0.0.1:4100/console"),
-  Options.withFallbackConfig(Config.string("AGENTKIT_CONSOLE_URL"))
+  Options.withFallbackConfig(Config.string("AGENTKIT_CONSOLE_URL")),
+  Options.optional
 )
 const token = Options.redacted("token").pipe(
   Options.withDescription("the operator token"),
-  Options.withFallbackConfig(Config.redacted("AGENTKIT_CONSOLE_TOKEN"))
+  Options.withFallbackConfig(Config.redacted("AGENTKIT_CONSOLE_TOKEN")),
+  Options.optional
 )
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON"))
 const runId = Args.text({ name: "runId" })
@@ -59,16 +61,86 @@ const digest = Options.text("digest").pipe(Options.withDescription("the pending 
 const reason = Options.text("reason").pipe(Options.optional)
 const optionalText = (name: string) => Options.text(name).pipe(Options.optional)
 
+const runStatuses: ReadonlyArray<string> = ["running", "suspended", "in_doubt", "done", "failed", "cancelled"]
+
 const root = Command.make("agentkit-console", { url, token })
 
-const describeError = (error: unknown): string => {
+/**
+ * Text from the console as a terminal shows it: control characters (C0, DEL, C1: the escape
+ * sequences that move a cursor or retitle a window) as `\uXXXX` escapes.
+ */
+const clean = (text: string): string =>
+  Array.from(text, (c) => {
+    const code = c.charCodeAt(0)
+    return code < 0x20 || (code >= 0x7f && code < 0xa0) ? `\\u${code.toString(16).padStart(4, "0")}` : c
+  }).join("")
+
+/** JSON for a terminal: what `JSON.stringify` leaves raw of the C1 controls and DEL, escaped. */
+const cleanJson = (value: unknown): string =>
+  JSON.stringify(value, null, 2).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+const firstLine = (text: string, max = 200): string => {
+  const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
+  return line.length > max ? `${line.slice(0, max)}…` : line
+}
+
+/** What to do about a console error, by its tag. */
+const hints: Record<string, string> = {
+  Unauthorized: "check the operator token (--token or AGENTKIT_CONSOLE_TOKEN)",
+  Unauthenticated: "pass the operator token (--token or AGENTKIT_CONSOLE_TOKEN)",
+  NotFound: "`agentkit-console list --status <statuses>` shows the runs you may see",
+  StaleDigest: "`agentkit-console show <runId>` prints the current digest",
+  BadRequest: "check the command's options (`agentkit-console <command> --help`)",
+  InvalidArguments: "make --args match the tool's parameters (`agentkit-console show <runId>` prints the call)",
+  Unavailable: "the console's stores failed; try again, and if it persists look at the console's log"
+}
+
+/** One line naming the problem and what to do (the console's own message first). */
+const describeError = (error: unknown, base: string): string => {
   if (typeof error === "object" && error !== null && "_tag" in error) {
-    const tagged = error as { readonly _tag: string; readonly message?: unknown; readonly by?: unknown }
+    const tagged = error as {
+      readonly _tag: string
+      readonly message?: unknown
+      readonly by?: unknown
+      readonly reason?: unknown
+      readonly response?: { readonly status?: unknown }
+      readonly cause?: unknown
+    }
     const message = typeof tagged.message === "string" && tagged.message !== "" ? tagged.message : String(error)
+    switch (tagged._tag) {
+      case "RequestError":
+        return `cannot reach the console at ${base}: ${
+          firstLine(describeCause(tagged.cause) ?? message)
+        }; check --url (or AGENTKIT_CONSOLE_URL) and that the console is running`
+      case "ResponseError":
+        return `the console at ${base} answered HTTP ${
+          String(tagged.response?.status ?? "?")
+        } with something this CLI cannot read; check that --url is where the console is mounted (e.g. http://127.0.0.1:4100/console)`
+      case "HttpApiDecodeError":
+        return `the console refused the request's options: ${
+          firstLine(message)
+        }; check them with \`agentkit-console <command> --help\``
+      case "ParseError":
+        return `an option has a value the console does not accept: ${
+          firstLine(message)
+        }; check it with \`agentkit-console <command> --help\``
+    }
     const by = typeof tagged.by === "string" && !message.includes(`by ${tagged.by}`) ? ` (decided by ${tagged.by})` : ""
-    return `${tagged._tag}: ${message}${by}`
+    const hint = hints[tagged._tag]
+    return `${tagged._tag}: ${message}${by}${hint === undefined ? "" : `; ${hint}`}`
   }
-  return String(error)
+  return error instanceof Error ? error.message : String(error)
+}
+
+const describeCause = (cause: unknown): string | undefined => {
+  if (cause instanceof Error) {
+    const inner = (cause as { readonly cause?: unknown }).cause
+    return inner instanceof Error ? `${cause.message} (${inner.message})` : cause.message
+  }
+  return undefined
 }
 
 const makeClient = (baseUrl: string, httpClient: HttpClient.HttpClient) =>
@@ -80,20 +152,40 @@ const withClient = <A, E>(
 ) =>
   Effect.gen(function*() {
     const config = yield* root
-    const base = config.url.replace(/\/+$/, "")
+    if (Option.isNone(config.url)) {
+      return yield* new CliError({
+        message: "no console URL: pass --url (e.g. --url http://127.0.0.1:4100/console) or set AGENTKIT_CONSOLE_URL"
+      })
+    }
+    if (Option.isNone(config.token)) {
+      return yield* new CliError({
+        message: "no operator token: pass --token <token> or set AGENTKIT_CONSOLE_TOKEN"
+      })
+    }
+    const base = config.url.value.replace(/\/+$/, "")
+    if (!/^https?:\/\/[^/]/.test(base)) {
+      return yield* new CliError({
+        message: `--url must be an http(s) URL where the console is mounted (e.g. http://127.0.0.1:4100/console); got ${
+          clean(JSON.stringify(base))
+        }`
+      })
+    }
+    const bearer = Redacted.value(config.token.value)
     const http = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.mapRequest(HttpClientRequest.bearerToken(Redacted.value(config.token)))
+      HttpClient.mapRequest(HttpClientRequest.bearerToken(bearer))
     )
     const client = yield* makeClient(base, http)
-    return yield* f(client, http, base)
-  }).pipe(
-    Effect.mapError((error) => (error instanceof CliError ? error : new CliError({ message: describeError(error) })))
-  )
+    return yield* f(client, http, base).pipe(
+      Effect.mapError((error) =>
+        error instanceof CliError ? error : new CliError({ message: clean(describeError(error, base)) })
+      )
+    )
+  })
 
 const money = (usd: number) => `$${usd.toFixed(usd < 0.01 ? 6 : 4)}`
 
 const summaryLine = (run: RunSummary) =>
-  [
+  clean([
     run.runId,
     run.status,
     `scope=${Scope.label(run.tenant)}`,
@@ -102,7 +194,7 @@ const summaryLine = (run: RunSummary) =>
     `cost=${money(run.usage.costUsd)}`,
     `tokens=${run.usage.inputTokens}/${run.usage.outputTokens}`,
     `pending=${run.pending.map((p) => p.call.name).join(",") || "-"}`
-  ].join("  ")
+  ].join("  "))
 
 const detailLines = (run: RunDetail): Array<string> => [
   summaryLine(run),
@@ -115,14 +207,16 @@ const detailLines = (run: RunDetail): Array<string> => [
     `    arguments: ${JSON.stringify(p.call.arguments)}`
   ]),
   ...run.decided.map((d) =>
-    `  decided ${d.pendingId}: ${d.decision.verdict} by ${d.by} at ${new Date(d.at).toISOString()}`
+    `  decided ${d.pendingId}: ${d.decision.verdict} by ${d.by} at ${new Date(d.at).toISOString()}${
+      d.decision.reason === undefined ? "" : ` reason=${JSON.stringify(d.decision.reason)}`
+    }`
   )
 ]
 
 const print = (asJson: boolean, value: unknown, lines: () => ReadonlyArray<string>) =>
   asJson
-    ? Console.log(JSON.stringify(value, null, 2))
-    : Effect.forEach(lines(), (line) => Console.log(line), { discard: true })
+    ? Console.log(cleanJson(value))
+    : Effect.forEach(lines(), (line) => Console.log(clean(line)), { discard: true })
 
 const list = Command.make(
   "list",
@@ -140,10 +234,20 @@ const list = Command.make(
     withClient((client) =>
       Effect.gen(function*() {
         const status = Option.getOrElse(o.status, () => "suspended,in_doubt")
-        const statuses = status.split(",") as Array<RunStatus>
+        const statuses = status.split(",")
+        const unknown = statuses.filter((s) => !runStatuses.includes(s))
+        if (unknown.length > 0) {
+          return yield* new CliError({
+            message: clean(
+              `--status takes statuses separated by commas, among ${runStatuses.join(", ")}; got ${
+                JSON.stringify(unknown.join(","))
+              }`
+            )
+          })
+        }
         const page = yield* client.read.runs({
           urlParams: {
-            status: statuses,
+            status: statuses as Array<RunStatus>,
             tenant: Option.getOrUndefined(o.tenant),
             agent: Option.getOrUndefined(o.agent),
             tool: Option.getOrUndefined(o.tool),
@@ -296,12 +400,16 @@ const tail = Command.make("tail", {
     Effect.gen(function*() {
       const first = yield* client.read.run({ urlParams: { runId: o.runId } })
       yield* Console.log(
-        `${new Date(first.updatedAt).toISOString()}  ${first.runId}  ${first.status}  pending=${first.pending.length}`
+        clean(
+          `${new Date(first.updatedAt).toISOString()}  ${first.runId}  ${first.status}  pending=${first.pending.length}`
+        )
       )
       if (terminal.has(first.status) && !o.follow) return
       const response = yield* http.get(`${base}/api/live`, { urlParams: { runId: o.runId } })
       if (response.status !== 200) {
-        return yield* new CliError({ message: `the live stream answered ${response.status}` })
+        return yield* new CliError({
+          message: `the console's live stream answered HTTP ${response.status}; check the token and that the run exists`
+        })
       }
       yield* response.stream.pipe(
         Stream.decodeText(),
@@ -312,7 +420,11 @@ const tail = Command.make("tail", {
         ),
         Stream.tap((change) =>
           Console.log(
-            `${new Date(change.updatedAt).toISOString()}  ${change.runId}  ${change.status}  pending=${change.pending}`
+            clean(
+              `${
+                new Date(change.updatedAt).toISOString()
+              }  ${change.runId}  ${change.status}  pending=${change.pending}`
+            )
           )
         ),
         Stream.takeUntil((change) => !o.follow && change.runId === o.runId && terminal.has(change.status)),

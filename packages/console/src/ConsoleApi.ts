@@ -136,11 +136,13 @@ export const RunsQuery = Schema.Struct({
   updatedBefore: Schema.optional(Millis),
   cursor: Schema.optional(Schema.String),
   limit: Schema.optional(Limit),
-  order: Schema.optional(Schema.Literal("asc", "desc"))
+  order: Schema.optional(Schema.Literal("asc", "desc")),
+  /** `"true"`: the page also says how many runs match over all pages. */
+  total: Schema.optional(Schema.Literal("true", "false"))
 })
 
 /**
- * A page of runs and the cursor of the next one.
+ * A page of runs and the cursor of the next one (and, when asked, how many runs match in all).
  *
  * @example
  * ```ts
@@ -153,7 +155,11 @@ export const RunsQuery = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const RunPage = Schema.Struct({ runs: Schema.Array(RunSummary), cursor: Schema.optional(Schema.String) })
+export const RunPage = Schema.Struct({
+  runs: Schema.Array(RunSummary),
+  cursor: Schema.optional(Schema.String),
+  total: Schema.optional(Schema.Number)
+})
 
 /**
  * A page of audit records and the cursor of the next one.
@@ -220,7 +226,68 @@ export const ResolveRequest = Schema.Struct({
 const RunId = Schema.Struct({ runId: Schema.String })
 
 /**
- * Reading: the session, runs (filters and cursor pagination), one run, its trace, the audit trail.
+ * One durable run as `GET /api/durable` shows it: the store's record beside the workflow
+ * engine's execution (through the operator port `DurableRunsPort`), and the problem when they
+ * disagree for good.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(ConsoleApi.DurableRun)({
+ *   runId: "run-1",
+ *   agent: "billing",
+ *   tenant: "acme",
+ *   store: { status: "suspended", updatedAt: 0, pending: [{ id: "p-1", kind: "InDoubt" }], decided: 0 },
+ *   engine: "suspended"
+ * }) // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const DurableRun = Schema.Struct({
+  runId: Schema.String,
+  agent: Schema.String,
+  tenant: Schema.String,
+  store: Schema.Struct({
+    status: Schema.String,
+    updatedAt: Schema.Number,
+    lease: Schema.optional(Schema.Struct({ owner: Schema.String, expiresAt: Schema.Number })),
+    pending: Schema.Array(Schema.Struct({ id: Schema.String, kind: Schema.String })),
+    decided: Schema.Number
+  }),
+  engine: Schema.Literal("suspended", "done", "failed", "none"),
+  version: Schema.optional(Schema.Number),
+  problem: Schema.optional(Schema.String)
+})
+
+/**
+ * What `GET /api/durable` answers: whether the app serves durable runs (`available`), a page of
+ * them and the cursor of the next, and the runs whose store and engine disagree for good.
+ *
+ * @example
+ * ```ts
+ * import { ConsoleApi } from "@agentkit/console"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(ConsoleApi.DurablePage)({ available: false, runs: [], problems: [] }) // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const DurablePage = Schema.Struct({
+  available: Schema.Boolean,
+  runs: Schema.Array(DurableRun),
+  cursor: Schema.optional(Schema.String),
+  problems: Schema.Array(DurableRun)
+})
+
+/**
+ * Reading: the session, runs (filters and cursor pagination), one run, its trace, the audit trail,
+ * durable runs.
  *
  * @example
  * ```ts
@@ -251,6 +318,17 @@ export const ReadGroup = HttpApiGroup.make("read")
         })
       )
       .addSuccess(AuditPage)
+  )
+  .add(
+    HttpApiEndpoint.get("durable", "/api/durable")
+      .setUrlParams(
+        Schema.Struct({
+          status: Schema.optional(Schema.Literal("running", "suspended", "done", "failed", "cancelled")),
+          cursor: Schema.optional(Schema.String),
+          limit: Schema.optional(Limit)
+        })
+      )
+      .addSuccess(DurablePage)
   )
   .middleware(Authentication)
 

@@ -6,11 +6,18 @@ import { Cli, CliError } from "@agentkit/console"
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "@effect/vitest"
-import { Effect, Either, Fiber, Layer } from "effect"
+import { ConfigProvider, Effect, Either, Fiber, Layer } from "effect"
 import { hostile, seed, start, tokens } from "./support/harness.js"
 import * as MemoryOperator from "./support/MemoryOperator.js"
 
 const Env = Layer.merge(NodeContext.layer, FetchHttpClient.layer)
+
+/** The control characters (other than newline) in a text: none may reach a terminal raw. */
+const controls = (text: string) =>
+  Array.from(text).filter((c) => {
+    const code = c.charCodeAt(0)
+    return c !== "\n" && (code < 0x20 || (code >= 0x7f && code < 0xa0))
+  })
 
 describe("agentkit-console CLI", () => {
   let server: Awaited<ReturnType<typeof start>>
@@ -69,16 +76,16 @@ describe("agentkit-console CLI", () => {
   it("refuses another tenant's run, a viewer's decision, a stale digest and a wrong token", async () => {
     const entry = runs.acme.pending[0]!
     expect((await fails(tokens.alice, "show", "run-globex-1")).message).toBe(
-      "NotFound: no run 'run-globex-1' that you may see"
+      "NotFound: no run 'run-globex-1' that you may see; `agentkit-console list --status <statuses>` shows the runs you may see"
     )
     expect((await fails(tokens.victor, "approve", "run-acme-1", entry.id, "--digest", entry.digest)).message).toBe(
       "Forbidden: operator 'victor' is a viewer: deciding needs the approver role"
     )
     expect((await fails(tokens.alice, "approve", "run-acme-1", entry.id, "--digest", "f".repeat(64))).message).toMatch(
-      /^StaleDigest: /
+      /^StaleDigest: .*; `agentkit-console show <runId>` prints the current digest$/
     )
     expect((await fails("wrong-token-wrong-token", "list")).message).toBe(
-      "Unauthorized: the token is not one this console accepts"
+      "Unauthorized: the token is not one this console accepts; check the operator token (--token or AGENTKIT_CONSOLE_TOKEN)"
     )
     expect(server.operator.audits).toHaveLength(0)
   })
@@ -137,6 +144,57 @@ describe("agentkit-console CLI", () => {
     expect(lines[0]).toMatch(/ {2}run-acme-doubt {2}in_doubt {2}pending=1$/)
     expect(lines.at(-1)).toMatch(/ {2}run-acme-doubt {2}done {2}pending=0$/)
   }, 120_000)
+
+  it("says what is wrong and what to do, on one line, with no stack trace", async () => {
+    const bare = (...args: Array<string>) =>
+      Effect.runPromise(
+        Cli.run(["node", "agentkit-console", ...args]).pipe(
+          Effect.provide(Env),
+          // no AGENTKIT_CONSOLE_* in this environment, whatever the machine's
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
+          Effect.flip
+        )
+      )
+    const noToken = await bare("--url", server.url, "list")
+    expect(noToken).toBeInstanceOf(CliError)
+    expect((noToken as CliError).message).toBe(
+      "no operator token: pass --token <token> or set AGENTKIT_CONSOLE_TOKEN"
+    )
+    expect(((await bare("--token", tokens.alice, "list")) as CliError).message).toBe(
+      "no console URL: pass --url (e.g. --url http://127.0.0.1:4100/console) or set AGENTKIT_CONSOLE_URL"
+    )
+    const unreachable = (await bare("--url", "http://127.0.0.1:9/console", "--token", tokens.alice, "list")) as CliError
+    expect(unreachable.message).toMatch(
+      /^cannot reach the console at http:\/\/127\.0\.0\.1:9\/console: .*; check --url \(or AGENTKIT_CONSOLE_URL\) and that the console is running$/
+    )
+    expect((await fails(tokens.alice, "list", "--status", "bogus")).message).toBe(
+      "--status takes statuses separated by commas, among running, suspended, in_doubt, done, failed, cancelled; got \"bogus\""
+    )
+    // the server's refusal of a query is one line, not its whole schema
+    const refused = await fails(tokens.alice, "list", "--limit", "100000")
+    expect(refused.message).not.toContain("\n")
+    expect(refused.message.length).toBeLessThan(400)
+    for (const error of [noToken as CliError, unreachable, refused]) {
+      expect(error.message).not.toMatch(/\bat .*:\d+:\d+/)
+    }
+  })
+
+  it("escapes control characters a run's text carries to the terminal", async () => {
+    server.operator.plant({
+      runId: "run-acme-ansi",
+      tenant: "acme",
+      threadId: "thread\u001b]0;pwned\u0007\u009b31m",
+      pending: [{ tool: "refund", arguments: { order_id: "\u001b[2J" } }]
+    })
+    const out = await ok(tokens.alice, "list")
+    const line = out.find((l) => l.startsWith("run-acme-ansi"))!
+    expect(line).toContain("thread=thread\\u001b]0;pwned\\u0007\\u009b31m")
+    expect(controls(out.join("\n"))).toEqual([])
+    const json = (await ok(tokens.alice, "show", "run-acme-ansi", "--json")).join("\n")
+    expect(controls(json)).toEqual([])
+    expect(JSON.parse(json).threadId).toBe("thread\u001b]0;pwned\u0007\u009b31m")
+    server.operator.setStatus("run-acme-ansi", "done")
+  })
 
   it("cancels a run", async () => {
     server.operator.plant({ runId: "run-acme-long", tenant: "acme", status: "running" })

@@ -182,11 +182,22 @@ const connect = () => {
   }
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let pending
-  events.addEventListener("change", () => {
+  /** The runs changed since the last refresh (ids of the runs and their roots). */
+  const changed = new Set()
+  events.addEventListener("change", (event) => {
+    try {
+      const change = JSON.parse(/** @type {MessageEvent} */ (event).data)
+      changed.add(change.runId)
+      changed.add(change.rootRunId)
+    } catch {
+      changed.add("*")
+    }
     if (pending !== undefined) return
     pending = setTimeout(() => {
       pending = undefined
-      render(true)
+      const ids = new Set(changed)
+      changed.clear()
+      refresh(ids)
     }, 150)
   })
 }
@@ -215,22 +226,80 @@ const start = async () => {
 /** @type {Record<string, string>} */
 const filters = { status: "suspended,in_doubt", tenant: "", agent: "", tool: "", thread: "" }
 
+/**
+ * The view on screen: its route and how it brings itself up to date in place (a live update
+ * patches the view; it never rebuilds it, so typed input, open boxes, loaded pages and the
+ * scroll position stay).
+ * @type {{ route: string, update: (changed: Set<string>) => Promise<void> } | undefined}
+ */
+let current
+
+const routeOf = () => location.hash.replace(/^#\/?/, "") || "inbox"
+
 /** @param {boolean} quiet */
 const render = (quiet) => {
-  const route = location.hash.replace(/^#\/?/, "") || "inbox"
-  for (const link of document.querySelectorAll("[data-nav]")) link.classList.toggle("active", route.startsWith(link.getAttribute("data-nav") ?? "-"))
+  const route = routeOf()
+  for (const link of document.querySelectorAll("[data-nav]")) {
+    const active = route.startsWith(link.getAttribute("data-nav") ?? "-")
+    link.classList.toggle("active", active)
+    if (active) link.setAttribute("aria-current", "page")
+    else link.removeAttribute("aria-current")
+  }
+  if (quiet && current !== undefined && current.route === route) return current.update(new Set(["*"]))
   if (!quiet) say("")
-  if (route.startsWith("run/")) return runView(decodeURIComponent(route.slice(4)))
-  if (route === "runs") return runsView()
-  if (route === "audit") return auditView()
-  return inboxView()
+  current = undefined
+  if (route.startsWith("run/")) return runView(decodeURIComponent(route.slice(4)), route)
+  if (route === "runs") return runsView(route)
+  if (route === "audit") return auditView(route)
+  if (route === "durable") return durableView(route)
+  return inboxView(route)
+}
+
+/** A live update: the view on screen patches itself. @param {Set<string>} changed */
+const refresh = (changed) => {
+  const route = routeOf()
+  if (current === undefined || current.route !== route) return
+  return current.update(changed)
+}
+
+/**
+ * Moves what the operator typed or opened from a view's old nodes to its new ones (matched by
+ * pending entry and field), and the focus with its selection.
+ * @param {Element} from @param {Element} to
+ */
+const carry = (from, to) => {
+  const active = document.activeElement
+  for (const field of from.querySelectorAll("[data-keep]")) {
+    const key = field.getAttribute("data-keep")
+    const target = to.querySelector(`[data-keep="${CSS.escape(key ?? "")}"]`)
+    if (target === null) continue
+    if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) {
+      const into = /** @type {HTMLInputElement | HTMLTextAreaElement} */ (target)
+      into.value = field.value
+      if (field === active) {
+        queueMicrotask(() => {
+          into.focus()
+          try {
+            into.setSelectionRange(field.selectionStart, field.selectionEnd)
+          } catch {
+            // not a text field
+          }
+        })
+      }
+    } else if (field instanceof HTMLElement && target instanceof HTMLElement) {
+      target.hidden = field.hidden
+      const expanded = field.getAttribute("aria-expanded")
+      if (expanded !== null) target.setAttribute("aria-expanded", expanded)
+      if (field instanceof HTMLDetailsElement && target instanceof HTMLDetailsElement) target.open = field.open
+    }
+  }
 }
 
 /** @param {string} name @param {string} label @param {string[]} [options] */
 const filterInput = (name, label, options) => {
   const input = options
     ? h("select", { name }, ...options.map((o) => h("option", { value: o, selected: filters[name] === o }, o === "" ? "any" : o)))
-    : h("input", { name, value: filters[name], size: 12 })
+    : h("input", { name, value: filters[name], size: 12, type: "search" })
   input.addEventListener("change", () => {
     filters[name] = /** @type {HTMLInputElement} */ (input).value
     render(false)
@@ -238,12 +307,15 @@ const filterInput = (name, label, options) => {
   return h("label", {}, label, input)
 }
 
-const inboxView = async () => {
-  const list = h("div", { "data-testid": "inbox" })
+/** @param {string} route */
+const inboxView = async (route) => {
+  const total = h("span", { class: "muted total", "data-testid": "total", "aria-live": "polite" })
+  const list = h("div", { "data-testid": "inbox", class: "inbox" })
+  const empty = h("p", { class: "muted", "data-testid": "empty", hidden: true }, "Nothing is waiting.")
   const more = h("div", { class: "more" })
   replace(
     main,
-    h("h1", {}, "Waiting for a decision"),
+    h("h1", {}, "Waiting for a decision ", total),
     h(
       "div",
       { class: "filters" },
@@ -254,41 +326,115 @@ const inboxView = async () => {
       filterInput("thread", "thread")
     ),
     list,
+    empty,
     more
   )
-  /** @param {string | undefined} cursor */
-  const page = async (cursor) => {
+  /** The rows on screen by run, with the version of the run each shows. @type {Map<string, { key: string, el: HTMLElement }>} */
+  const shown = new Map()
+  /** How many runs the operator has loaded ("More" adds a page; a live update keeps them). */
+  let wanted = 50
+  /** @param {any} run */
+  const keyOf = (run) => `${run.updatedAt}|${run.status}|${run.pending.length}|${run.decided.length}`
+  const update = async () => {
     try {
-      const result = await api("api/runs", { query: { ...filters, cursor, limit: "50" } })
-      if (cursor === undefined && result.runs.length === 0) list.append(h("p", { class: "muted", "data-testid": "empty" }, "Nothing is waiting."))
-      for (const run of result.runs) {
-        list.append(
-          h(
-            "article",
-            { class: "inbox-run", "data-run": run.runId },
-            h(
-              "div",
-              { class: "row run-head" },
-              h("a", { href: `#/run/${encodeURIComponent(run.runId)}`, class: "mono" }, run.runId),
-              h("span", {}, `agent ${run.agent}`),
-              tenantText(run.tenant),
-              h("span", {}, `thread ${run.threadId ?? "—"}`),
-              h("span", {}, `waiting since ${when(run.updatedAt)}`),
-              h("span", {}, `cost so far ${money(run.usage.costUsd)}`),
-              h("span", { class: "muted" }, `${run.usage.inputTokens} / ${run.usage.outputTokens} tokens`),
-              run.status === "in_doubt" ? h("span", { class: "tag bad" }, "in doubt") : null
-            ),
-            ...run.pending.map((/** @type {any} */ entry) => pendingCard(run, entry))
-          )
-        )
+      const result = await api("api/runs", { query: { ...filters, limit: String(Math.min(500, wanted)), total: "true" } })
+      if (current?.update !== update) return
+      const ids = new Set(result.runs.map((/** @type {any} */ run) => run.runId))
+      for (const [runId, row] of shown) {
+        if (ids.has(runId)) continue
+        row.el.remove()
+        shown.delete(runId)
       }
-      replace(more, ...(result.cursor ? [h("button", { onclick: () => page(result.cursor) }, "More")] : []))
+      result.runs.forEach((/** @type {any} */ run, /** @type {number} */ index) => {
+        let row = shown.get(run.runId)
+        const key = keyOf(run)
+        if (row === undefined || row.key !== key) {
+          const el = inboxRow(run)
+          if (row !== undefined) {
+            carry(row.el, el)
+            row.el.replaceWith(el)
+          }
+          row = { key, el }
+          shown.set(run.runId, row)
+        }
+        if (list.children[index] !== row.el) list.insertBefore(row.el, list.children[index] ?? null)
+      })
+      empty.hidden = result.runs.length > 0
+      const count = typeof result.total === "number" ? result.total : result.runs.length
+      const calls = result.runs.reduce((/** @type {number} */ n, /** @type {any} */ run) => n + run.pending.length, 0)
+      total.textContent = `— ${count} run${count === 1 ? "" : "s"} waiting${result.cursor ? `, ${result.runs.length} shown (${calls} calls)` : ` (${calls} calls)`}`
+      total.setAttribute("data-total", String(count))
+      replace(
+        more,
+        ...(result.cursor && wanted < 500
+          ? [h("button", { "data-testid": "more", onclick: () => ((wanted += 50), update()) }, "More")]
+          : result.cursor
+            ? [h("p", { class: "muted" }, "The first 500 are shown: narrow the filters to see others.")]
+            : [])
+      )
     } catch (error) {
       failure(error)
     }
   }
-  await page(undefined)
+  current = { route, update }
+  await update()
 }
+
+/** One run of the inbox: a compact head and its waiting calls. @param {any} run */
+const inboxRow = (run) =>
+  h(
+    "article",
+    { class: "inbox-run", "data-run": run.runId, "aria-label": `run ${run.runId}` },
+    h(
+      "div",
+      { class: "row run-head" },
+      h("a", { href: `#/run/${encodeURIComponent(run.runId)}`, class: "mono" }, run.runId),
+      h("span", {}, `agent ${run.agent}`),
+      tenantText(run.tenant),
+      h("span", {}, "thread ", h("span", { class: "mono" }, shownText(run.threadId ?? "—"))),
+      h("span", {}, `waiting since ${when(run.updatedAt)}`),
+      h("span", {}, `cost so far ${money(run.usage.costUsd)}`),
+      h("span", { class: "muted" }, `${run.usage.inputTokens} / ${run.usage.outputTokens} tokens`),
+      run.status === "in_doubt" ? h("span", { class: "tag bad" }, "in doubt") : null
+    ),
+    ...run.pending.map((/** @type {any} */ entry) => pendingCard(run, entry))
+  )
+
+/** Text as it is shown: control characters as escapes (a thread id is the caller's text). @param {string} text */
+const shownText = (text) =>
+  Array.from(text, (c) => {
+    const code = c.charCodeAt(0)
+    return code < 0x20 || (code >= 0x7f && code < 0xa0) ? `\\u${code.toString(16).padStart(4, "0")}` : c
+  }).join("")
+
+/** The longest text a value shows before "Show all". */
+const cutAt = 2000
+
+/**
+ * A large value, cut, with a button that shows it whole.
+ * @param {string} text @param {Record<string, unknown>} [attrs]
+ */
+const longText = (text, attrs = {}) => {
+  const pre = h("pre", attrs, text.length > cutAt ? `${text.slice(0, cutAt)}…` : text)
+  if (text.length <= cutAt) return pre
+  const toggle = h(
+    "button",
+    {
+      class: "link-button",
+      "aria-expanded": "false",
+      onclick: () => {
+        const open = toggle.getAttribute("aria-expanded") === "true"
+        pre.textContent = open ? `${text.slice(0, cutAt)}…` : text
+        toggle.setAttribute("aria-expanded", String(!open))
+        toggle.textContent = open ? `Show all (${kb(text)})` : "Show less"
+      }
+    },
+    `Show all (${kb(text)})`
+  )
+  return h("div", {}, pre, toggle)
+}
+/** @param {string} text */
+const kb = (text) => `${(new TextEncoder().encode(text).length / 1024).toFixed(1)} KB`
 
 /** @type {Record<string, string>} */
 const reasonText = {
@@ -301,14 +447,27 @@ const reasonText = {
   input_requested: "the tool asks for input"
 }
 
+/** A decision as people read it: verdict, who, when, and why. @param {any} decided */
+const decisionText = (decided) =>
+  `${decided.decision.verdict} by ${decided.by} at ${when(decided.at)}${decided.decision.reason ? ` — reason: ${decided.decision.reason}` : ""}${decided.decision.outcome ? ` — outcome: ${decided.decision.outcome}` : ""}`
+
 /** @param {any} run @param {any} entry */
 const pendingCard = (run, entry) => {
   const decided = run.decided.find((/** @type {any} */ d) => d.pendingId === entry.id)
   const args = JSON.stringify(entry.call.arguments, null, 2)
-  const reason = /** @type {HTMLInputElement} */ (h("input", { placeholder: "reason (optional for approve, shown to the model on reject)", "data-testid": "reason" }))
-  const editor = /** @type {HTMLTextAreaElement} */ (h("textarea", { "data-testid": "edit-arguments", spellcheck: "false" }))
+  const keep = (/** @type {string} */ field) => `${entry.id}/${field}`
+  const ids = { reason: `reason-${uid()}`, edit: `edit-${uid()}`, outcome: `outcome-${uid()}` }
+  const reason = /** @type {HTMLInputElement} */ (
+    h("input", { id: ids.reason, placeholder: "optional for approve, shown to the model on reject", "data-testid": "reason", "data-keep": keep("reason") })
+  )
+  const editor = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: ids.edit, "data-testid": "edit-arguments", "data-keep": keep("editor"), spellcheck: "false" }))
   editor.value = args
-  const editBox = h("div", { hidden: true }, h("p", { class: "muted" }, "Edit the arguments (JSON); they are checked against the tool's schema."), editor)
+  const editBox = h(
+    "div",
+    { hidden: true, "data-keep": keep("edit-box"), class: "edit-box" },
+    h("label", { for: ids.edit }, "Edited arguments (JSON); they are checked against the tool's schema"),
+    editor
+  )
   /** @param {Record<string, unknown>} body @param {string} path */
   const send = async (body, path = "api/decide") => {
     for (const b of card.querySelectorAll("button")) /** @type {HTMLButtonElement} */ (b).disabled = true
@@ -329,8 +488,15 @@ const pendingCard = (run, entry) => {
       "button",
       {
         "data-testid": "edit",
-        onclick: () => {
-          if (editBox.hidden) return void (editBox.hidden = false)
+        "data-keep": keep("edit-button"),
+        "aria-expanded": "false",
+        onclick: (/** @type {Event} */ event) => {
+          if (editBox.hidden) {
+            editBox.hidden = false
+            const button = /** @type {HTMLElement} */ (event.currentTarget)
+            button.setAttribute("aria-expanded", "true")
+            return
+          }
           /** @type {unknown} */
           let edited
           try {
@@ -343,32 +509,36 @@ const pendingCard = (run, entry) => {
       },
       "Edit and approve"
     ),
+    h("label", { for: ids.reason, class: "inline-label" }, "Reason"),
     reason
   ]
-  const outcome = /** @type {HTMLInputElement} */ (h("input", { placeholder: "outcome (what happened) or reason", "data-testid": "outcome" }))
+  const outcome = /** @type {HTMLInputElement} */ (h("input", { id: ids.outcome, placeholder: "what happened, or why not", "data-testid": "outcome", "data-keep": keep("outcome") }))
   const doubtActions = [
     h("button", { class: "primary", "data-testid": "mark-done", onclick: () => send({ verdict: "markDone", outcome: outcome.value }, "api/resolve") }, "It happened"),
     h("button", { class: "danger", "data-testid": "mark-failed", onclick: () => send({ verdict: "markFailed", reason: outcome.value }, "api/resolve") }, "It did not happen"),
     h("button", { "data-testid": "retry", onclick: () => send({ verdict: "retry" }, "api/resolve") }, "Run it again"),
+    h("label", { for: ids.outcome, class: "inline-label" }, "Outcome or reason"),
     outcome
   ]
   const tool = entry.tool
   const card = h(
     "section",
-    { class: decided ? "card" : "card waiting", "data-testid": "pending", "data-pending": entry.id },
-    h("div", { class: "row" }, h("strong", { "data-testid": "tool" }, entry.call.name), h("span", { class: "tag" }, entry.kind), h("span", { class: "muted mono" }, entry.id)),
+    { class: decided ? "card decided" : "card waiting", "data-testid": "pending", "data-pending": entry.id, "aria-label": `${entry.kind} ${entry.call.name}` },
     h(
       "div",
       { class: "row" },
+      h("strong", { "data-testid": "tool" }, entry.call.name),
+      h("span", { class: "tag" }, entry.kind),
+      decided ? h("span", { class: "tag ok", "data-testid": "state" }, "Decided") : h("span", { class: "tag warn", "data-testid": "state" }, "Waiting"),
       tool.sideEffecting ? h("span", { class: "tag warn" }, "side-effecting") : h("span", { class: "tag" }, "read-only"),
       tool.idempotent ? h("span", { class: "tag" }, "idempotent") : null,
       tool.requiresApproval ? h("span", { class: "tag warn" }, "requiresApproval") : null,
-      ...tool.caps.map((/** @type {string} */ cap) => h("span", { class: "tag" }, cap))
+      ...tool.caps.map((/** @type {string} */ cap) => h("span", { class: "tag" }, cap)),
+      h("span", { class: "muted mono" }, entry.id)
     ),
-    h("h2", {}, "Why it waits"),
     h(
       "ul",
-      { "data-testid": "reasons" },
+      { "data-testid": "reasons", class: "reasons", "aria-label": "why it waits" },
       ...entry.reasons.map((/** @type {string} */ r) => h("li", {}, reasonText[r] ?? r)),
       run.autonomy ? h("li", { class: "muted" }, `autonomy tier: ${run.autonomy}`) : null,
       run.legs
@@ -379,11 +549,10 @@ const pendingCard = (run, entry) => {
           )
         : null
     ),
-    h("h2", {}, "Arguments"),
-    h("pre", { "data-testid": "arguments" }, args),
+    longText(args, { "data-testid": "arguments", "aria-label": "arguments" }),
     h("div", { class: "muted" }, "digest ", h("code", { class: "digest", "data-testid": "digest" }, entry.digest)),
     decided
-      ? h("p", { "data-testid": "decided" }, `${decided.decision.verdict} by ${decided.by} at ${when(decided.at)}`)
+      ? h("p", { "data-testid": "decided" }, decisionText(decided))
       : session?.operator.role === "approver"
         ? h("div", {}, editBox, h("div", { class: "actions" }, ...(entry.kind === "InDoubt" ? doubtActions : approvalActions)))
         : h("p", { class: "muted" }, "You are a viewer: an approver decides.")
@@ -391,36 +560,77 @@ const pendingCard = (run, entry) => {
   return card
 }
 
-/** A store's own query (`sql.execute`, `sql.transaction`): hidden from the tree unless asked for. @param {any} span */
+let uids = 0
+const uid = () => String(++uids)
+
+/** A store's own query (`sql.execute`, `sql.transaction`): hidden unless asked for. @param {any} span */
 const isStoreQuery = (span) => typeof span.name === "string" && span.name.startsWith("sql.")
 
+/** @param {number} ms */
+const duration = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`)
+
 /**
- * A run's span tree. The stores' queries are hidden by default (a checkbox shows them); a span
- * under a hidden one hangs from its nearest shown ancestor.
- * @param {any[]} all
+ * A run's trace as a waterfall: every span on one time axis (offset from the run's first span,
+ * duration as a bar), nested under its parent; the run's turns (each its own trace) in the order
+ * they ran; the wait for each decision and the decision (who, when, why) as rows of their own;
+ * tokens and cost on model spans; a span's attributes and events on demand. The stores' queries
+ * are hidden unless asked for (a span under a hidden one hangs from its nearest shown ancestor).
+ * @param {any[]} all @param {any} run @param {any[]} audit
  */
-const spanTree = (all) => {
+const waterfall = (all, run, audit) => {
   const queries = all.filter(isStoreQuery).length
-  const tree = h("div", {})
-  const draw = (/** @type {boolean} */ showQueries) => replace(tree, spanList(showQueries ? all : all.filter((span) => !isStoreQuery(span)), all))
+  const body = h("div", {})
+  const draw = (/** @type {boolean} */ showQueries) =>
+    replace(body, waterfallRows(showQueries ? all : all.filter((span) => !isStoreQuery(span)), all, run, audit))
   draw(false)
-  const toggle = h("label", { class: "muted" }, h("input", { type: "checkbox", "data-testid": "show-queries", onchange: (/** @type {Event} */ e) => draw(/** @type {HTMLInputElement} */ (e.target).checked) }), ` show the stores' queries (${queries})`)
-  return h("div", { class: "tree", "data-testid": "trace" }, queries > 0 ? toggle : null, tree)
+  const toggle = h(
+    "label",
+    { class: "muted" },
+    h("input", { type: "checkbox", "data-testid": "show-queries", onchange: (/** @type {Event} */ e) => draw(/** @type {HTMLInputElement} */ (e.target).checked) }),
+    ` show the stores' queries (${queries})`
+  )
+  return h("div", { class: "waterfall", "data-testid": "trace" }, queries > 0 ? toggle : null, body)
 }
 
-/** @param {any[]} spans the spans shown @param {any[]} all every span of the run (for the ancestors of hidden ones) */
-const spanList = (spans, all) => {
-  const byId = new Map(all.map((s) => [s.spanId, s]))
-  const shown = new Set(spans.map((s) => s.spanId))
-  /** The nearest shown ancestor's id, "" for none. @param {any} span */
+/** @param {any[]} spans @param {any[]} all @param {any} run @param {any[]} audit */
+const waterfallRows = (spans, all, run, audit) => {
+  /** The waits for a decision: from the call's entry (or the end of the turn it stopped) to its decision. */
+  /** @type {{ name: string, start: number, end: number | undefined, decided: any, pendingId: string }[]} */
+  const waits = []
+  /** A span's key: its id within its trace (ids repeat across traces). @param {any} span */
+  const keyOf = (span) => `${span.traceId}/${span.spanId}`
+  const known = new Set(all.map(keyOf))
+  const roots = spans.filter((span) => !span.parentSpanId || !known.has(`${span.traceId}/${span.parentSpanId}`))
+  for (const entry of run.pending) {
+    const decided = run.decided.find((/** @type {any} */ d) => d.pendingId === entry.id)
+    waits.push({ name: entry.call.name, start: entry.createdAt, end: decided?.at, decided, pendingId: entry.id })
+  }
+  for (const decided of run.decided) {
+    if (waits.some((w) => w.pendingId === decided.pendingId)) continue
+    // the entry is gone (applied): the wait began when the turn that asked ended
+    const before = roots.filter((span) => span.startMs + span.durationMs <= decided.at)
+    const start = before.length === 0 ? decided.at : Math.max(...before.map((span) => span.startMs + span.durationMs))
+    const record = audit.find((r) => r.action === decided.decision.verdict && r.by === decided.by && r.at === decided.at)
+    waits.push({ name: record?.tool || decided.pendingId, start, end: decided.at, decided, pendingId: decided.pendingId })
+  }
+  if (spans.length === 0 && waits.length === 0) return h("p", { class: "muted" }, "No spans recorded for this run.")
+  const now = Date.now()
+  const starts = [...spans.map((span) => span.startMs), ...waits.map((w) => w.start)]
+  const ends = [...spans.map((span) => span.startMs + span.durationMs), ...waits.map((w) => w.end ?? now)]
+  const t0 = Math.min(...starts)
+  const total = Math.max(1, Math.max(...ends) - t0)
+  const byKey = new Map(all.map((span) => [keyOf(span), span]))
+  const shown = new Set(spans.map(keyOf))
+  /** The nearest shown ancestor's key, "" for none. @param {any} span */
   const parentOf = (span) => {
     const seen = new Set()
-    let id = span.parentSpanId
-    while (id && !shown.has(id) && byId.has(id) && !seen.has(id)) {
-      seen.add(id)
-      id = byId.get(id).parentSpanId
+    let key = span.parentSpanId ? `${span.traceId}/${span.parentSpanId}` : ""
+    while (key && !shown.has(key) && byKey.has(key) && !seen.has(key)) {
+      seen.add(key)
+      const parent = byKey.get(key)
+      key = parent.parentSpanId ? `${parent.traceId}/${parent.parentSpanId}` : ""
     }
-    return id && shown.has(id) ? id : ""
+    return key && shown.has(key) ? key : ""
   }
   /** @type {Map<string, any[]>} */
   const children = new Map()
@@ -428,31 +638,87 @@ const spanList = (spans, all) => {
     const parent = parentOf(span)
     children.set(parent, [...(children.get(parent) ?? []), span])
   }
-  /** @param {string} parent @returns {HTMLElement} */
-  const list = (parent) =>
-    h(
-      "ul",
-      {},
-      ...(children.get(parent) ?? []).map((span) =>
-        h(
+  for (const list of children.values()) list.sort((a, b) => a.startMs - b.startMs || keyOf(a).localeCompare(keyOf(b)))
+  /** @type {{ kind: "span", span: any, depth: number } | { kind: "wait", wait: any, depth: number }} */
+  /** @type {any[]} */
+  const rows = []
+  /** @param {string} parent @param {number} depth */
+  const walk = (parent, depth) => {
+    for (const span of children.get(parent) ?? []) {
+      rows.push({ kind: "span", span, depth, start: span.startMs })
+      walk(keyOf(span), depth + 1)
+    }
+  }
+  // the run's turns (its root spans) and its waits, in the order they happened
+  /** @type {any[]} */
+  const top = [
+    ...(children.get("") ?? []).map((span) => ({ kind: "span", span, start: span.startMs })),
+    ...waits.map((wait) => ({ kind: "wait", wait, start: wait.start }))
+  ].sort((a, b) => a.start - b.start || (a.kind === "wait" ? 1 : -1))
+  for (const item of top) {
+    if (item.kind === "wait") rows.push({ ...item, depth: 0 })
+    else {
+      rows.push({ ...item, depth: 0 })
+      walk(keyOf(item.span), 1)
+    }
+  }
+  const bar = (/** @type {number} */ start, /** @type {number} */ length, /** @type {string} */ cls) => {
+    const el = h("span", { class: `wf-bar ${cls}`, "aria-hidden": "true" })
+    el.style.left = `${((start - t0) / total) * 100}%`
+    el.style.width = `${Math.max(0.3, (length / total) * 100)}%`
+    return h("span", { class: "wf-track" }, el)
+  }
+  const indent = (/** @type {HTMLElement} */ el, /** @type {number} */ depth) => {
+    el.style.paddingLeft = `${depth * 14}px`
+    return el
+  }
+  return h(
+    "ol",
+    { class: "wf", "aria-label": `trace: ${rows.length} rows over ${duration(total)}` },
+    h("li", { class: "wf-row wf-axis", "aria-hidden": "true" }, h("span", { class: "wf-name" }, "span"), h("span", { class: "wf-when" }, "offset · duration"), h("span", { class: "wf-track wf-ticks" }, h("span", {}, "0"), h("span", {}, duration(total / 2)), h("span", {}, duration(total)))),
+    ...rows.map((row) => {
+      if (row.kind === "wait") {
+        const wait = row.wait
+        const length = (wait.end ?? now) - wait.start
+        const decision = wait.decided
+          ? h("span", { class: "wf-decision", "data-testid": "decision" }, decisionText(wait.decided))
+          : h("span", { class: "wf-decision muted" }, "still waiting")
+        return h(
           "li",
-          { "data-testid": "span" },
-          h(
-            "details",
-            {},
-            h(
-              "summary",
-              { class: span.status === "ok" ? "" : "span-error" },
-              `${span.name} — ${span.durationMs.toFixed(1)} ms${span.status === "ok" ? "" : ` (${span.status}${span.error ? `: ${span.error}` : ""})`}`
-            ),
-            h("pre", {}, JSON.stringify(span.attributes, null, 2)),
-            span.events.length > 0 ? h("pre", {}, span.events.map((/** @type {any} */ e) => `${e.name} ${JSON.stringify(e.attributes)}`).join("\n")) : null
-          ),
-          children.has(span.spanId) ? list(span.spanId) : null
+          { class: "wf-row wf-wait", "data-testid": "approval-wait", "data-kind": "wait" },
+          indent(h("span", { class: "wf-name" }, `waiting for a decision: ${wait.name}`), row.depth),
+          h("span", { class: "wf-when mono" }, `+${duration(wait.start - t0)} · ${duration(length)}`),
+          bar(wait.start, length, wait.decided ? "wait decided" : "wait"),
+          h("div", { class: "wf-detail" }, decision)
+        )
+      }
+      const span = row.span
+      const a = span.attributes ?? {}
+      const model = a["gen_ai.operation.name"] === "chat" || span.name.startsWith("chat ")
+      const usage = a["gen_ai.usage.input_tokens"] !== undefined || a["gen_ai.usage.output_tokens"] !== undefined
+        ? h(
+            "span",
+            { class: "wf-usage muted", "data-testid": "span-usage" },
+            `${a["gen_ai.usage.input_tokens"] ?? 0} in / ${a["gen_ai.usage.output_tokens"] ?? 0} out tokens${typeof a["gen_ai.usage.cost_usd"] === "number" ? `, ${money(a["gen_ai.usage.cost_usd"])}` : ""}`
+          )
+        : null
+      const error = span.status === "ok" ? null : h("span", { class: "span-error" }, ` (${span.status}${span.error ? `: ${span.error}` : ""})`)
+      return h(
+        "li",
+        { class: "wf-row", "data-testid": "span", "data-kind": "span" },
+        indent(h("span", { class: span.status === "ok" ? "wf-name" : "wf-name span-error" }, h("span", { "data-testid": "span-name" }, span.name), error), row.depth),
+        h("span", { class: "wf-when mono" }, `+${duration(span.startMs - t0)} · ${duration(span.durationMs)}`),
+        bar(span.startMs, span.durationMs, span.status === "ok" ? (model ? "model" : "") : "error"),
+        h(
+          "details",
+          { class: "wf-detail", "data-keep": `span/${span.traceId}/${span.spanId}` },
+          h("summary", {}, usage ?? "attributes", usage ? " · attributes" : ""),
+          h("pre", {}, JSON.stringify(span.attributes, null, 2)),
+          span.events.length > 0 ? h("pre", {}, span.events.map((/** @type {any} */ e) => `${e.name} ${JSON.stringify(e.attributes)}`).join("\n")) : null
         )
       )
-    )
-  return spans.length === 0 ? h("p", { class: "muted" }, "No spans recorded for this run.") : list("")
+    })
+  )
 }
 
 /** @param {any[]} records */
@@ -481,17 +747,50 @@ const auditTable = (records) =>
     )
   )
 
-/** @param {string} runId */
-const runView = async (runId) => {
-  try {
-    const [run, trace, audit] = await Promise.all([
-      api("api/run", { query: { runId } }),
-      api("api/trace", { query: { runId } }),
-      api("api/audit", { query: { runId, limit: "200" } })
-    ])
+/**
+ * A run's page. A failed load clears the page (no buttons stay live for another run); a live
+ * update of this run tree rebuilds it with what was typed and opened carried over, at the same
+ * scroll position.
+ * @param {string} runId @param {string} route
+ */
+const runView = async (runId, route) => {
+  /** @param {boolean} quiet */
+  const load = async (quiet) => {
+    try {
+      const [run, trace, audit] = await Promise.all([
+        api("api/run", { query: { runId } }),
+        api("api/trace", { query: { runId } }),
+        api("api/audit", { query: { runId, limit: "200" } })
+      ])
+      if (current?.update !== update) return
+      const page = h("div", { "data-testid": "run-page", "data-run": run.runId }, ...runPage(run, trace, audit).filter((n) => n !== null))
+      const scroll = window.scrollY
+      const old = main.firstElementChild
+      if (quiet && old !== null) carry(old, page)
+      replace(main, page)
+      if (quiet) window.scrollTo(0, scroll)
+      rootOf = run.rootRunId
+    } catch (error) {
+      if (current?.update !== update) return
+      if (!quiet || !(error instanceof ApiError) || error.status !== 503) {
+        replace(main, h("h1", {}, "Run ", h("span", { class: "mono" }, runId)), h("p", { class: "muted", "data-testid": "run-error" }, "This run cannot be shown."))
+      }
+      failure(error)
+    }
+  }
+  let rootOf = runId
+  /** @param {Set<string>} changed */
+  const update = (changed) => (changed.has("*") || changed.has(runId) || changed.has(rootOf) ? load(true) : Promise.resolve())
+  current = { route, update }
+  // the previous page goes at once: nothing on screen acts on another run while this one loads
+  replace(main, h("p", { class: "muted" }, "Loading…"))
+  await load(false)
+}
+
+/** @param {any} run @param {any} trace @param {any} audit @returns {(HTMLElement | null)[]} */
+const runPage = (run, trace, audit) => {
     const live = run.status === "suspended" || run.status === "in_doubt" || run.status === "running"
-    replace(
-      main,
+    return [
       h("h1", {}, `${run.agent} · `, h("span", { class: "mono" }, run.runId)),
       h(
         "div",
@@ -530,7 +829,7 @@ const runView = async (runId) => {
                 h(
                   "tr",
                   { class: "link", onclick: () => (location.hash = `#/run/${encodeURIComponent(child.runId)}`) },
-                  h("td", { class: "mono" }, child.runId),
+                  h("td", { class: "mono" }, h("a", { href: `#/run/${encodeURIComponent(child.runId)}` }, child.runId)),
                   h("td", {}, child.agent),
                   h("td", {}, child.status),
                   h("td", { class: "num" }, money(child.usage.costUsd)),
@@ -542,19 +841,18 @@ const runView = async (runId) => {
         : []),
       ...run.pending.map((/** @type {any} */ entry) => pendingCard(run, entry)),
       h("h2", {}, "Trace"),
-      spanTree(trace.spans),
+      waterfall(trace.spans, run, audit.records),
       h("h2", {}, "Audit"),
       auditTable(audit.records),
       h("h2", {}, "Transcript"),
       ...run.transcript.map((/** @type {any} */ m) => h("div", { class: "card" }, h("strong", {}, m.role), h("pre", {}, m.content ?? ""), m.toolCalls?.length ? h("pre", {}, JSON.stringify(m.toolCalls, null, 2)) : null)),
       run.result !== undefined ? h("div", {}, h("h2", {}, "Result"), h("pre", { "data-testid": "result" }, JSON.stringify(run.result, null, 2))) : null
-    )
-  } catch (error) {
-    failure(error)
-  }
+    ]
 }
 
-const runsView = async () => {
+/** @param {string} route */
+const runsView = async (route) => {
+  const load = async () => {
   try {
     const result = await api("api/runs", { query: { tenant: filters.tenant, agent: filters.agent, limit: "500", order: "desc" } })
     /** @type {Map<string, any[]>} */
@@ -563,6 +861,9 @@ const runsView = async () => {
       const key = `${tenantLabel(run.tenant)} · ${run.threadId ?? "(no thread)"}`
       threads.set(key, [...(threads.get(key) ?? []), run])
     }
+    if (current?.update !== update) return
+    const scroll = window.scrollY
+    const focused = document.activeElement instanceof HTMLAnchorElement ? document.activeElement.getAttribute("href") : null
     replace(
       main,
       h("h1", {}, "Recent runs by thread"),
@@ -578,6 +879,7 @@ const runsView = async () => {
           h(
             "table",
             {},
+            h("caption", { class: "visually-hidden" }, `runs of ${key}`),
             h("thead", {}, h("tr", {}, h("th", {}, "run"), h("th", {}, "agent"), h("th", {}, "status"), h("th", { class: "num" }, "cost"), h("th", { class: "num" }, "tokens in"), h("th", { class: "num" }, "tokens out"), h("th", {}, "updated"))),
             h(
               "tbody",
@@ -586,7 +888,7 @@ const runsView = async () => {
                 h(
                   "tr",
                   { class: "link", onclick: () => (location.hash = `#/run/${encodeURIComponent(run.runId)}`) },
-                  h("td", { class: "mono" }, run.runId),
+                  h("td", { class: "mono" }, h("a", { href: `#/run/${encodeURIComponent(run.runId)}` }, run.runId)),
                   h("td", {}, run.agent),
                   h("td", {}, run.status),
                   h("td", { class: "num" }, money(run.usage.costUsd)),
@@ -601,18 +903,96 @@ const runsView = async () => {
       }),
       result.runs.length === 0 ? h("p", { class: "muted" }, "No runs.") : null
     )
+    window.scrollTo(0, scroll)
+    if (focused !== null) /** @type {HTMLElement | null} */ (main.querySelector(`a[href="${CSS.escape(focused)}"]`))?.focus()
   } catch (error) {
     failure(error)
   }
+  }
+  const update = () => load()
+  current = { route, update }
+  await load()
 }
 
-const auditView = async () => {
-  try {
-    const result = await api("api/audit", { query: { limit: "200" } })
-    replace(main, h("h1", {}, "Audit trail"), auditTable(result.records))
-  } catch (error) {
-    failure(error)
+/** @param {string} route */
+const auditView = async (route) => {
+  const load = async () => {
+    try {
+      const result = await api("api/audit", { query: { limit: "200" } })
+      if (current?.update !== update) return
+      replace(main, h("h1", {}, "Audit trail"), auditTable(result.records))
+    } catch (error) {
+      failure(error)
+    }
   }
+  const update = () => load()
+  current = { route, update }
+  await load()
+}
+
+/**
+ * Durable runs (through the app's operator port): each run's store record beside its workflow
+ * execution, what it waits on (in-doubt calls among them) and how many have a decision, and the
+ * runs whose store and engine disagree for good.
+ * @param {string} route
+ */
+const durableView = async (route) => {
+  const load = async () => {
+    try {
+      const result = await api("api/durable", { query: { limit: "200" } })
+      if (current?.update !== update) return
+      if (!result.available) {
+        replace(main, h("h1", {}, "Durable runs"), h("p", { class: "muted", "data-testid": "durable-none" }, "This app serves no durable runs."))
+        return
+      }
+      /** @param {any[]} runs @param {string} testid @param {string} caption */
+      const table = (runs, testid, caption) =>
+        h(
+          "table",
+          { "data-testid": testid },
+          h("caption", { class: "visually-hidden" }, caption),
+          h("thead", {}, h("tr", {}, h("th", {}, "run"), h("th", {}, "agent"), h("th", {}, "scope"), h("th", {}, "store"), h("th", {}, "engine"), h("th", {}, "waiting on"), h("th", {}, "decided"), h("th", {}, "problem"))),
+          h(
+            "tbody",
+            {},
+            ...runs.map((/** @type {any} */ run) => {
+              const doubt = run.store.pending.filter((/** @type {any} */ p) => p.kind === "InDoubt").length
+              return h(
+                "tr",
+                { "data-testid": "durable-row", "data-run": run.runId },
+                h("td", { class: "mono" }, h("a", { href: `#/run/${encodeURIComponent(run.runId)}` }, run.runId)),
+                h("td", {}, run.agent),
+                h("td", {}, tenantLabel(run.tenant)),
+                h("td", {}, run.store.status, run.store.lease ? h("span", { class: "muted" }, ` (lease ${run.store.lease.owner})`) : null),
+                h("td", {}, run.engine, run.version === undefined ? null : h("span", { class: "muted" }, ` v${run.version}`)),
+                h(
+                  "td",
+                  {},
+                  run.store.pending.length === 0 ? "—" : run.store.pending.map((/** @type {any} */ p) => `${p.kind} ${p.id}`).join(", "),
+                  doubt > 0 ? h("span", { class: "tag bad" }, ` ${doubt} in doubt`) : null
+                ),
+                h("td", { class: "num" }, run.store.pending.length === 0 ? String(run.store.decided) : `${run.store.decided} of ${run.store.pending.length}`),
+                h("td", { class: run.problem ? "span-error" : "muted" }, run.problem ?? "—")
+              )
+            }),
+            runs.length === 0 ? h("tr", {}, h("td", { colspan: 8, class: "muted" }, "None.")) : null
+          )
+        )
+      replace(
+        main,
+        h("h1", {}, "Durable runs"),
+        h("p", { class: "muted" }, "Each run as the checkpoint store holds it, beside its execution in the workflow engine. A run in doubt is resolved on its page."),
+        table(result.runs, "durable", "durable runs"),
+        h("h2", {}, `Store and engine disagree (${result.problems.length})`),
+        table(result.problems, "durable-problems", "durable runs whose store and engine disagree")
+      )
+    } catch (error) {
+      failure(error)
+    }
+  }
+  const update = () => load()
+  current = { route, update }
+  await load()
 }
 
 window.addEventListener("hashchange", () => render(false))

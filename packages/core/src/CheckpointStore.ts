@@ -193,6 +193,8 @@ export interface ListQuery {
   readonly updatedAfter?: number | undefined
   /** Only the records of this run tree. */
   readonly rootRunId?: string | undefined
+  /** Only the records of this conversation (`threadId`). */
+  readonly threadId?: string | undefined
   /**
    * `asc` (the default: oldest change first) or `desc` (newest first). The order is (`updatedAt`,
    * `runId`) either way; a cursor is only good for the order it was made in.
@@ -304,6 +306,11 @@ export interface Service {
     { readonly records: ReadonlyArray<RunRecord>; readonly cursor: string | undefined },
     StoreError | CorruptEntry
   >
+  /**
+   * How many records match the query's filters (its cursor, limit and order are ignored), counted
+   * without reading the records. Optional: a reader falls back to paging through `list`.
+   */
+  readonly count?: ((query?: ListQuery) => Effect.Effect<number, StoreError | CorruptEntry>) | undefined
   /** Records a decision on a pending entry of a run tree: the first decision wins. */
   readonly decide: (
     rootRunId: string,

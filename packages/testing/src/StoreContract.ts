@@ -92,12 +92,14 @@ const owner = (name: string) => ({ owner: name, ttlMs: TTL })
 
 const root = (
   runId: string,
-  fields: { readonly agent?: string; readonly tenant?: string; readonly state?: string } = {}
+  fields: { readonly agent?: string; readonly tenant?: string; readonly state?: string; readonly threadId?: string } =
+    {}
 ) => ({
   runId,
   rootRunId: runId,
   agent: fields.agent ?? "support",
   tenant: fields.tenant ?? "tenant-a",
+  ...(fields.threadId === undefined ? {} : { threadId: fields.threadId }),
   state: fields.state ?? `{"run":"${runId}"}`
 })
 
@@ -429,14 +431,18 @@ export const register = (it: TestFunction, options: Options): void => {
       )
     }))
 
-  test("listing with a cursor: stable order either way, complete, no duplicates; filters by status, agent, tenant, root, tree, lease, time", ({ checkpoints }) =>
+  test("listing with a cursor: stable order either way, complete, no duplicates; filters by status, agent, tenant, thread, root, tree, lease, time; counts by the same filters", ({ checkpoints }) =>
     Effect.gen(function*() {
       const ids: Array<string> = []
       for (let i = 0; i < 23; i++) {
         const runId = `run-${String(i).padStart(2, "0")}`
         ids.push(runId)
         const { lease } = yield* checkpoints.create(
-          root(runId, { agent: i % 2 === 0 ? "even" : "odd", tenant: i % 3 === 0 ? "t3" : "tx" }),
+          root(runId, {
+            agent: i % 2 === 0 ? "even" : "odd",
+            tenant: i % 3 === 0 ? "t3" : "tx",
+            ...(i % 4 === 0 ? { threadId: "thread-a" } : {})
+          }),
           owner("a")
         )
         if (i % 5 === 0) yield* checkpoints.finish(lease, { runId, expectedVersion: 1, status: "done", result: "{}" })
@@ -462,6 +468,20 @@ export const register = (it: TestFunction, options: Options): void => {
       expectEqual(yield* all({ agent: "even" }), ids.filter((_, i) => i % 2 === 0), "by agent")
       expectEqual(yield* all({ tenant: "t3" }), ids.filter((_, i) => i % 3 === 0), "by tenant")
       expectEqual(yield* all({ status: "done" }), ids.filter((_, i) => i % 5 === 0), "by status")
+      expectEqual(yield* all({ threadId: "thread-a" }), ids.filter((_, i) => i % 4 === 0), "by thread")
+      if (checkpoints.count !== undefined) {
+        expectEqual(yield* checkpoints.count(), ids.length, "count: every record")
+        expectEqual(
+          yield* checkpoints.count({ tenant: "t3", status: "done", limit: 1, cursor: "ignored" }),
+          ids.filter((_, i) => i % 3 === 0 && i % 5 === 0).length,
+          "count: by tenant and status (limit and cursor ignored)"
+        )
+        expectEqual(
+          yield* checkpoints.count({ threadId: "thread-a", updatedAfter: 2 }),
+          listed.slice(3).filter((id) => ids.indexOf(id) % 4 === 0).length,
+          "count: by thread and time"
+        )
+      }
       const now = yield* TestClock.currentTimeMillis
       expectEqual(
         yield* all({ status: "running", leaseExpiredAt: now }),

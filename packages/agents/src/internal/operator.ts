@@ -20,7 +20,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Approval from "../Approval.js"
 import { DigestMismatch, InvalidDecision, OtherTenant, UnknownPending } from "../Errors.js"
-import type { Access, Service } from "../Operator.js"
+import type { Access, ChangedRun, ListFilter, Service } from "../Operator.js"
 import type { AuditRecord, RecordedDecision, RunSummary, ScopeParts } from "../OperatorView.js"
 import { RunStatus } from "../OperatorView.js"
 import * as RunState from "../RunState.js"
@@ -29,6 +29,8 @@ import { lazy } from "./lazy.js"
 import { beyond, decodeListCursor, decodeMark, encodeListCursor, encodeMark, written } from "./operatorCursor.js"
 
 const maxLimit = 500
+/** How many decoded run states the service keeps. */
+const maxStates = 4096
 
 const storeFailure = (operation: string, error: { readonly message: string }): StoreError =>
   new StoreError({ operation, message: error.message, retryable: false })
@@ -134,7 +136,19 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         })
     )
 
-  const stateOf = (record: CheckpointStore.RunRecord) => Effect.option(RunState.decode(record.runId, record.state))
+  // decoded states by run version: a record's state text never changes without its version, so a
+  // list or a change decodes only the runs written since it was last read (bounded, oldest dropped)
+  const states = new Map<string, RunState.RunState>()
+  const stateOf = (record: CheckpointStore.RunRecord) => {
+    const key = `${record.runId}@${record.version}`
+    const known = states.get(key)
+    if (known !== undefined) return Effect.succeed(Option.some(known))
+    return Effect.tap(Effect.option(RunState.decode(record.runId, record.state)), (decoded) => {
+      if (Option.isNone(decoded)) return
+      if (states.size >= maxStates) states.delete(states.keys().next().value!)
+      states.set(key, decoded.value)
+    })
+  }
 
   const summaryOf = (record: CheckpointStore.RunRecord) =>
     Effect.gen(function*() {
@@ -155,7 +169,9 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
   const list: Service["list"] = (filter = {}) =>
     Effect.gen(function*() {
       const limit = yield* checkLimit("operator.list", filter.limit)
-      if (filter.tenant !== undefined && filter.tenant.length === 0) return { runs: [] }
+      if (filter.tenant !== undefined && filter.tenant.length === 0) {
+        return filter.withTotal === true ? { runs: [], total: 0 } : { runs: [] }
+      }
       const wanted = filter.status === undefined || filter.status.length === 0 ? undefined : new Set(filter.status)
       if (wanted !== undefined) {
         for (const status of wanted) {
@@ -179,6 +195,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
           ? { tenant: filter.tenant[0] }
           : {}),
         ...(filter.agent === undefined ? {} : { agent: filter.agent }),
+        ...(filter.threadId === undefined ? {} : { threadId: filter.threadId }),
         ...(filter.updatedAfter === undefined ? {} : { updatedAfter: filter.updatedAfter }),
         ...(filter.updatedBefore === undefined ? {} : { updatedBefore: filter.updatedBefore }),
         order: filter.order ?? "asc"
@@ -193,13 +210,23 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
           `cursor ${JSON.stringify(filter.cursor)} is not one this store returned`
         )
       }
+      const total = filter.withTotal === true ? yield* countOf(filter, query, wanted, storeStatuses) : undefined
+      const withTotal = <A extends object>(answer: A) => (total === undefined ? answer : { ...answer, total })
+      // a filter the store answers whole reads one store page a little longer than the operator's
+      // page; one filtered here reads full store pages
+      const storeAnswers = filter.tool === undefined &&
+        (storeStatuses === undefined ||
+          (storeStatuses.size === 1 && !(wanted!.has("suspended") !== wanted!.has("in_doubt") &&
+            storeStatuses.has("suspended")))) &&
+        (filter.tenant === undefined || query.tenant !== undefined)
+      const pageSize = storeAnswers ? Math.min(maxLimit, limit + 1) : maxLimit
       const runs: Array<RunSummary> = []
       // the operator's cursor is the store page it stopped in and the last record it consumed
       // there, so a page read in full serves several operator pages (filters applied here)
       let page = start.page
       let after = start.after
       for (;;) {
-        const read = yield* orStore("operator.list", store.list({ ...query, cursor: page, limit: maxLimit }))
+        const read = yield* orStore("operator.list", store.list({ ...query, cursor: page, limit: pageSize }))
         for (const record of read.records) {
           if (after !== undefined && !beyond(record, after, order)) continue
           after = [record.updatedAt, record.runId]
@@ -213,12 +240,67 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
           if (runs.length === limit) {
             const last = read.records[read.records.length - 1]!
             const more = last.runId !== record.runId || read.cursor !== undefined
-            return more ? { runs, cursor: encodeListCursor(page, after, order) } : { runs }
+            return withTotal(more ? { runs, cursor: encodeListCursor(page, after, order) } : { runs })
           }
         }
-        if (read.cursor === undefined) return { runs }
+        if (read.cursor === undefined) return withTotal({ runs })
         page = read.cursor
       }
+    })
+
+  /**
+   * How many runs a filter matches. The store counts when the filter is all its own (statuses it
+   * keeps, exact tenants); otherwise the records are read and filtered here.
+   */
+  const countOf = (
+    filter: ListFilter,
+    query: CheckpointStore.ListQuery,
+    wanted: ReadonlySet<RunStatus> | undefined,
+    storeStatuses: ReadonlySet<string> | undefined
+  ): Effect.Effect<number, StoreError> =>
+    Effect.gen(function*() {
+      const { cursor: _cursor, limit: _limit, order: _order, ...base } = query
+      // suspended and in doubt are one store status: the store can count them only together
+      const splitsSuspended = wanted !== undefined && wanted.has("suspended") !== wanted.has("in_doubt") &&
+        (wanted.has("suspended") || wanted.has("in_doubt"))
+      const tenants = filter.tenant === undefined ? [undefined] : filter.tenant
+      const count = store.count
+      if (
+        count !== undefined && filter.tool === undefined && !splitsSuspended &&
+        tenants.every((tenant) => tenant === undefined || Scope.isExact(tenant))
+      ) {
+        let n = 0
+        for (const status of storeStatuses === undefined ? [undefined] : [...storeStatuses]) {
+          for (const tenant of new Set(tenants)) {
+            n += yield* orStore(
+              "operator.list",
+              count({
+                ...base,
+                ...(status === undefined ? {} : { status: status as CheckpointStore.Status }),
+                ...(tenant === undefined ? {} : { tenant })
+              })
+            )
+          }
+        }
+        return n
+      }
+      let n = 0
+      let cursor: string | undefined
+      do {
+        const read = yield* orStore("operator.list", store.list({ ...base, cursor, limit: maxLimit }))
+        for (const record of read.records) {
+          if (filter.tenant !== undefined && !Scope.coveredBy(filter.tenant, record.tenant)) continue
+          if (storeStatuses !== undefined && !storeStatuses.has(record.status)) continue
+          if (splitsSuspended || filter.tool !== undefined) {
+            const summary = summarize(record, Option.getOrUndefined(yield* stateOf(record)), [])
+            if (wanted !== undefined && !wanted.has(summary.status)) continue
+            if (filter.tool !== undefined && !summary.pending.some((entry) => entry.call.name === filter.tool)) continue
+          }
+          n++
+        }
+        cursor = read.cursor
+      } while (cursor !== undefined)
+      return n
     })
 
   const show: Service["show"] = (runId, access) =>
@@ -420,7 +502,7 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
         return yield* badInput("operator.changes", `cursor ${describe(since)} is not one changes returned`)
       }
       const seen = new Set(mark.seen)
-      const runIds: Array<string> = []
+      const latest = new Map<string, CheckpointStore.RunRecord>()
       let at = mark.at
       let atNewest = new Set(mark.seen)
       let cursor: string | undefined
@@ -439,11 +521,23 @@ export const make: Effect.Effect<Service, never, CheckpointStore | AuditStore> =
             atNewest = new Set()
           }
           if (run.updatedAt === at) atNewest.add(written(run))
-          if (!runIds.includes(run.runId)) runIds.push(run.runId)
+          latest.set(run.runId, run)
         }
         cursor = page.cursor
-      } while (cursor !== undefined && runIds.length < 5000)
-      return { runIds, cursor: encodeMark({ at, seen: [...atNewest] }) }
+      } while (cursor !== undefined && latest.size < 5000)
+      const runs: Array<ChangedRun> = []
+      for (const record of latest.values()) {
+        const summary = summarize(record, Option.getOrUndefined(yield* stateOf(record)), [])
+        runs.push({
+          runId: record.runId,
+          rootRunId: record.rootRunId,
+          tenant: record.tenant,
+          status: summary.status,
+          updatedAt: record.updatedAt,
+          pending: summary.pending.length
+        })
+      }
+      return { runIds: [...latest.keys()], runs, cursor: encodeMark({ at, seen: [...atNewest] }) }
     })
 
   return { list, show, decide, cancel, resolve, audit, changes }

@@ -1,7 +1,7 @@
 /**
  * Live updates: one poller per console asks the operator service what changed
- * (`Operator.changes`, so a change made by any process sharing the store is seen), looks up the
- * tenant of each changed run, and publishes it; each server-sent-event stream forwards only the
+ * (`Operator.changes`, so a change made by any process sharing the store is seen, with each
+ * changed run's tenant and status) and publishes each change; each server-sent-event stream forwards only the
  * changes of tenants its operator may see. @internal
  */
 import type { Operator as Op } from "@agentkit/agents"
@@ -39,6 +39,12 @@ export const start = (operator: Op.Service, interval: Duration.Duration): Effect
       const first = cursor === undefined
       cursor = next.cursor
       if (first) return
+      // the service says how each changed run was left: no read per change (a burst of N runs
+      // costs N, not N reads each scanning the store)
+      if (next.runs !== undefined) {
+        yield* PubSub.publishAll(changes, next.runs)
+        return
+      }
       yield* Effect.forEach(
         next.runIds,
         (runId) =>

@@ -4,7 +4,7 @@
  * `HttpLayerRouter`. @internal
  */
 import type { Approval, DigestMismatch, InvalidDecision, UnknownPending } from "@agentkit/agents"
-import { Operator as Op } from "@agentkit/agents"
+import { DurableRunsPort, Operator as Op } from "@agentkit/agents"
 import type { AlreadyDecided, StoreError, ToolArgumentError } from "@agentkit/core"
 import { Scope, SpanStore } from "@agentkit/core"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -169,6 +169,7 @@ const handlers = (settings: Settings) => {
     Effect.gen(function*() {
       const operator = yield* Op.Operator
       const spans = yield* Effect.serviceOption(SpanStore.SpanStore)
+      const durable = yield* Effect.serviceOption(DurableRunsPort.DurableRunsPort)
       return h
         .handle("session", () =>
           Effect.map(ConsoleApi.CurrentOperator, (current) => ({ operator: current.principal, csrf: current.csrf })))
@@ -177,7 +178,7 @@ const handlers = (settings: Settings) => {
             const { principal } = yield* ConsoleApi.CurrentOperator
             const tenant = scopeOf(principal, q.tenant)
             if (tenant !== undefined && tenant.length === 0) {
-              return { runs: [] }
+              return q.total === "true" ? { runs: [], total: 0 } : { runs: [] }
             }
             const page = yield* operator
               .list({
@@ -190,14 +191,19 @@ const handlers = (settings: Settings) => {
                 updatedBefore: q.updatedBefore,
                 cursor: q.cursor,
                 limit: q.limit,
-                order: q.order
+                order: q.order,
+                withTotal: q.total === "true"
               })
               .pipe(Effect.mapError((error) =>
                 unavailable(error, q.cursor)
               ))
             // the service filters by tenant; the console checks again (fail closed)
             const runs = page.runs.filter((run) => OperatorAuth.canSee(principal, run.tenant))
-            return page.cursor === undefined ? { runs } : { runs, cursor: page.cursor }
+            return {
+              runs,
+              ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+              ...(page.total === undefined ? {} : { total: page.total })
+            }
           }))
         .handle("run", ({ urlParams }) =>
           Effect.flatMap(ConsoleApi.CurrentOperator, ({ principal }) =>
@@ -219,6 +225,51 @@ const handlers = (settings: Settings) => {
                 })
               ))
             return { spans: found }
+          }))
+        .handle("durable", ({ urlParams: q }) =>
+          Effect.gen(function*() {
+            const { principal } = yield* ConsoleApi.CurrentOperator
+            if (Option.isNone(durable)) {
+              return { available: false, runs: [], problems: [] }
+            }
+            const port = durable.value
+            const failed = (error: { readonly message: string }) =>
+              new Errors.Unavailable({ message: `the durable runs port failed: ${error.message}`, retryable: true })
+            // one exact grant is asked of the port; the rest is filtered here (fail closed)
+            const exact = principal.tenants !== "*" && principal.tenants.length === 1 &&
+                Scope.isExact(principal.tenants[0]!)
+              ? { tenant: principal.tenants[0] }
+              : {}
+            const page = yield* port.list({
+              ...exact,
+              ...(q.status === undefined ? {} : { status: q.status }),
+              ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+              limit: q.limit ?? 50
+            }).pipe(Effect.mapError(failed))
+            const problems = yield* port.reconcile.pipe(Effect.mapError(failed))
+            const shown = (run: DurableRunsPort.RunView) => ({
+              runId: run.runId,
+              agent: run.agent,
+              tenant: run.tenant,
+              store: {
+                status: run.store.status,
+                updatedAt: run.store.updatedAt,
+                ...(run.store.lease === undefined ? {} : { lease: run.store.lease }),
+                pending: run.store.pending,
+                decided: run.store.decided
+              },
+              engine: run.engine,
+              ...(run.version === undefined ? {} : { version: run.version }),
+              ...(run.problem === undefined ? {} : { problem: run.problem })
+            })
+            const visible = (run: DurableRunsPort.RunView) =>
+              OperatorAuth.canSee(principal, run.tenant)
+            return {
+              available: true,
+              runs: page.runs.filter(visible).map(shown),
+              ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+              problems: problems.filter(visible).map(shown)
+            }
           }))
         .handle("audit", ({ urlParams: q }) =>
           Effect.gen(function*() {

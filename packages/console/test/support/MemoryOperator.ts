@@ -55,6 +55,8 @@ export interface MemoryOperator extends Operator.Service {
   readonly layer: Layer.Layer<Operator.Operator>
   /** How many times each operation was called. */
   readonly calls: Record<string, number>
+  /** The checkpoint store the runs are planted in. */
+  readonly checkpoints: CheckpointStore.MemoryStore
 }
 
 export const make = (
@@ -303,6 +305,7 @@ export const make = (
       return audit.records
     },
     calls,
+    checkpoints,
     layer: Layer.succeed(Operator.Operator, counted)
   }
 }

@@ -1,5 +1,5 @@
 /** A real console server on 127.0.0.1 (a random port) over the in-memory operator, for tests. */
-import { Agent, ReActCognition } from "@agentkit/agents"
+import { Agent, DurableRunsPort, type Operator, ReActCognition } from "@agentkit/agents"
 import { Console, OperatorAuth, SpanRecorder, SpanStore } from "@agentkit/console"
 import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { HttpServer } from "@effect/platform"
@@ -22,20 +22,33 @@ export const principals: ReadonlyArray<OperatorAuth.TokenEntry> = [
   { token: tokens.root, principal: { id: "root", role: "approver", tenants: "*" } }
 ]
 
-export interface Running {
+export interface Running<O = MemoryOperator.MemoryOperator> {
   readonly url: string
   readonly port: number
-  readonly operator: MemoryOperator.MemoryOperator
+  readonly operator: O
   readonly spans: SpanStore.Service
 }
 
+/** What a console serves: an operator service's layer. */
+export interface Served {
+  readonly layer: Layer.Layer<Operator.Operator>
+}
+
 export const layerOf = (
-  operator: MemoryOperator.MemoryOperator,
-  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.Service } = {}
+  operator: Served,
+  options: Console.ServeOptions & {
+    readonly auth?: boolean
+    readonly spans?: SpanStore.Service
+    readonly durable?: DurableRunsPort.Service
+  } = {}
 ) => {
   const spans = options.spans ?? SpanStore.makeMemory()
   const auth = options.auth === false ? Layer.empty : OperatorAuth.Authenticator.tokens(principals)
+  const durable = options.durable === undefined
+    ? Layer.empty
+    : Layer.succeed(DurableRunsPort.DurableRunsPort, options.durable)
   return Console.serve({ pollInterval: "25 millis", ...options }).pipe(
+    Layer.provide(durable),
     Layer.provide(operator.layer),
     Layer.provide(auth),
     Layer.provide(SpanStore.SpanStore.layer(spans))
@@ -43,10 +56,24 @@ export const layerOf = (
 }
 
 /** Starts a console; the returned close() stops it. */
-export const start = async (
+export const start = (
   operator: MemoryOperator.MemoryOperator,
-  options: Console.ServeOptions & { readonly auth?: boolean; readonly spans?: SpanStore.Service } = {}
-): Promise<Running & { readonly close: () => Promise<void> }> => {
+  options: Console.ServeOptions & {
+    readonly auth?: boolean
+    readonly spans?: SpanStore.Service
+    readonly durable?: DurableRunsPort.Service
+  } = {}
+): Promise<Running & { readonly close: () => Promise<void> }> => startWith(operator, options)
+
+/** Starts a console over any operator service; the returned close() stops it. */
+export const startWith = async <O extends Served>(
+  operator: O,
+  options: Console.ServeOptions & {
+    readonly auth?: boolean
+    readonly spans?: SpanStore.Service
+    readonly durable?: DurableRunsPort.Service
+  } = {}
+): Promise<Running<O> & { readonly close: () => Promise<void> }> => {
   const scope = Effect.runSync(Scope.make())
   const spans = options.spans ?? SpanStore.makeMemory()
   const context = await Effect.runPromise(Layer.buildWithScope(layerOf(operator, { ...options, spans }), scope))

@@ -1,8 +1,10 @@
 /**
- * The in-memory checkpoint store. Each record is kept as an encoded entry (canonical JSON text)
- * and decoded on every read, as a SQL store reads its rows: a corrupt entry fails the same way,
- * and the state text comes back byte for byte. Every operation is one synchronous step, so
- * concurrent callers never interleave inside one. @internal
+ * The in-memory checkpoint store. Each record is kept as an encoded entry (canonical JSON text),
+ * as a SQL store keeps its rows: a corrupt entry fails the same way, and the state text comes back
+ * byte for byte. An entry is decoded once per text it holds: the decoded row is kept beside the
+ * text it came from (or was written as), so reads and lists decode only entries that changed
+ * outside the store's own writes. Every operation is one synchronous step, so concurrent callers
+ * never interleave inside one. @internal
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -50,7 +52,16 @@ type Row = Schema.Schema.Type<typeof Row>
 
 // built on the first read, not at import: making a decoder compiles its parser (import cost, issue 19)
 let rowDecoder: ((input: unknown) => Either.Either<Row, ParseResult.ParseError>) | undefined
-const decodeRow = (input: unknown) => (rowDecoder ??= Schema.decodeUnknownEither(Schema.parseJson(Row)))(input)
+const decodeRow = (input: unknown) => {
+  decodes.rows++
+  return (rowDecoder ??= Schema.decodeUnknownEither(Schema.parseJson(Row)))(input)
+}
+
+/**
+ * How many entries the memory stores of this module instance have decoded: a test hook (not
+ * public API) that lets a test show a read decodes what changed, not what exists.
+ */
+export const decodes = { rows: 0 }
 
 const toRecord = (row: Row): RunRecord => ({
   runId: row.runId,
@@ -120,6 +131,18 @@ const compareRows = (
 ): number =>
   a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0
 
+/** Whether a record passes a list query's filters. */
+const matches = (query: ListQuery, r: Row): boolean =>
+  (query.status === undefined || r.status === query.status) &&
+  (query.agent === undefined || r.agent === query.agent) &&
+  (query.tenant === undefined || r.tenant === query.tenant) &&
+  (query.threadId === undefined || r.threadId === query.threadId) &&
+  (query.rootOnly !== true || r.runId === r.rootRunId) &&
+  (query.leaseExpiredAt === undefined || (r.runId === r.rootRunId && !live(r, query.leaseExpiredAt))) &&
+  (query.updatedBefore === undefined || r.updatedAt < query.updatedBefore) &&
+  (query.updatedAfter === undefined || r.updatedAt > query.updatedAfter) &&
+  (query.rootRunId === undefined || r.rootRunId === query.rootRunId)
+
 /** Thrown inside one store step and turned into the step's typed failure. */
 class Refused {
   constructor(readonly error: unknown) {}
@@ -142,6 +165,8 @@ const step = <A, E>(body: (now: number) => A): Effect.Effect<A, E> =>
 
 export const makeMemory = (): MemoryStore => {
   const entries = new Map<string, unknown>()
+  // the row each entry's text decodes to, keyed by that exact text (a planted entry misses it)
+  const decoded = new Map<string, { readonly raw: string; readonly row: Row }>()
   const decisionsByRoot = new Map<string, Array<RecordedDecision>>()
 
   const read = (runId: string): Row | undefined => {
@@ -152,26 +177,31 @@ export const makeMemory = (): MemoryStore => {
         new CorruptEntry({ store: "checkpoints", key: runId, detail: `expected an encoded record; got ${typeof raw}` })
       )
     }
-    const decoded = decodeRow(raw)
-    if (Either.isLeft(decoded)) {
+    const known = decoded.get(runId)
+    if (known !== undefined && known.raw === raw) return known.row
+    const result = decodeRow(raw)
+    if (Either.isLeft(result)) {
       return refuse(
         new CorruptEntry({
           store: "checkpoints",
           key: runId,
-          detail: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+          detail: ParseResult.TreeFormatter.formatErrorSync(result.left)
         })
       )
     }
-    if (decoded.right.runId !== runId) {
+    if (result.right.runId !== runId) {
       return refuse(
-        new CorruptEntry({ store: "checkpoints", key: runId, detail: `it holds run '${decoded.right.runId}'` })
+        new CorruptEntry({ store: "checkpoints", key: runId, detail: `it holds run '${result.right.runId}'` })
       )
     }
-    return decoded.right
+    decoded.set(runId, { raw, row: result.right })
+    return result.right
   }
   const readFound = (runId: string): Row => read(runId) ?? refuse(new RunNotFound({ runId }))
   const write = (row: Row): void => {
-    entries.set(row.runId, stringify(row))
+    const raw = stringify(row)
+    entries.set(row.runId, raw)
+    decoded.set(row.runId, { raw, row })
   }
   const refuseFinished = (row: Row): void => {
     if (isTerminal(row.status)) refuse(new RunFinished({ runId: row.runId, status: row.status }))
@@ -347,14 +377,7 @@ export const makeMemory = (): MemoryStore => {
         const rows: Array<Row> = []
         for (const runId of entries.keys()) {
           const r = read(runId)!
-          if (query.status !== undefined && r.status !== query.status) continue
-          if (query.agent !== undefined && r.agent !== query.agent) continue
-          if (query.tenant !== undefined && r.tenant !== query.tenant) continue
-          if (query.rootOnly === true && r.runId !== r.rootRunId) continue
-          if (query.leaseExpiredAt !== undefined && (r.runId !== r.rootRunId || live(r, query.leaseExpiredAt))) continue
-          if (query.updatedBefore !== undefined && !(r.updatedAt < query.updatedBefore)) continue
-          if (query.updatedAfter !== undefined && !(r.updatedAt > query.updatedAfter)) continue
-          if (query.rootRunId !== undefined && r.rootRunId !== query.rootRunId) continue
+          if (!matches(query, r)) continue
           if (after !== undefined) {
             const sign = compareRows(r, { updatedAt: after[0], runId: after[1] })
             if (order === "asc" ? sign <= 0 : sign >= 0) continue
@@ -367,6 +390,13 @@ export const makeMemory = (): MemoryStore => {
           records: page.map(toRecord),
           cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!, order) : undefined
         }
+      }),
+
+    count: (query: ListQuery = {}) =>
+      step(() => {
+        let count = 0
+        for (const runId of entries.keys()) if (matches(query, read(runId)!)) count++
+        return count
       }),
 
     decide: (rootRunId, pendingId, decision) =>
@@ -399,6 +429,7 @@ export const makeMemory = (): MemoryStore => {
           const r = read(runId)!
           if (isTerminal(r.status) && r.updatedAt < finishedBefore) {
             entries.delete(runId)
+            decoded.delete(runId)
             if (r.runId === r.rootRunId) decisionsByRoot.delete(runId)
             pruned++
           }

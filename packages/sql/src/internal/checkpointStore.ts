@@ -118,6 +118,12 @@ const readCursor = (order: "asc" | "desc") => (parsed: unknown): readonly [numbe
     ? [parsed[0] as number, parsed[1]]
     : undefined
 
+/**
+ * How many run rows the SQL checkpoint stores of this module instance have decoded: a test hook
+ * (not public API) that lets a test show a read decodes the rows it needs, not every row.
+ */
+export const decodes = { rows: 0 }
+
 /** The batch size of `prune`: each batch is its own short transaction. */
 const pruneBatch = 500
 
@@ -127,7 +133,23 @@ export const make = (env: Env): CheckpointStore.Service => {
   const decisionsTable = sql(tables.decisions)
   const cols = sql.literal(columns)
 
+  /** A list query's filters as conditions (each answered by an index on its column and `updated_at`). */
+  const filters = (query: CheckpointStore.ListQuery) => [
+    ...(query.status === undefined ? [] : [sql`status = ${query.status}`]),
+    ...(query.agent === undefined ? [] : [sql`agent = ${query.agent}`]),
+    ...(query.tenant === undefined ? [] : [sql`tenant = ${query.tenant}`]),
+    ...(query.threadId === undefined ? [] : [sql`thread_id = ${query.threadId}`]),
+    ...(query.rootOnly === true || query.leaseExpiredAt !== undefined ? [sql`run_id = root_run_id`] : []),
+    ...(query.leaseExpiredAt === undefined
+      ? []
+      : [sql`(lease_expires_at IS NULL OR lease_expires_at <= ${query.leaseExpiredAt})`]),
+    ...(query.updatedBefore === undefined ? [] : [sql`updated_at < ${query.updatedBefore}`]),
+    ...(query.updatedAfter === undefined ? [] : [sql`updated_at > ${query.updatedAfter}`]),
+    ...(query.rootRunId === undefined ? [] : [sql`root_run_id = ${query.rootRunId}`])
+  ]
+
   const decodeRow = (runId: string, raw: unknown): Effect.Effect<RunRow, CorruptEntry> => {
+    decodes.rows++
     const decoded = decodeRunRow(raw)
     return Either.isLeft(decoded)
       ? Effect.fail(new CorruptEntry({ store: "checkpoints", key: runId, detail: decoded.left }))
@@ -396,16 +418,7 @@ export const make = (env: Env): CheckpointStore.Service => {
             )
           }
           const where = [
-            ...(query.status === undefined ? [] : [sql`status = ${query.status}`]),
-            ...(query.agent === undefined ? [] : [sql`agent = ${query.agent}`]),
-            ...(query.tenant === undefined ? [] : [sql`tenant = ${query.tenant}`]),
-            ...(query.rootOnly === true || query.leaseExpiredAt !== undefined ? [sql`run_id = root_run_id`] : []),
-            ...(query.leaseExpiredAt === undefined
-              ? []
-              : [sql`(lease_expires_at IS NULL OR lease_expires_at <= ${query.leaseExpiredAt})`]),
-            ...(query.updatedBefore === undefined ? [] : [sql`updated_at < ${query.updatedBefore}`]),
-            ...(query.updatedAfter === undefined ? [] : [sql`updated_at > ${query.updatedAfter}`]),
-            ...(query.rootRunId === undefined ? [] : [sql`root_run_id = ${query.rootRunId}`]),
+            ...filters(query),
             ...(after === undefined
               ? []
               : order === "asc"
@@ -433,6 +446,28 @@ export const make = (env: Env): CheckpointStore.Service => {
               ? encodeCursor(order === "asc" ? [last.updated_at, last.run_id] : [last.updated_at, last.run_id, "desc"])
               : undefined
           }
+        })),
+
+    count: (query: CheckpointStore.ListQuery = {}) =>
+      runner.run("checkpoints.count", () =>
+        Effect.gen(function*() {
+          if (query.status !== undefined && !statuses.includes(query.status)) {
+            return yield* invalid(
+              "checkpoints.count",
+              `status must be one of ${statuses.join(", ")}; got ${JSON.stringify(query.status)}`
+            )
+          }
+          const where = filters(query)
+          const rows = where.length === 0
+            ? yield* sql`SELECT COUNT(*) AS n FROM ${runs}`
+            : yield* sql`SELECT COUNT(*) AS n FROM ${runs} WHERE ${sql.and(where)}`
+          const n = Number((rows[0] as { n?: unknown } | undefined)?.n)
+          if (!Number.isSafeInteger(n) || n < 0) {
+            return yield* Effect.fail(
+              new CorruptEntry({ store: "checkpoints", key: "(count)", detail: `the count is ${String(n)}` })
+            )
+          }
+          return n
         })),
 
     decide: (rootRunId, pendingId, decision) =>

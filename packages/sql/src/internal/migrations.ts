@@ -152,6 +152,14 @@ const statements = (
         `CREATE INDEX ${t.index("spans_tenant")} ON ${q(t.spans)} (tenant)`
       ]
     },
+    5: {
+      name: "runs_console",
+      statements: [
+        // the console's queries: a conversation's runs, and a tenant's runs of one status (its inbox)
+        `CREATE INDEX ${t.index("runs_thread")} ON ${q(t.runs)} (thread_id, updated_at, run_id)`,
+        `CREATE INDEX ${t.index("runs_tenant_status")} ON ${q(t.runs)} (tenant, status, updated_at, run_id)`
+      ]
+    },
     6: {
       name: "threads",
       statements: [
