@@ -8,7 +8,11 @@ const packages = readdirSync(new URL("./packages", import.meta.url))
 const apps = readdirSync(new URL("./apps", import.meta.url))
 // The crash suites kill real worker processes at random points and wait out their leases: they run
 // last, by themselves, so that neither they nor the other suites slow each other down.
-const crashSuites = ["packages/sql/test/crash.test.ts", "packages/durable/test/crash.test.ts"]
+const crashSuites = [
+  "packages/sql/test/crash.test.ts",
+  "packages/sql/test/budgetCrash.test.ts",
+  "packages/durable/test/crash.test.ts"
+]
 // The projects whose tests start `node` on built code build and bundle core, tools and agents first
 // (scripts/bundle.mjs: `node` loads their bundles, which `tsc -b` alone leaves behind).
 const globalSetup = ["scripts/test/bundles.setup.mjs"]

@@ -11,6 +11,7 @@
 import type { Case } from "../Case.js"
 import { workloads } from "../Workload.js"
 import { agentkitCase } from "./agentkit.js"
+import { ceilingsCase } from "./ceilings.js"
 import { floorCase } from "./floor.js"
 import { otelCase, otelFloorCase } from "./otel.js"
 import { recommendedCase } from "./recommended.js"
@@ -19,6 +20,7 @@ import { sqliteCase } from "./sqlite.js"
 export const cases: ReadonlyArray<Case> = workloads.flatMap((workload) => [
   floorCase(workload),
   agentkitCase(workload),
+  ceilingsCase(workload),
   recommendedCase(workload),
   otelFloorCase(workload),
   otelCase(workload),
