@@ -11,6 +11,7 @@ const apps = readdirSync(new URL("./apps", import.meta.url))
 const crashSuites = [
   "packages/sql/test/crash.test.ts",
   "packages/sql/test/sessionProcesses.test.ts",
+  "packages/sql/test/budgetCrash.test.ts",
   "packages/durable/test/crash.test.ts"
 ]
 // The projects whose tests start `node` on built code build and bundle core, tools and agents first

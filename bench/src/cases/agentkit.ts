@@ -10,6 +10,7 @@
  */
 import { Agent, ReActCognition } from "@agentkit/agents"
 import { ChatModel, Invoker, RunContext } from "@agentkit/core"
+import type { Budget } from "@agentkit/core"
 import { Tool } from "@agentkit/tools"
 import { Layer, ManagedRuntime } from "effect"
 import type { Case, Runner } from "../Case.js"
@@ -57,14 +58,15 @@ export const mockModel = (model: MockModel) => ChatModel.layer({ chat: (request)
 export const runnerOf = async <E>(
   workload: Workload,
   layer: Layer.Layer<Invoker, E>,
-  release: () => Promise<void> = () => Promise.resolve()
+  release: () => Promise<void> = () => Promise.resolve(),
+  budget?: Budget.Limits
 ): Promise<Runner> => {
   const agent = makeAgent(workload)
   const runtime = ManagedRuntime.make(layer)
   await runtime.runtime()
   return {
     run: (tracing) =>
-      runtime.runPromise(agent.run(workload.input).pipe(RunContext.provide({ tracing }))).then((result) =>
+      runtime.runPromise(agent.run(workload.input).pipe(RunContext.provide({ tracing, budget }))).then((result) =>
         result.output
       ),
     dispose: () => runtime.dispose().then(release)

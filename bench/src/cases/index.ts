@@ -12,6 +12,7 @@ import type { Case } from "../Case.js"
 import { workloads } from "../Workload.js"
 import { agentkitCase } from "./agentkit.js"
 import { agentsCase } from "./agents.js"
+import { ceilingsCase } from "./ceilings.js"
 import { floorCase } from "./floor.js"
 import { otelCase, otelFloorCase } from "./otel.js"
 import { recommendedCase } from "./recommended.js"
@@ -21,6 +22,7 @@ export const cases: ReadonlyArray<Case> = workloads.flatMap((workload) => [
   floorCase(workload),
   agentkitCase(workload),
   agentsCase(workload),
+  ceilingsCase(workload),
   recommendedCase(workload),
   otelFloorCase(workload),
   otelCase(workload),

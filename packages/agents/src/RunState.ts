@@ -87,26 +87,51 @@ export const CallResult = Schema.Struct({
 export interface CallResult extends Schema.Schema.Type<typeof CallResult> {}
 
 /**
- * The shared budget's counters at save time (tree totals), reservations in flight included.
+ * The shared budget's counters as version 1 kept them: calls in flight, no reserved amounts.
  *
  * @example
  * ```ts
  * import { RunState } from "@agentkit/agents"
  * import { Schema } from "effect"
  *
- * Schema.is(RunState.BudgetState)({ modelCalls: 1, toolCalls: 0, tokens: 15, costNanos: 100_000, inFlightModelCalls: 0, inFlightToolCalls: 0 }) // true
+ * Schema.is(RunState.BudgetStateV1)({ modelCalls: 1, toolCalls: 0, tokens: 15, costNanos: 100_000, inFlightModelCalls: 0, inFlightToolCalls: 0 }) // true
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
-export const BudgetState = Schema.Struct({
+export const BudgetStateV1 = Schema.Struct({
   modelCalls: Count,
   toolCalls: Count,
   tokens: Count,
   costNanos: Count,
   inFlightModelCalls: Count,
   inFlightToolCalls: Count
+})
+
+/**
+ * The shared budget's counters at save time (tree totals): settled usage, and the open
+ * reservations (calls in flight, the nano-USD and tokens they hold), which a run taken over after
+ * its process stopped counts as spent in full.
+ *
+ * @example
+ * ```ts
+ * import { RunState } from "@agentkit/agents"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(RunState.BudgetState)({
+ *   modelCalls: 1, toolCalls: 0, tokens: 15, costNanos: 100_000,
+ *   inFlightModelCalls: 1, inFlightToolCalls: 0, reservedNanos: 2_500_000, reservedTokens: 900
+ * }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const BudgetState = Schema.Struct({
+  ...BudgetStateV1.fields,
+  reservedNanos: Count,
+  reservedTokens: Count
 })
 
 /**
@@ -189,7 +214,7 @@ export const RunStateV1 = Schema.Struct({
   pending: Schema.Array(PendingEntry),
   /** The trifecta legs the run tree had touched when the state was saved (restored on resume). */
   legs: Schema.Struct({ privateData: Schema.Boolean, untrustedContent: Schema.Boolean, egress: Schema.Boolean }),
-  budget: BudgetState,
+  budget: BudgetStateV1,
   /** How many times the run was taken over after its process stopped. */
   recoveries: Count,
   context: ContextState,
@@ -199,6 +224,27 @@ export const RunStateV1 = Schema.Struct({
    * condition's counters) and `output` (`{ version: 1, repairs }`); unknown parts are kept.
    */
   cognitionState: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * Version 2 of the run state: version 1 with the budget's open reservations (`BudgetState`), which
+ * the lifecycle records before each model request and tool execution is sent.
+ *
+ * @example
+ * ```ts
+ * import { RunState } from "@agentkit/agents"
+ * import { Schema } from "effect"
+ *
+ * const isV2 = Schema.is(RunState.RunStateV2)
+ * ```
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RunStateV2 = Schema.Struct({
+  ...RunStateV1.fields,
+  version: Schema.Literal(2),
+  budget: BudgetState
 })
 
 /**
@@ -214,7 +260,7 @@ export const RunStateV1 = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export interface RunState extends Schema.Schema.Type<typeof RunStateV1> {}
+export interface RunState extends Schema.Schema.Type<typeof RunStateV2> {}
 
 /**
  * The newest version, what `encode` writes.
@@ -223,17 +269,44 @@ export interface RunState extends Schema.Schema.Type<typeof RunStateV1> {}
  * ```ts
  * import { RunState } from "@agentkit/agents"
  *
- * RunState.currentVersion // 1
+ * RunState.currentVersion // 2
  * ```
  *
  * @since 0.1.0
  * @category constants
  */
-export const currentVersion = 1
+export const currentVersion = 2
+
+/**
+ * A version 1 state as version 2. Version 1 recorded no reservation before a request was sent, so
+ * what may have been in flight when it was saved is read from its phase (fail closed): phase
+ * `model`, its model call; phase `tools`, the turn's calls without a result. No amounts were held.
+ */
+const fromV1 = (state: Schema.Schema.Type<typeof RunStateV1>): RunState => {
+  const turn = state.transcript.at(-1)
+  const open = state.phase === "tools" && turn?.role === "assistant"
+    ? Math.max(0, turn.toolCalls.length - state.turn.completed.length)
+    : 0
+  return {
+    ...state,
+    version: 2,
+    budget: {
+      ...state.budget,
+      inFlightModelCalls: Math.max(state.budget.inFlightModelCalls, state.phase === "model" ? 1 : 0),
+      inFlightToolCalls: Math.max(state.budget.inFlightToolCalls, open),
+      reservedNanos: 0,
+      reservedTokens: 0
+    }
+  }
+}
 
 /** Each released version's decoder, bringing it to the newest. */
 const decoders: Record<number, (u: unknown) => Either.Either<RunState, ParseResult.ParseError>> = {
-  1: lazy(() => Schema.decodeUnknownEither(RunStateV1))
+  1: lazy(() => {
+    const decode = Schema.decodeUnknownEither(RunStateV1)
+    return (u: unknown) => Either.map(decode(u), fromV1)
+  }),
+  2: lazy(() => Schema.decodeUnknownEither(RunStateV2))
 }
 
 /**
@@ -243,7 +316,7 @@ const decoders: Record<number, (u: unknown) => Either.Either<RunState, ParseResu
  * ```ts
  * import { RunState } from "@agentkit/agents"
  *
- * RunState.versions // [1]
+ * RunState.versions // [1, 2]
  * ```
  *
  * @since 0.1.0
@@ -251,7 +324,7 @@ const decoders: Record<number, (u: unknown) => Either.Either<RunState, ParseResu
  */
 export const versions: ReadonlyArray<number> = Object.keys(decoders).map(Number)
 
-const encodeV1 = lazy(() => Schema.encodeSync(RunStateV1))
+const encodeV2 = lazy(() => Schema.encodeSync(RunStateV2))
 
 /**
  * Encodes a state as canonical JSON text (keys sorted, so equal states are equal bytes).
@@ -266,7 +339,7 @@ const encodeV1 = lazy(() => Schema.encodeSync(RunStateV1))
  * @since 0.1.0
  * @category encoding
  */
-export const encode = (state: RunState): string => CanonicalJson.stringify(encodeV1(state))
+export const encode = (state: RunState): string => CanonicalJson.stringify(encodeV2(state))
 
 const describe = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "string" ? "a string" : typeof value

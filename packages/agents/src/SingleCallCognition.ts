@@ -31,7 +31,7 @@ import * as StructuredOutput from "./StructuredOutput.js"
 const freshState = (agent: string, messages: ReadonlyArray<Message.Message>) => (context: RunContext.Service) => {
   const usage = Recorded.usageState(Usage.zero)
   return {
-    version: 1 as const,
+    version: 2 as const,
     runId: context.runId,
     agent,
     cognition: "single_call" as const,

@@ -6,10 +6,13 @@ import { Agent, ReActCognition } from "@agentkit/agents"
 import { Budget, BudgetExceeded } from "@agentkit/core"
 import { FakeLLM, FakeTool, Fixture, makeTestCtx, Seed, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 
 const { failureOf } = Fixture
 const { lookupCall, MODEL, TASK } = Seed
+
+/** The fake bills what its script says: its model is free in the catalog, so a call reserves no money. */
+const free = FakeLLM.freeCatalog(MODEL)
 
 const dime = { inputTokens: 10, outputTokens: 5, costUsd: 0.01 }
 
@@ -25,7 +28,10 @@ for (const tracing of [true, false]) {
           Turn({ content: "never reached", usage: dime })
         ])
         const budget = Budget.unsafeMake({ maxCostUsd: 0.015 })
-        const exit = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm, budget })), Effect.exit)
+        const exit = yield* agent.run(TASK).pipe(
+          Effect.provide(Layer.merge(makeTestCtx({ tracing, llm, budget }), free)),
+          Effect.exit
+        )
         const error = failureOf(exit)
         expect(error).toBeInstanceOf(BudgetExceeded)
         expect(error).toMatchObject({ _tag: "BudgetExceeded", limit: "cost", message: "cost $0.02 > $0.015" })
@@ -45,7 +51,7 @@ for (const tracing of [true, false]) {
           Turn({ toolCalls: [lookupCall("c2")], usage: dime })
         ])
         const exit = yield* agent.run(TASK).pipe(
-          Effect.provide(makeTestCtx({ tracing, llm, budget: { maxCostUsd: 0.015 } })),
+          Effect.provide(Layer.merge(makeTestCtx({ tracing, llm, budget: { maxCostUsd: 0.015 } }), free)),
           Effect.exit
         )
         expect(failureOf(exit)).toMatchObject({ limit: "cost", message: "cost $0.02 > $0.015" })
@@ -94,10 +100,36 @@ for (const tracing of [true, false]) {
           Turn({ content: "fine", usage: dime })
         ])
         const budget = Budget.unsafeMake({ maxCostUsd: 0.05, maxModelCalls: 2, maxToolCalls: 1 })
-        const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm, budget })))
+        const result = yield* agent.run(TASK).pipe(
+          Effect.provide(Layer.merge(makeTestCtx({ tracing, llm, budget }), free))
+        )
         expect(result.output).toBe("fine")
         expect(result.usage.costUsd).toBe(0.02)
         expect([budget.spentUsd, budget.modelCalls, budget.toolCalls, budget.tokens]).toEqual([0.02, 2, 1, 30])
+      }))
+
+    it.effect("at the model's list prices a call reserves up to its output limit: under maxCostUsd 0.015 the first call is refused before it is sent", () =>
+      Effect.gen(function*() {
+        const agent = Agent.make({ name: "support", model: MODEL })
+        const llm = FakeLLM.script([Turn({ content: "never reached", usage: dime })])
+        const budget = Budget.unsafeMake({ maxCostUsd: 0.015 })
+        const exit = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm, budget })), Effect.exit)
+        // 64,000 output tokens at $15 a million: $0.96 and the input
+        expect(failureOf(exit)).toMatchObject({ _tag: "BudgetExceeded", limit: "cost" })
+        expect((failureOf(exit) as BudgetExceeded).message).toMatch(/^cost \$0\.96\d* > \$0\.015$/)
+        expect([llm.calls, budget.modelCalls, budget.spentUsd]).toEqual([0, 0, 0])
+      }))
+
+    it.effect("an agent's maxTokens bounds its calls' reservations: 256 output tokens fit under maxCostUsd 0.015", () =>
+      Effect.gen(function*() {
+        const agent = Agent.make({ name: "support", model: MODEL, maxTokens: 256 })
+        const llm = FakeLLM.script([
+          Turn({ content: "fine", usage: { inputTokens: 40, outputTokens: 3, costUsd: 0.000165 } })
+        ])
+        const budget = Budget.unsafeMake({ maxCostUsd: 0.015 })
+        const result = yield* agent.run(TASK).pipe(Effect.provide(makeTestCtx({ tracing, llm, budget })))
+        expect(result.output).toBe("fine")
+        expect([llm.calls, budget.spentUsd, budget.reservedNanos]).toEqual([1, 0.000165, 0])
       }))
   })
 }

@@ -123,22 +123,41 @@ describe("checkpoints during a run", () => {
       expect(
         saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.turn.completed.length])
       ).toEqual([
+        ["running", "model", 0, 0], // the reservation of iteration 0's model call, before it is sent
         ["running", "tools", 0, 0], // the model call of iteration 0 is done
+        ["running", "tools", 0, 0], // the reservation of c1, before it runs
         ["running", "tools", 0, 1], // c1 ran
         ["running", "model", 1, 0], // the round is complete: next is the model call of iteration 1
+        ["running", "model", 1, 0], // its reservation
+        ["running", "tools", 1, 0],
         ["running", "tools", 1, 0],
         ["running", "tools", 1, 1],
+        ["running", "model", 2, 0],
         ["running", "model", 2, 0]
       ])
+      // each reservation is in the state saved before its call is sent: the model call's, then the tool's
+      expect(saves.map((save) => [save.state.budget.inFlightModelCalls, save.state.budget.inFlightToolCalls])).toEqual([
+        [1, 0],
+        [0, 0],
+        [0, 1],
+        [0, 0],
+        [0, 0],
+        [1, 0],
+        [0, 0],
+        [0, 1],
+        [0, 0],
+        [0, 0],
+        [1, 0]
+      ])
       // the round's checkpoint holds the transcript so far, tool result included
-      expect(toolMessages(saves[2]!.state.transcript)).toEqual([["c1", STATUS]])
-      // each save is a compare-and-set on the newest version: create (1), six saves, the finish
+      expect(toolMessages(saves[4]!.state.transcript)).toEqual([["c1", STATUS]])
+      // each save is a compare-and-set on the newest version: create (1), eleven saves, the finish
       const { record, status } = yield* recordOf(store)
-      expect([status, record.version]).toEqual(["done", 8])
+      expect([status, record.version]).toEqual(["done", 13])
       expect(JSON.parse(record.result!)).toMatchObject({ output: "done", stopReason: "end_turn", partial: false })
       expect(
         saves.every((save) =>
-          save.state.version === 1 && save.state.runId === "test-run" && save.state.cognition === "react"
+          save.state.version === 2 && save.state.runId === "test-run" && save.state.cognition === "react"
         )
       ).toBe(true)
     }))
@@ -156,8 +175,11 @@ describe("checkpoints during a run", () => {
           Stream.runDrain,
           Effect.provide(layerOf(llm, store))
         )
-      expect(seenAtStep).toEqual([3])
-      expect(saves[2]!.state).toMatchObject({ phase: "model", iteration: 1 })
+      // saves: the model call's reservation, its answer, the tool's reservation, its result, the round
+      // (the next model call's reservation may be saved too before the stream's consumer sees the event)
+      expect(seenAtStep).toHaveLength(1)
+      expect(seenAtStep[0]).toBeGreaterThanOrEqual(5)
+      expect(saves[4]!.state).toMatchObject({ phase: "model", iteration: 1 })
     }))
 
   it.effect("on suspension: status suspended, the current iteration, the pending entries; only the newest state is kept", () =>
@@ -185,8 +207,9 @@ describe("checkpoints during a run", () => {
         Turn({ toolCalls: [call("c2", "send_email", { to: "x" })] })
       ])
       yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "gated" })))
-      // the first save came after the first model call: just system, user, assistant
-      expect(saves[0]!.state.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
+      // the first save is the first model call's reservation (system, user), the next came after it
+      expect(saves[0]!.state.transcript.map((m) => m.role)).toEqual(["system", "user"])
+      expect(saves[1]!.state.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
     }))
 
   it.effect("runs are isolated by run id in one store", () =>

@@ -10,7 +10,7 @@ import { failure, FakeLLM, FakeTool, Fixture, makeTestCtx, Seed, Turn } from "@a
 import type { ToolRegistry } from "@agentkit/tools"
 import { asTool, renderRunResult, Tool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Schema } from "effect"
+import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { call, DESCRIPTION, forever } from "./fixtures.js"
 
 const { failureOf } = Fixture
@@ -217,7 +217,10 @@ describe("sub-agent failures", () => {
         Turn({ content: "never", usage: dime })
       ])
       const exit = yield* coordinator.run(TASK).pipe(
-        Effect.provide(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } })),
+        // the fake bills what its script says: its models are free in the catalog (no money reserved)
+        Effect.provide(
+          Layer.merge(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } }), FakeLLM.freeCatalog(MODEL, SUB_MODEL))
+        ),
         Effect.exit
       )
       const error = failureOf(exit)

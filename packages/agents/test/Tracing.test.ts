@@ -7,7 +7,7 @@ import type { Tracing as CoreTracing } from "@agentkit/core"
 import { failure, FakeLLM, Fixture, makeTestCtx, Seed, Tracing, Turn } from "@agentkit/testing"
 import { asTool } from "@agentkit/tools"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import { call, support } from "./fixtures.js"
 
 const { failureOf } = Fixture
@@ -120,7 +120,10 @@ describe("spans of a run", () => {
         Turn({ toolCalls: [lookupCall("c2")], usage: dime })
       ])
       const exit = yield* support.run(TASK).pipe(
-        Effect.provide(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } })),
+        // the fake bills what its script says: its model is free in the catalog (no money reserved)
+        Effect.provide(
+          Layer.merge(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } }), FakeLLM.freeCatalog(Seed.MODEL))
+        ),
         Effect.provide(tracer.layer),
         Effect.exit
       )

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { BudgetExceeded } from "./BudgetError.js"
 import { ConfigurationError } from "./ConfigurationError.js"
@@ -67,6 +67,44 @@ export interface Snapshot {
   readonly inFlightModelCalls: number
   /** Tool executions reserved but not returned yet. */
   readonly inFlightToolCalls: number
+  /** Nano-USD held by the open model-call reservations (charged in full if the run stops before they settle). */
+  readonly reservedNanos: number
+  /** Tokens held by the open model-call reservations. */
+  readonly reservedTokens: number
+}
+
+/**
+ * What one model call may cost at most, held from before the request is sent until its real usage
+ * replaces it: tokens (input bound plus output bound) and integer nano-USD at the catalog's prices.
+ *
+ * @example
+ * ```ts
+ * import { Budget, Usage } from "@agentkit/core"
+ * import { Effect } from "effect"
+ *
+ * const budget = Budget.unsafeMake({ maxCostUsd: 0.01 })
+ * const hold: Budget.Reservation = { tokens: 1200, nanos: 3_000_000 } // at most $0.003
+ * Effect.runSync(budget.modelCall(Effect.succeed(Usage.make({ costUsd: 0.001 })), (usage) => usage, hold))
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Reservation {
+  readonly tokens: number
+  readonly nanos: number
+}
+
+/** No amounts held: a call under count ceilings only. */
+const nothing: Reservation = Object.freeze({ tokens: 0, nanos: 0 })
+
+/** A reservation that must wait for open ones to settle. */
+const WAIT = "wait" as const
+
+/** A caller waiting for open reservations to settle. */
+interface Waiter {
+  readonly reservation: Reservation
+  readonly grant: (refused: BudgetExceeded | undefined) => void
 }
 
 /** No limits at all: the default budget's. */
@@ -75,18 +113,31 @@ const noLimits: Limits = Object.freeze({})
 /**
  * A live budget, shared by a run and all its sub-runs.
  *
- * Count limits (`maxModelCalls`, `maxToolCalls`) **reserve**: the Invoker reserves at the innermost
- * point, just before each provider request and each tool execution (so retries and fallbacks each
- * reserve). A call that would exceed the limit is refused before it is sent, with `calls N+1 > N`
- * (`tool calls N+1 > N`, N the limit), and is not counted; a reservation becomes a count when the
- * call returns, whether it succeeded or failed (it reached the provider). Exactly N requests reach
- * the provider under a limit of N, one at a time or a thousand at once.
+ * Every limit is checked against **settled usage plus open reservations**. The Invoker reserves at
+ * the innermost point, just before each provider request and each tool execution (so retries and
+ * fallbacks each reserve).
  *
- * Cost and tokens are **charged after** the call (nobody knows a call's price before it returns):
- * the call that crosses a ceiling is charged and then fails (`cost $0.02 > $0.015`), and every
- * later reservation is refused. Calls already in flight when the ceiling is crossed still finish
- * and are charged, so the spend can overshoot the ceiling by at most the cost of the calls in
- * flight at that moment (at most `maxConcurrency` tool calls and the model calls of the run tree).
+ * Count limits (`maxModelCalls`, `maxToolCalls`): a call that would exceed the limit is refused
+ * before it is sent, with `calls N+1 > N` (`tool calls N+1 > N`, N the limit), and is not counted;
+ * a reservation becomes a count when the call returns, whether it succeeded or failed (it reached
+ * the provider). Exactly N requests reach the provider under a limit of N, one at a time or a
+ * thousand at once.
+ *
+ * Cost and token limits (`maxCostUsd`, `maxTokens`): a model call reserves what it may cost at most
+ * (a `Reservation`: its input tokens by the `TokenEstimator`, its output at the request's
+ * `maxTokens` or else the model's output limit, priced from the `ModelCatalog`). A call whose
+ * reservation would cross a ceiling waits while other reservations are open (they may settle for
+ * less), and is refused before it is sent when none is (`cost $0.02 > $0.015`, the spend it would
+ * reach). When the call returns, its real usage replaces its reservation; a call that failed is
+ * counted and charges nothing, one that was interrupted charges its reservation (it may have been
+ * billed). So the spend stays under the ceiling while calls cost no more than they reserved; a call
+ * whose usage exceeds its reservation (a catalog entry below the provider's price, a counter below
+ * the provider's tokenizer) is charged and then fails (`cost $0.02 > $0.015`), and the spend is over
+ * the ceiling by at most that one call's excess. Every later call is refused.
+ *
+ * With a journal (`addJournal`: a durable run's lifecycle adds one), the open reservations are
+ * recorded before each request is sent, so a run that stops and is taken over counts each open
+ * reservation as spent in full (`restore`).
  *
  * Money is kept exactly, in integer nano-USD; `spentUsd` derives dollars from it.
  *
@@ -95,10 +146,12 @@ const noLimits: Limits = Object.freeze({})
  * import { Budget, Usage } from "@agentkit/core"
  * import { Effect } from "effect"
  *
- * const budget = Budget.unsafeMake({ maxCostUsd: 0.015, maxModelCalls: 1 })
- * const ask = budget.modelCall(Effect.succeed(Usage.make({ costUsd: 0.01 })), (usage) => usage)
- * Effect.runSync(ask) // reserved, counted, charged
- * Effect.runSyncExit(ask) // refused before it runs: "calls 2 > 1"
+ * const budget = Budget.unsafeMake({ maxCostUsd: 0.015, maxModelCalls: 5 })
+ * const hold: Budget.Reservation = { tokens: 2000, nanos: 10_000_000 } // at most $0.01
+ * const ask = budget.modelCall(Effect.succeed(Usage.make({ costUsd: 0.004 })), (usage) => usage, hold)
+ * Effect.runSync(ask) // reserved $0.01, then charged its real $0.004
+ * Effect.runSync(ask) // $0.004 + $0.01 fits: sent; spent $0.008
+ * Effect.runSyncExit(ask) // refused before it runs: "cost $0.018 > $0.015"
  * ```
  *
  * @since 0.1.0
@@ -121,6 +174,13 @@ export class Budget {
   #toolCalls = 0
   #inFlightModelCalls = 0
   #inFlightToolCalls = 0
+  #reservedNanos = 0
+  #reservedTokens = 0
+  // made on the first wait for reservations to settle
+  #settling: Array<Waiter> | undefined = undefined
+  // what records the open reservations before a request is sent (a durable run's checkpoint)
+  #journals: Array<Effect.Effect<void>> | undefined = undefined
+  #journal: Effect.Effect<void> | undefined = undefined
 
   /** Throws `ConfigurationError` on an invalid limit; `Budget.make` is the Effect way. */
   constructor(limits: Limits = noLimits) {
@@ -178,9 +238,52 @@ export class Budget {
   get inFlightToolCalls(): number {
     return this.#inFlightToolCalls
   }
+  /** Nano-USD held by open model-call reservations. */
+  get reservedNanos(): number {
+    return this.#reservedNanos
+  }
+  /** Tokens held by open model-call reservations. */
+  get reservedTokens(): number {
+    return this.#reservedTokens
+  }
   /** What is left of the cost ceiling, or `undefined` when there is none. */
   get remainingUsd(): number | undefined {
     return this.#maxCostNanos === undefined ? undefined : Usage.usdOf(Math.max(0, this.#maxCostNanos - this.#costNanos))
+  }
+  /** Whether a model call must reserve amounts (a cost or token ceiling is set): the Invoker prices it first. */
+  get reservesAmounts(): boolean {
+    return this.#maxCostNanos !== undefined || this.maxTokens !== undefined
+  }
+
+  /**
+   * Adds a journal: `record` runs after each model call or tool execution is reserved and before
+   * it is sent, so the open reservations are durable first (a durable run's lifecycle saves its
+   * state with this budget's `snapshot()`). A `record` that fails dies: the call is not sent.
+   * Returns the function that removes it.
+   */
+  addJournal(record: Effect.Effect<void>): () => void {
+    const journals = (this.#journals ??= [])
+    journals.push(record)
+    this.#composeJournal()
+    return () => {
+      const index = journals.indexOf(record)
+      if (index >= 0) journals.splice(index, 1)
+      this.#composeJournal()
+    }
+  }
+
+  #composeJournal(): void {
+    const journals = this.#journals!
+    this.#journal = journals.length === 0
+      ? undefined
+      : journals.length === 1
+      ? journals[0]
+      : Effect.forEach(journals.slice(), (record) => record, { discard: true })
+  }
+
+  /** `self` after the journals recorded the reservation just made. */
+  #journaled<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+    return this.#journal === undefined ? self : Effect.zipRight(this.#journal, self)
   }
 
   /** Concurrency permits free right now. */
@@ -196,20 +299,23 @@ export class Budget {
       tokens: this.#tokens,
       costNanos: this.#costNanos,
       inFlightModelCalls: this.#inFlightModelCalls,
-      inFlightToolCalls: this.#inFlightToolCalls
+      inFlightToolCalls: this.#inFlightToolCalls,
+      reservedNanos: this.#reservedNanos,
+      reservedTokens: this.#reservedTokens
     }
   }
 
   /**
    * Goes on from a snapshot (a resumed or recovered run): each counter becomes at least the
-   * snapshot's, and what was in flight when it was taken counts as spent (it may have reached the
-   * provider: fail closed). Reservations in flight now are kept.
+   * snapshot's, and what was in flight when it was taken counts as spent, each open reservation in
+   * full (it may have reached the provider and been billed: fail closed). Reservations in flight
+   * now are kept.
    */
   restore(snapshot: Snapshot): void {
     this.#modelCalls = Math.max(this.#modelCalls, snapshot.modelCalls + snapshot.inFlightModelCalls)
     this.#toolCalls = Math.max(this.#toolCalls, snapshot.toolCalls + snapshot.inFlightToolCalls)
-    this.#tokens = Math.max(this.#tokens, snapshot.tokens)
-    this.#costNanos = Math.max(this.#costNanos, snapshot.costNanos)
+    this.#tokens = Math.max(this.#tokens, snapshot.tokens + (snapshot.reservedTokens ?? 0))
+    this.#costNanos = Math.max(this.#costNanos, snapshot.costNanos + (snapshot.reservedNanos ?? 0))
   }
 
   /**
@@ -278,25 +384,61 @@ export class Budget {
   }
 
   /**
-   * Reserves one model call: refused (and not counted) when the cost or token ceiling is crossed
-   * or when it would exceed `maxModelCalls` (`calls N+1 > N`). Pair it with `settleModelCall`, or
-   * use `modelCall`, which does both.
+   * Reserves one model call (no amounts): refused (and not counted) when the cost or token ceiling
+   * is crossed or when it would exceed `maxModelCalls` (`calls N+1 > N`). Pair it with
+   * `settleModelCall`, or use `modelCall`, which does both (and reserves amounts).
    */
   get reserveModelCall(): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => {
-      const refused = this.#reserveModel()
-      return refused === undefined ? Effect.void : Effect.fail(refused)
+      const refused = this.#reserveModel(nothing)
+      // no amounts: never waits
+      return refused === undefined ? Effect.void : Effect.fail(refused as BudgetExceeded)
     })
   }
 
-  /** Reserves one model call in place; the error when it is refused. */
-  #reserveModel(): BudgetExceeded | undefined {
+  /**
+   * Reserves one model call in place: `undefined` when reserved, the error when it is refused, or
+   * `WAIT` when its amounts fit only once open reservations settle for less than they hold.
+   */
+  #reserveModel(reservation: Reservation): BudgetExceeded | undefined | typeof WAIT {
     const crossed = this.#crossed()
     if (crossed !== undefined) return crossed
     if (this.maxModelCalls !== undefined && this.#modelCalls + this.#inFlightModelCalls + 1 > this.maxModelCalls) {
       return this.#overCalls()
     }
+    if (reservation !== nothing) {
+      const over = this.#crossedBy(reservation)
+      if (over !== undefined) {
+        // it may fit once the open reservations settle (they hold their bound, calls cost less)
+        const fitsAlone =
+          (this.#maxCostNanos === undefined || this.#costNanos + reservation.nanos <= this.#maxCostNanos) &&
+          (this.maxTokens === undefined || this.#tokens + reservation.tokens <= this.maxTokens)
+        return fitsAlone && (this.#reservedNanos > 0 || this.#reservedTokens > 0) ? WAIT : over
+      }
+      this.#reservedNanos += reservation.nanos
+      this.#reservedTokens += reservation.tokens
+    }
     this.#inFlightModelCalls += 1
+    return undefined
+  }
+
+  /** The ceiling `reservation` would cross on top of settled usage and open reservations, with the spend it would reach. */
+  #crossedBy(reservation: Reservation): BudgetExceeded | undefined {
+    if (this.#maxCostNanos !== undefined) {
+      const reach = this.#costNanos + this.#reservedNanos + reservation.nanos
+      if (reach > this.#maxCostNanos) {
+        return new BudgetExceeded({
+          limit: "cost",
+          message: `cost $${PythonText.float(Usage.usdOf(reach))} > $${PythonText.float(this.maxCostUsd!)}`
+        })
+      }
+    }
+    if (this.maxTokens !== undefined) {
+      const reach = this.#tokens + this.#reservedTokens + reservation.tokens
+      if (reach > this.maxTokens) {
+        return new BudgetExceeded({ limit: "tokens", message: `tokens ${reach} > ${this.maxTokens}` })
+      }
+    }
     return undefined
   }
 
@@ -306,49 +448,125 @@ export class Budget {
    */
   settleModelCall(usage: Usage.Usage | undefined): Effect.Effect<void, BudgetExceeded> {
     return Effect.suspend(() => {
-      this.#inFlightModelCalls -= 1
-      const crossed = this.#count(usage)
+      const crossed = this.#endModelCall(nothing, usage)
       return crossed === undefined ? Effect.void : Effect.fail(crossed)
     })
   }
 
   /**
-   * Runs one model call under a reservation: reserved before `self` starts, counted when it
-   * returns (success, failure or interruption: it may have reached the provider), its usage charged
-   * when it succeeds. This is the one point where a model call is reserved (the Invoker's, for
-   * every model call).
+   * Runs one model call under a reservation: reserved before `self` starts (with `reservation`,
+   * its amounts held against the cost and token ceilings: a call that does not fit waits for open
+   * reservations to settle, or is refused), recorded by the journals, counted when it returns
+   * (success, failure or interruption: it may have reached the provider), its usage charged in
+   * place of its reservation when it succeeds, its reservation charged when it was interrupted.
+   * This is the one point where a model call is reserved (the Invoker's, for every model call).
    */
   modelCall<A, E, R>(
     self: Effect.Effect<A, E, R>,
-    usageOf: (a: A) => Usage.Usage
+    usageOf: (a: A) => Usage.Usage,
+    reservation: Reservation = nothing
   ): Effect.Effect<A, E | BudgetExceeded, R> {
     return Effect.uninterruptibleMask((restore) => {
-      const refused = this.#reserveModel()
-      if (refused !== undefined) return Effect.fail(refused)
-      return Effect.matchCauseEffect(restore(self), {
-        onFailure: (cause) => {
-          this.#endModelCall(undefined) // a ceiling it crosses is for later calls: this one failed already
-          return Effect.failCause(cause)
-        },
-        onSuccess: (a) => {
-          let usage: Usage.Usage
-          try {
-            usage = usageOf(a)
-          } catch (defect) {
-            this.#endModelCall(undefined) // it reached the provider: counted, whatever its answer
-            return Effect.die(defect)
-          }
-          const crossed = this.#endModelCall(usage)
-          return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
-        }
-      })
+      const reserved = this.#reserveModel(reservation)
+      if (reserved === undefined) return this.#sendModel(restore, self, usageOf, reservation)
+      if (reserved !== WAIT) return Effect.fail(reserved)
+      return Effect.zipRight(this.#settled(restore, reservation), this.#sendModel(restore, self, usageOf, reservation))
     })
   }
 
-  /** A reserved model call returned: counted, its usage (if it answered) charged; the ceiling it crossed, if any. */
-  #endModelCall(usage: Usage.Usage | undefined): BudgetExceeded | undefined {
+  /** A reserved model call: journaled, sent, settled. */
+  #sendModel<A, E, R>(
+    restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+    self: Effect.Effect<A, E, R>,
+    usageOf: (a: A) => Usage.Usage,
+    reservation: Reservation
+  ): Effect.Effect<A, E | BudgetExceeded, R> {
+    return Effect.matchCauseEffect(restore(this.#journaled(self)), {
+      onFailure: (cause) => {
+        // a ceiling it crosses is for later calls: this one failed already; an interrupted call may
+        // have been billed (its reservation is charged), a failed one was not
+        this.#endModelCall(reservation, undefined, reservation !== nothing && Cause.isInterruptedOnly(cause))
+        return Effect.failCause(cause)
+      },
+      onSuccess: (a) => {
+        let usage: Usage.Usage
+        try {
+          usage = usageOf(a)
+        } catch (defect) {
+          this.#endModelCall(reservation, undefined) // it reached the provider: counted, whatever its answer
+          return Effect.die(defect)
+        }
+        const crossed = this.#endModelCall(reservation, usage)
+        return crossed === undefined ? Effect.succeed(a) : Effect.fail(crossed)
+      }
+    })
+  }
+
+  /**
+   * Waits in line until `reservation` is reserved (open reservations settled for less) or refused
+   * (none is open and it still does not fit), interruptibly: a reservation granted to an
+   * interrupted waiter is released.
+   */
+  #settled(
+    restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+    reservation: Reservation
+  ): Effect.Effect<void, BudgetExceeded> {
+    let granted = false
+    return restore(
+      Effect.async<void, BudgetExceeded>((resume) => {
+        const waiter: Waiter = {
+          reservation,
+          grant: (refused) => {
+            granted = refused === undefined
+            resume(refused === undefined ? Effect.void : Effect.fail(refused))
+          }
+        }
+        ;(this.#settling ??= []).push(waiter)
+        return Effect.sync(() => {
+          const index = this.#settling?.indexOf(waiter) ?? -1
+          if (index >= 0) this.#settling!.splice(index, 1)
+          else if (granted) this.#releaseModel(reservation) // interrupted after it was reserved: let the next in
+        })
+      })
+    )
+  }
+
+  /** Hands what settled to the callers waiting in line, in order: each is reserved, refused, or waits on. */
+  #wake(): void {
+    const settling = this.#settling
+    if (settling === undefined) return
+    while (settling.length > 0) {
+      const next = settling[0]!
+      const reserved = this.#reserveModel(next.reservation)
+      if (reserved === WAIT) return
+      settling.shift()
+      next.grant(reserved)
+    }
+  }
+
+  /** A reserved model call that was never sent: nothing counted or charged. */
+  #releaseModel(reservation: Reservation): void {
     this.#inFlightModelCalls -= 1
-    return this.#count(usage)
+    this.#reservedNanos -= reservation.nanos
+    this.#reservedTokens -= reservation.tokens
+    this.#wake()
+  }
+
+  /**
+   * A reserved model call returned: counted, its usage (if it answered) charged in place of its
+   * reservation, or its reservation charged (`charged`: interrupted); the ceiling it crossed, if any.
+   */
+  #endModelCall(reservation: Reservation, usage: Usage.Usage | undefined, charged = false): BudgetExceeded | undefined {
+    this.#inFlightModelCalls -= 1
+    this.#reservedNanos -= reservation.nanos
+    this.#reservedTokens -= reservation.tokens
+    if (charged) {
+      this.#costNanos += reservation.nanos
+      this.#tokens += reservation.tokens
+    }
+    const crossed = this.#count(usage)
+    if (this.#settling !== undefined) this.#wake()
+    return crossed
   }
 
   /**
@@ -426,7 +644,7 @@ export class Budget {
       if (around === undefined) {
         // the execution alone: one region, its permit taken in it (waiting in line if none is
         // free, interruptibly: an interrupted wait releases the reservation)
-        const run = Effect.matchCauseEffect(restore(self), this.#toolEnd<A, E>(permit))
+        const run = Effect.matchCauseEffect(restore(this.#journaled(self)), this.#toolEnd<A, E>(permit))
         if (!permit || this.#take()) return run as unknown as Effect.Effect<B, E2, R2>
         const wait = Effect.onInterrupt(this.#wait(restore), () => Effect.sync(() => this.#releaseTool()))
         return Effect.zipRight(wait, run) as unknown as Effect.Effect<B, E2, R2>
@@ -441,7 +659,7 @@ export class Budget {
         if (started) this.#settleTool()
         else this.#releaseTool()
       }
-      return Effect.matchCauseEffect(restore(body), {
+      return Effect.matchCauseEffect(restore(this.#journaled(body)), {
         onFailure: (cause) => {
           end()
           return Effect.failCause(cause)

@@ -16,9 +16,11 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { errorType } from "./AgentkitError.js"
+import type * as Budget from "./Budget.js"
 import * as CanonicalJson from "./CanonicalJson.js"
 import type { ChatDelta, ChatRequest, ChatResponse } from "./Chat.js"
 import { ChatModel } from "./ChatModel.js"
+import { ChatModelError } from "./ChatModelError.js"
 import { ExecutionLedger } from "./ExecutionLedger.js"
 import { RecordedFailure, ToolInDoubt } from "./ExecutionLedgerError.js"
 import { toolFailureText } from "./FailureText.js"
@@ -35,7 +37,9 @@ import {
   type ToolOutcome,
   type ToolPipelineError
 } from "./Middleware.js"
+import * as ModelCatalog from "./ModelCatalog.js"
 import { RunContext } from "./RunContext.js"
+import * as TokenEstimator from "./TokenEstimator.js"
 import type { ToolCall } from "./ToolCall.js"
 import * as Tracing from "./Tracing.js"
 import * as Usage from "./Usage.js"
@@ -220,14 +224,57 @@ const claimed = <E, R>(
  * when it answered, so middleware on the way out (a quota meter) see a call that broke the budget
  * fail, and a call served from a cache never reaches it (never counted or charged).
  */
-const reservedChat = (model: ChatModel.Service, call: ChatCall): Effect.Effect<ChatResponse, ChatError> =>
-  call.context.budget.modelCall(
-    model.chat(call.request, call.emit === noEmit ? noEmitting : { emit: call.emit }),
-    (response) => {
-      call.context.charge(response.usage)
-      return response.usage
+const reservedChat = (model: ChatModel.Service, call: ChatCall): Effect.Effect<ChatResponse, ChatError> => {
+  const budget = call.context.budget
+  const send = model.chat(call.request, call.emit === noEmit ? noEmitting : { emit: call.emit })
+  const usageOf = (response: ChatResponse) => {
+    call.context.charge(response.usage)
+    return response.usage
+  }
+  // under count ceilings alone a call holds no amounts: nothing to price
+  if (!budget.reservesAmounts) return budget.modelCall(send, usageOf)
+  return Effect.flatMap(reservationOf(call.request, budget), (held) => budget.modelCall(send, usageOf, held))
+}
+
+/**
+ * What a model request may cost at most, for a budget with a cost or token ceiling: its input
+ * tokens by the `TokenEstimator` in context, its output at the request's `maxTokens` or else the
+ * model's output limit, priced from the `ModelCatalog` in context (input at the dearer of the
+ * input and cache-write prices: a cached prompt may be written). A model the catalog does not know
+ * fails closed: its calls cannot be priced (under a cost ceiling) or bounded (under a token ceiling
+ * with no `maxTokens`) before they are sent.
+ */
+const reservationOf = (
+  request: ChatRequest,
+  budget: Budget.Budget
+): Effect.Effect<Budget.Reservation, ChatModelError> =>
+  Effect.flatMap(ModelCatalog.current, (catalog) => {
+    const entry = Option.getOrUndefined(catalog.lookup(request.model))
+    const output = request.maxTokens ?? entry?.maxOutputTokens
+    if (output === undefined || (entry === undefined && budget.maxCostUsd !== undefined)) {
+      return Effect.fail(unpriced(request.model, budget.maxCostUsd !== undefined))
     }
-  )
+    return Effect.map(TokenEstimator.current, (estimator): Budget.Reservation => {
+      const input = estimator.inputTokens(request)
+      const prices = entry?.prices
+      return {
+        tokens: input + output,
+        nanos: prices === undefined
+          ? 0
+          : Math.ceil(input * Math.max(prices.input, prices.cacheWrite) * 1e3 + output * prices.output * 1e3)
+      }
+    })
+  })
+
+/** A model the catalog does not know, under a ceiling that needs its entry. */
+const unpriced = (model: string, cost: boolean): ChatModelError =>
+  new ChatModelError({
+    reason: "configuration",
+    retryable: false,
+    message: `model '${model}' is not in the model catalog, so the budget's ${
+      cost ? "maxCostUsd cannot price" : "maxTokens cannot bound (the request has no maxTokens)"
+    } a call to it before it is sent; add it with ModelCatalog.layer({ "${model}": { provider, contextWindow, maxOutputTokens, prices, capabilities } })`
+  })
 
 /**
  * Builds an Invoker from a chat model and two middleware lists.

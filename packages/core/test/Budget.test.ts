@@ -219,7 +219,9 @@ describe("Budget", () => {
           tokens: 0,
           costNanos: 250_000_000,
           inFlightModelCalls: 0,
-          inFlightToolCalls: 0
+          inFlightToolCalls: 0,
+          reservedNanos: 0,
+          reservedTokens: 0
         })
         const next = yield* Budget.make({ maxModelCalls: 3 })
         next.restore(snapshot)
@@ -234,7 +236,9 @@ describe("Budget", () => {
           tokens: 0,
           costNanos: 0,
           inFlightModelCalls: 0,
-          inFlightToolCalls: 0
+          inFlightToolCalls: 0,
+          reservedNanos: 0,
+          reservedTokens: 0
         })
         expect(next.modelCalls).toBe(3)
         expect(next.limits).toEqual({ maxModelCalls: 3, maxDepth: 4, maxConcurrency: 8 })

@@ -4,6 +4,7 @@ import {
   ExecutionLedger,
   Invoker,
   Message,
+  ModelCatalog,
   Quota,
   RunContext,
   ToolExecutionError,
@@ -21,6 +22,20 @@ const { request, response } = Fixture
 
 type Model = ReturnType<typeof scriptedModel>
 
+/**
+ * The fake model's catalog entry: free, so a call reserves no money and the usage the fake
+ * reports is what the budget charges (the reservation tests price it).
+ */
+const fakeCatalog = ModelCatalog.layer({
+  m: {
+    provider: "fake",
+    contextWindow: 1_000_000,
+    maxOutputTokens: 1000,
+    prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    capabilities: ["tools"]
+  }
+})
+
 const setup = (options: {
   readonly model?: Model
   readonly budget?: Budget.Limits
@@ -34,7 +49,13 @@ const setup = (options: {
     Invoker.layer({ chatMiddleware: options.chatMiddleware, toolMiddleware: options.toolMiddleware }).pipe(
       Layer.provide(model.layer)
     ),
-    RunContext.layer({ correlationId: "run-1", budget: options.budget, tracing: options.tracing, scope: options.scope })
+    RunContext.layer({
+      correlationId: "run-1",
+      budget: options.budget,
+      tracing: options.tracing,
+      scope: options.scope
+    }),
+    fakeCatalog
   )
   return { model, layer }
 }

@@ -6,10 +6,13 @@
 import type { Budget, ChatMiddleware, ChatModel, ToolCall, ToolMiddleware } from "@agentkit/core"
 import { FakeLLM, Fixture, makeTestCtx } from "@agentkit/testing"
 import { Tool } from "@agentkit/tools"
-import type { Layer } from "effect"
-import { Schema } from "effect"
+import { Layer, Schema } from "effect"
 
-/** The test context (`makeTestCtx`) over `chatModel`, with run id and correlation id `run-1` unless given. */
+/**
+ * The test context (`makeTestCtx`) over `chatModel`, with run id and correlation id `run-1` unless
+ * given. The fake models bill what their scripts say: the models the requests name (`m`, `with-ceiling`) are free in the model
+ * catalog, so a call under a cost ceiling reserves no money.
+ */
 export const setup = (options: {
   readonly chatModel?: Layer.Layer<ChatModel>
   readonly chatMiddleware?: ReadonlyArray<ChatMiddleware>
@@ -20,16 +23,19 @@ export const setup = (options: {
   readonly runId?: string
   readonly tracing?: boolean
 }) =>
-  makeTestCtx({
-    llm: options.chatModel ?? FakeLLM.replying().layer,
-    chatMiddleware: options.chatMiddleware,
-    toolMiddleware: options.toolMiddleware,
-    budget: options.budget,
-    scope: options.scope,
-    correlationId: options.correlationId ?? "run-1",
-    runId: options.runId ?? options.correlationId ?? "run-1",
-    tracing: options.tracing
-  })
+  Layer.merge(
+    makeTestCtx({
+      llm: options.chatModel ?? FakeLLM.replying().layer,
+      chatMiddleware: options.chatMiddleware,
+      toolMiddleware: options.toolMiddleware,
+      budget: options.budget,
+      scope: options.scope,
+      correlationId: options.correlationId ?? "run-1",
+      runId: options.runId ?? options.correlationId ?? "run-1",
+      tracing: options.tracing
+    }),
+    FakeLLM.freeCatalog("m", "with-ceiling")
+  )
 
 /** A tool call, name first: `call(name, args?, id = "c1")`. */
 export const call = (name: string, args: Record<string, unknown> = {}, id = "c1"): ToolCall.ToolCall =>

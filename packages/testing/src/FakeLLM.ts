@@ -3,10 +3,11 @@
  *
  * @since 0.1.0
  */
-import { ChatModel, ChatModelError, Usage } from "@agentkit/core"
+import { ChatModel, ChatModelError, ModelCatalog, Usage } from "@agentkit/core"
 import type { Chat, ChatModelErrorReason, ToolCall } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Fixture from "./Fixture.js"
 
 /**
@@ -358,4 +359,44 @@ export const replying = (reply?: Reply): FakeLLM & { readonly service: ChatModel
     },
     assertConsumed() {}
   }
+}
+
+const free: ModelCatalog.Prices = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
+
+/**
+ * A model catalog in which `models` cost nothing (their output limits and capabilities as the
+ * default catalog has them; a model it does not know gets a 4,096-token output limit and every
+ * capability). A fake model bills what its script says: under a budget's cost ceiling, a call to
+ * one of these models reserves no money before it is sent, so the script's usage is all the budget
+ * charges. Without it, a call is reserved at the model's list prices, up to its output limit.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agentkit/agents"
+ * import { FakeLLM, makeTestCtx, Seed, Turn } from "@agentkit/testing"
+ * import { Effect, Layer } from "effect"
+ *
+ * const llm = FakeLLM.script([Turn({ content: "Done.", usage: { costUsd: 0.01 } })])
+ * const agent = Agent.make({ name: "support", model: Seed.MODEL })
+ * const run = agent.run("hi").pipe(
+ *   Effect.provide(Layer.merge(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } }), FakeLLM.freeCatalog(Seed.MODEL)))
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const freeCatalog = (...models: ReadonlyArray<string>): Layer.Layer<ModelCatalog.ModelCatalog> => {
+  const entries: Record<string, ModelCatalog.Entry> = {}
+  for (const model of models) {
+    const known = Option.getOrUndefined(ModelCatalog.lookup(ModelCatalog.defaults, model))
+    entries[model] = {
+      provider: known?.provider ?? "fake",
+      contextWindow: known?.contextWindow ?? 1_000_000,
+      maxOutputTokens: known?.maxOutputTokens ?? 4096,
+      capabilities: known?.capabilities ?? ModelCatalog.capabilities,
+      prices: free
+    }
+  }
+  return ModelCatalog.layer(entries)
 }

@@ -15,7 +15,7 @@ import {
 import type { ChatMiddleware, ToolMiddleware } from "@agentkit/core"
 import { failure, FakeLLM, FakeTool, makeTestCtx, Tracing, Turn } from "@agentkit/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 
 const request = { model: "claude-sonnet-4-6", messages: [Message.user("hi")], tools: [] }
 
@@ -103,7 +103,10 @@ describe("makeTestCtx", () => {
       const llm = FakeLLM.script([Turn({ usage: { costUsd: 0.01 } }), Turn({ usage: { costUsd: 0.01 } })])
       const exit = yield* Effect.flatMap(Invoker, (invoker) =>
         Effect.zipRight(invoker.chat(request), invoker.chat(request))).pipe(
-          Effect.provide(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } })),
+          // the fake bills what its script says: its model is free in the catalog (no money reserved)
+          Effect.provide(
+            Layer.merge(makeTestCtx({ llm, budget: { maxCostUsd: 0.015 } }), FakeLLM.freeCatalog(request.model))
+          ),
           Effect.flip
         )
       expect(exit).toMatchObject({ _tag: "BudgetExceeded", message: "cost $0.02 > $0.015" })

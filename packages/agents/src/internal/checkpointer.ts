@@ -6,7 +6,7 @@
  * call is never lost. @internal
  */
 import { StaleLease } from "@agentkit/core"
-import type { CheckpointStore, CorruptEntry, StoreError } from "@agentkit/core"
+import type { Budget, CheckpointStore, CorruptEntry, StoreError } from "@agentkit/core"
 import * as Effect from "effect/Effect"
 import * as RunState from "../RunState.js"
 
@@ -23,6 +23,18 @@ export interface Writer {
   readonly save: (status: "running" | "suspended", state: () => RunState.RunState) => Effect.Effect<void, WriteError>
   /** Writes the terminal marker, after every save before it. */
   readonly finish: (status: "done" | "failed" | "cancelled", result: string) => Effect.Effect<void, WriteError>
+  /**
+   * Saves the newest state again (before any save, the tree's `initial` state), with the budget as
+   * it is now: what a root's budget journal runs after each reservation, before the call is sent.
+   */
+  readonly journal: Effect.Effect<void, WriteError>
+}
+
+/** A root's writer: every state it saves carries the tree's budget as it is when the write happens. */
+export interface Tree {
+  readonly budget: Budget.Budget
+  /** The state the record holds before the body saves one. */
+  readonly initial: () => RunState.RunState
 }
 
 /** A compare-and-set outcome other than a broken store means another owner has the run. */
@@ -40,7 +52,8 @@ export const makeWriter = (
   store: CheckpointStore.Service,
   holder: LeaseHolder,
   runId: string,
-  version: number
+  version: number,
+  tree?: Tree
 ): Writer => {
   let current = version
   let requested = 0
@@ -58,11 +71,12 @@ export const makeWriter = (
           const upTo = requested
           const next = latest!
           const lease = holder.current
+          const state = next.state()
           return store.save(lease, {
             runId,
             expectedVersion: current,
             status: next.status,
-            state: RunState.encode(next.state())
+            state: RunState.encode(tree === undefined ? state : { ...state, budget: tree.budget.snapshot() })
           }).pipe(
             Effect.catchAll(lost(runId, lease.token)),
             Effect.map((saved) => {
@@ -85,5 +99,13 @@ export const makeWriter = (
       })
     )
 
-  return { save, finish }
+  const journal: Writer["journal"] = Effect.suspend(() =>
+    latest !== undefined
+      ? save(latest.status, latest.state)
+      : tree === undefined
+      ? Effect.void
+      : save("running", tree.initial)
+  )
+
+  return { save, finish, journal }
 }

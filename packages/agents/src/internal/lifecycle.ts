@@ -29,7 +29,7 @@ import {
   StaleLease,
   StoreError
 } from "@agentkit/core"
-import type { Budget, CorruptEntry } from "@agentkit/core"
+import type { CorruptEntry } from "@agentkit/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -109,22 +109,6 @@ const notResumable = (record: CheckpointStore.RunRecord): RunNotResumable => {
     runId: record.runId,
     message: `run '${record.runId}' is ${record.status}${reason}; it is never driven again`
   })
-}
-
-/**
- * What a recovered run must count as spent: what was in flight when its process stopped. Phase
- * `model`: its model call; phase `tools`: the turn's calls without a result (fail closed).
- */
-const allowance = (state: RunState.RunState): Budget.Snapshot => {
-  const turn = state.transcript.at(-1)
-  const open = state.phase === "tools" && turn?.role === "assistant"
-    ? turn.toolCalls.length - state.turn.completed.length
-    : 0
-  return {
-    ...state.budget,
-    inFlightModelCalls: Math.max(state.budget.inFlightModelCalls, state.phase === "model" ? 1 : 0),
-    inFlightToolCalls: Math.max(state.budget.inFlightToolCalls, open)
-  }
 }
 
 /**
@@ -320,7 +304,8 @@ const takeOver = <E, R>(
         message: `run '${record.runId}' is failed: ${reason}; it is never driven again`
       })
     }
-    const state: RunState.RunState = { ...saved, recoveries, budget: allowance(saved) }
+    // what was in flight (its open reservations) counts as spent when the state is restored
+    const state: RunState.RunState = { ...saved, recoveries }
     const waitingOn = state.phase === "suspended"
       ? (decisions ?? (yield* recordedDecisions(store, record.rootRunId)))
       : undefined
@@ -352,7 +337,13 @@ const supervise = <E, R>(
 ): Effect.Effect<AgentResult, E | LifecycleError, R> =>
   Effect.gen(function*() {
     const settings = yield* leaseSettings
-    const writer = makeWriter(store, holder, context.runId, version)
+    // every state the root saves carries the tree's budget as it is then (the takeover's first
+    // save: what was in flight, now counted as spent)
+    const initial = begin.state
+    const writer = makeWriter(store, holder, context.runId, version, {
+      budget: context.budget,
+      initial: initial === undefined ? () => program.fresh(context) : () => initial
+    })
     if (begin.state !== undefined) restoreInto(context, begin.state)
     if (begin.saveFirst && begin.state !== undefined) {
       const state = begin.state
@@ -366,12 +357,23 @@ const supervise = <E, R>(
       .body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } })
       .pipe(Effect.provideService(RunTree, { store, holder }))
     const lost = { value: false }
+    // each reservation of the tree (a model request, a tool execution) is saved with the root's
+    // state before it is sent; a write that fails stops the call (the run ends with its error)
+    const journal: { failure: WriteError | undefined } = { failure: undefined }
+    const detach = context.budget.addJournal(Effect.catchAll(writer.journal, (error) => {
+      journal.failure ??= error
+      return Effect.die(error)
+    }))
     return yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const fiber = yield* Effect.fork(restore(body))
         const beat = yield* Effect.fork(restore(heartbeat(store, holder, settings, context, fiber, lost)))
         const awaited = yield* Effect.exit(restore(Fiber.await(fiber)))
-        const exit = Exit.isSuccess(awaited) ? awaited.value : yield* Fiber.interrupt(fiber)
+        const ran = Exit.isSuccess(awaited) ? awaited.value : yield* Fiber.interrupt(fiber)
+        detach()
+        const exit: Exit.Exit<AgentResult, E | WriteError> = journal.failure !== undefined && Exit.isFailure(ran)
+          ? Exit.fail(journal.failure)
+          : ran
         yield* Fiber.interrupt(beat)
         const ended = yield* Effect.exit(end(store, holder, writer, context, exit, lost.value, program.output))
         if (Exit.isFailure(ended)) return yield* ended
@@ -502,7 +504,7 @@ const child = <E, R>(
       // the parent is re-driving the call that started it: what was in flight counts as spent; a
       // suspended sub-run goes on with the decisions its root was resumed with, for its own entries
       begin = {
-        state: { ...saved, budget: allowance(saved) },
+        state: saved,
         decisions: saved.phase === "suspended"
           ? decisionsFor(saved, yield* recordedDecisions(store, context.rootRunId))
           : undefined,

@@ -131,7 +131,7 @@ export const make = (
     }
     const status = input.status ?? (pending.length > 0 ? "suspended" : "done")
     const state: RunState.RunState = {
-      version: 1,
+      version: 2,
       runId: input.runId,
       agent: input.agent ?? "support",
       cognition: "react",
@@ -149,7 +149,9 @@ export const make = (
         tokens: 0,
         costNanos: spent.costNanos,
         inFlightModelCalls: 0,
-        inFlightToolCalls: 0
+        inFlightToolCalls: 0,
+        reservedNanos: 0,
+        reservedTokens: 0
       },
       recoveries: 0,
       context: {

@@ -58,7 +58,7 @@ export class Run {
   toState(context: RunContext.Service, cognition: RunState.RunState["cognition"]): RunState.RunState {
     const { legs, tally } = context
     return {
-      version: 1,
+      version: 2,
       runId: context.runId,
       agent: this.agent,
       cognition,
