@@ -110,7 +110,7 @@ const watching = (
 }
 
 describe("checkpoints during a run", () => {
-  it.effect("saved after the model call, after each tool result and after each round; the finished run keeps its terminal marker", () =>
+  it.effect("without a ceiling: saved after the model call, after each tool result and after each round", () =>
     Effect.gen(function*() {
       const { store, saves } = recordingStore()
       const llm = FakeLLM.script([
@@ -119,6 +119,33 @@ describe("checkpoints during a run", () => {
         Turn({ content: "done" })
       ])
       const result = yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store)))
+      expect(result.output).toBe("done")
+      // no ceiling to enforce: no reservation is saved, only the steps
+      expect(
+        saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.turn.completed.length])
+      ).toEqual([
+        ["running", "tools", 0, 0], // the model call of iteration 0 is done
+        ["running", "tools", 0, 1], // c1 ran
+        ["running", "model", 1, 0], // the round is complete: next is the model call of iteration 1
+        ["running", "tools", 1, 0],
+        ["running", "tools", 1, 1],
+        ["running", "model", 2, 0]
+      ])
+      const { record, status } = yield* recordOf(store)
+      expect([status, record.version]).toEqual(["done", 8])
+    }))
+
+  it.effect("under a ceiling: each reservation saved too, before its call; the finished run keeps its terminal marker", () =>
+    Effect.gen(function*() {
+      const { store, saves } = recordingStore()
+      const llm = FakeLLM.script([
+        Turn({ toolCalls: [lookupCall("c1")] }),
+        Turn({ toolCalls: [lookupCall("c2", "B-102")] }),
+        Turn({ content: "done" })
+      ])
+      const result = yield* makeWorld().agent().run(TASK).pipe(
+        Effect.provide(layerOf(llm, store, { budget: { maxModelCalls: 10 } }))
+      )
       expect(result.output).toBe("done")
       expect(
         saves.map((save) => [save.status, save.state.phase, save.state.iteration, save.state.turn.completed.length])
@@ -175,11 +202,9 @@ describe("checkpoints during a run", () => {
           Stream.runDrain,
           Effect.provide(layerOf(llm, store))
         )
-      // saves: the model call's reservation, its answer, the tool's reservation, its result, the round
-      // (the next model call's reservation may be saved too before the stream's consumer sees the event)
-      expect(seenAtStep).toHaveLength(1)
-      expect(seenAtStep[0]).toBeGreaterThanOrEqual(5)
-      expect(saves[4]!.state).toMatchObject({ phase: "model", iteration: 1 })
+      // saves: the model call's answer, the tool's result, the round
+      expect(seenAtStep).toEqual([3])
+      expect(saves[2]!.state).toMatchObject({ phase: "model", iteration: 1 })
     }))
 
   it.effect("on suspension: status suspended, the current iteration, the pending entries; only the newest state is kept", () =>
@@ -207,9 +232,8 @@ describe("checkpoints during a run", () => {
         Turn({ toolCalls: [call("c2", "send_email", { to: "x" })] })
       ])
       yield* makeWorld().agent().run(TASK).pipe(Effect.provide(layerOf(llm, store, { autonomy: "gated" })))
-      // the first save is the first model call's reservation (system, user), the next came after it
-      expect(saves[0]!.state.transcript.map((m) => m.role)).toEqual(["system", "user"])
-      expect(saves[1]!.state.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
+      // the first save came after the first model call: just system, user, assistant
+      expect(saves[0]!.state.transcript.map((m) => m.role)).toEqual(["system", "user", "assistant"])
     }))
 
   it.effect("runs are isolated by run id in one store", () =>

@@ -357,13 +357,20 @@ const supervise = <E, R>(
       .body({ state: begin.state, decisions: begin.decisions, durable: { checkpoint: writer.save } })
       .pipe(Effect.provideService(RunTree, { store, holder }))
     const lost = { value: false }
-    // each reservation of the tree (a model request, a tool execution) is saved with the root's
-    // state before it is sent; a write that fails stops the call (the run ends with its error)
+    // under a ceiling, each reservation of the tree (a model request, a tool execution) is saved
+    // with the root's state before it is sent, so a crash never loses a call from the count; a
+    // write that fails stops the call (the run ends with its error). Without a ceiling there is
+    // nothing to enforce, and the run saves only at its steps.
     const journal: { failure: WriteError | undefined } = { failure: undefined }
-    const detach = context.budget.addJournal(Effect.catchAll(writer.journal, (error) => {
-      journal.failure ??= error
-      return Effect.die(error)
-    }))
+    const budget = context.budget
+    const ceiled = budget.maxCostUsd !== undefined || budget.maxModelCalls !== undefined ||
+      budget.maxTokens !== undefined || budget.maxToolCalls !== undefined
+    const detach = ceiled
+      ? budget.addJournal(Effect.catchAll(writer.journal, (error) => {
+        journal.failure ??= error
+        return Effect.die(error)
+      }))
+      : () => {}
     return yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const fiber = yield* Effect.fork(restore(body))
