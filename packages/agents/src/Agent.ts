@@ -91,6 +91,20 @@ export interface Agent<R = never, A = never> extends AgentSettings, Pipeable {
     runId: string,
     decisions: Approval.Decisions
   ): Effect.Effect<AgentResult.AgentResult<A>, ResumeError, RunContext | Invoker | R>
+  /**
+   * `resume` as a stream of events, ending with `Final` (what `stream` is to `run`): the text of
+   * the resumed turns arrives as the model streams it.
+   */
+  resumeStream(
+    runId: string,
+    decisions: Approval.Decisions,
+    options: { readonly transcript: true }
+  ): Stream.Stream<AgentEvent.AgentEvent<A, AgentResult.AgentResult<A>>, ResumeError, RunContext | Invoker | R>
+  resumeStream(
+    runId: string,
+    decisions: Approval.Decisions,
+    options?: StreamOptions
+  ): Stream.Stream<AgentEvent.AgentEvent<A>, ResumeError, RunContext | Invoker | R>
 }
 
 /**
@@ -329,52 +343,51 @@ export const make = <R = never, A = never, I = A>(options: Options<R, A, I>): Ag
       return observed(Effect.zipRight(touched, drive), context)
     })
 
+  const resumeWith = (
+    runId: string,
+    decisions: Approval.Decisions,
+    emit: ((event: AgentEvent.AgentEvent<unknown>) => void) | undefined
+  ): Effect.Effect<AgentResult.AgentResult<unknown>, ResumeError, RunContext | Invoker | R> =>
+    cognition.resume === undefined
+      ? Effect.fail(
+        new RunNotResumable({
+          runId,
+          message:
+            `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
+        })
+      )
+      : Effect.withFiberRuntime((fiber) => {
+        const resume = cognition.resume!
+        const guardrails = planOf(fiber.getFiberRef(Guardrails.current))
+        const resumed = () =>
+          resume({
+            agent: settings,
+            runId,
+            decisions,
+            emit: guardrails === undefined ? emit : Guardrails.emitting(guardrails, emit),
+            policy,
+            output
+          })
+        return guardrails === undefined
+          ? observe(resumed())
+          : observe(Guardrails.guard(guardrails, RunContext.unsafeOf(fiber), undefined, resumed))
+      })
+
   const agent: Omit<Agent<R, unknown>, "pipe"> = {
     ...settings,
     cognition,
     output,
     caps,
     run: (input) => execute(input, undefined),
-    resume: (runId, decisions) =>
-      cognition.resume === undefined
-        ? Effect.fail(
-          new RunNotResumable({
-            runId,
-            message:
-              `agent '${settings.name}' cognition '${cognition.name}' does not support resume — only tool-loop (ReAct) agents can be resumed`
-          })
-        )
-        : Effect.withFiberRuntime((fiber) => {
-          const resume = cognition.resume!
-          const guardrails = planOf(fiber.getFiberRef(Guardrails.current))
-          const resumed = () => resume({ agent: settings, runId, decisions, emit: undefined, policy, output })
-          return guardrails === undefined
-            ? observe(resumed())
-            : observe(Guardrails.guard(guardrails, RunContext.unsafeOf(fiber), undefined, resumed))
-        }),
+    resume: (runId, decisions) => resumeWith(runId, decisions, undefined),
     // one implementation of both signatures: the result's type follows `transcript`
-    stream: ((input: Input, options?: StreamOptions) =>
-      Stream.asyncPush<
-        AgentEvent.AgentEvent<unknown, AgentResult.Summary<unknown>>,
-        AgentError,
-        RunContext | Invoker | R
-      >(
-        (emit) =>
-          execute(input, (event) => void emit.single(event)).pipe(
-            // matchCause, not match: a defect (or an interruption) must end the stream too, or
-            // the consumer would wait forever for an event that never comes.
-            Effect.matchCauseEffect({
-              onFailure: (cause) => Effect.sync(() => emit.halt(cause)),
-              onSuccess: (result) =>
-                Effect.sync(() => {
-                  emit.single(AgentEvent.Final({ result: options?.transcript === true ? result : summary(result) }))
-                  emit.end()
-                })
-            }),
-            Effect.forkScoped
-          ),
-        { bufferSize: "unbounded" }
-      )) as Agent<R, unknown>["stream"]
+    stream: ((input: Input, options?: StreamOptions) => streamOf((emit) => execute(input, emit), options)) as Agent<
+      R,
+      unknown
+    >["stream"],
+    resumeStream:
+      ((runId: string, decisions: Approval.Decisions, options?: StreamOptions) =>
+        streamOf((emit) => resumeWith(runId, decisions, emit), options)) as Agent<R, unknown>["resumeStream"]
   }
   return Object.freeze(Object.assign(Object.create(Proto), agent)) as Agent<R, A>
 }
@@ -384,6 +397,31 @@ const summary = (result: AgentResult.AgentResult<unknown>): AgentResult.Summary<
   const { transcript: _, ...rest } = result
   return rest
 }
+
+/** A run (started or resumed) as a stream of its events, ending with `Final`. */
+const streamOf = <E, R>(
+  drive: (
+    emit: (event: AgentEvent.AgentEvent<unknown>) => void
+  ) => Effect.Effect<AgentResult.AgentResult<unknown>, E, R>,
+  options: StreamOptions | undefined
+): Stream.Stream<AgentEvent.AgentEvent<unknown, AgentResult.Summary<unknown>>, E, R> =>
+  Stream.asyncPush<AgentEvent.AgentEvent<unknown, AgentResult.Summary<unknown>>, E, R>(
+    (emit) =>
+      drive((event) => void emit.single(event)).pipe(
+        // matchCause, not match: a defect (or an interruption) must end the stream too, or
+        // the consumer would wait forever for an event that never comes.
+        Effect.matchCauseEffect({
+          onFailure: (cause) => Effect.sync(() => emit.halt(cause)),
+          onSuccess: (result) =>
+            Effect.sync(() => {
+              emit.single(AgentEvent.Final({ result: options?.transcript === true ? result : summary(result) }))
+              emit.end()
+            })
+        }),
+        Effect.forkScoped
+      ),
+    { bufferSize: "unbounded" }
+  )
 
 /** What the agent sets on its `invoke_agent {agent}` span as it ends: the run's usage, or the error's tag. */
 const runEnd = (

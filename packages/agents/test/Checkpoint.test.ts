@@ -640,3 +640,51 @@ describe("sub-agents (asTool) and the checkpoint store", () => {
     expect(toolMessages(llm.requests[0]!.messages)).toEqual([["r1", "A-771 shipped on 14 August."]])
   })
 })
+
+describe("resumeStream", () => {
+  it.effect("streams the resumed run's events, ending with Final: the result resume would give", () =>
+    Effect.gen(function*() {
+      const world = makeWorld()
+      const store = CheckpointStore.makeMemory()
+      const send = call("c1", "send_email", { to: "a@example.com" })
+      const suspended = yield* world.agent().run(TASK).pipe(
+        Effect.provide(layerOf(FakeLLM.script([Turn({ toolCalls: [send] })]), store, { autonomy: "gated" }))
+      )
+      const pending = suspended.suspended!.pending
+      const decisions = Approval.decideEach(pending, (p) => Approval.approve(p.digest))
+      const events = yield* world.agent().resumeStream("test-run", decisions, { transcript: true }).pipe(
+        Stream.runCollect,
+        Effect.provide(
+          layerOf(FakeLLM.script([Turn({ content: "sent to a@example.com" })]), store, { autonomy: "gated" })
+        )
+      )
+      const tags = Array.from(events, (event) => event._tag)
+      // the approved call's result, then the answer as the model streams it, then the result
+      expect(tags.indexOf("ToolResult")).toBeGreaterThanOrEqual(0)
+      expect(tags.indexOf("MessageDelta")).toBeGreaterThan(tags.indexOf("ToolResult"))
+      expect(tags.at(-1)).toBe("Final")
+      const text = Array.from(events).flatMap((event) => (event._tag === "MessageDelta" ? [event.text] : [])).join("")
+      expect(text).toBe("sent to a@example.com")
+      const final = Array.from(events).find(AgentEvent.$is("Final"))!
+      expect(final.result.output).toBe("sent to a@example.com")
+      expect(final.result.transcript.at(-1)).toMatchObject({ role: "assistant", content: "sent to a@example.com" })
+      expect(world.ran.sent).toBe(1)
+    }))
+
+  it.effect("refuses decisions for no pending entry before anything runs, as resume does", () =>
+    Effect.gen(function*() {
+      const world = makeWorld()
+      const store = CheckpointStore.makeMemory()
+      const send = call("c1", "send_email", { to: "a@example.com" })
+      yield* world.agent().run(TASK).pipe(
+        Effect.provide(layerOf(FakeLLM.script([Turn({ toolCalls: [send] })]), store, { autonomy: "gated" }))
+      )
+      const exit = yield* world.agent().resumeStream("test-run", Approval.decisions([])).pipe(
+        Stream.runCollect,
+        Effect.provide(layerOf(FakeLLM.script([]), store, { autonomy: "gated" })),
+        Effect.exit
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(world.ran.sent).toBe(0)
+    }))
+})

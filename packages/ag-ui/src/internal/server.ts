@@ -262,13 +262,8 @@ export const routes = <R>(settings: Settings<R>) =>
             return exclusive(
               decided.runId,
               translator,
-              agent.resume(decided.runId, decisions).pipe(
-                Effect.flatMap((result) =>
-                  Effect.sync(() => {
-                    translator.replay(result.transcript, decided.transcript.length)
-                    translator.finish(result)
-                  })
-                ),
+              agent.resumeStream(decided.runId, decisions).pipe(
+                Stream.runForEach((event) => Effect.sync(() => translator.event(event))),
                 runContext(scope, decided.runId, input.threadId),
                 Effect.provide(services as Context.Context<RunContext | R>),
                 reportFailures(translator)

@@ -8,7 +8,6 @@
 import type { Event, Interrupt, JsonPatchOperation } from "@ag-ui/core"
 import { EventType } from "@ag-ui/core"
 import type { AgentEvent, AgentResult, Approval } from "@agentkit/agents"
-import type { Message } from "@agentkit/core"
 
 /** The run state a page sees (`STATE_SNAPSHOT`, then deltas). */
 export interface RunState {
@@ -177,24 +176,6 @@ export class Translator {
       case "Final":
         return this.finish(event.result)
     }
-  }
-
-  /**
-   * The messages a resumed run added after `from` (its transcript's length before it resumed), as
-   * events: the text of each assistant message, its calls, and each tool result.
-   */
-  replay(transcript: ReadonlyArray<Message.Message>, from: number): void {
-    for (const message of transcript.slice(from)) {
-      if (message.role === "assistant") {
-        this.#close()
-        this.#last = undefined
-        this.text(message.content)
-        for (const call of message.toolCalls) this.toolCall(call)
-      } else if (message.role === "tool") {
-        this.toolResult(message.toolCallId, message.content)
-      }
-    }
-    this.#close()
   }
 
   /** `RUN_FINISHED`: success with the compact result, or the approvals a suspended run waits on. */
