@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url"
 import { SqlStores } from "../src/index.js"
 import { pgClient } from "../src/internal/stores.js"
 import type { BudgetWorkerConfig } from "./crash/budgetWorker.js"
+import { random } from "./crash/harness.js"
 import type { Database } from "./crash/protocol.js"
 import { lines } from "./crash/protocol.js"
 import { postgresUrl } from "./databases.js"
@@ -29,18 +30,6 @@ const buildWorker = () => {
   const tsc = join(packageDir, "../../node_modules/typescript/bin/tsc")
   execFileSync(process.execPath, [tsc, "-b", join(packageDir, "tsconfig.crash.json")], { stdio: "inherit" })
   if (!existsSync(workerScript)) throw new Error(`the budget crash worker was not built at ${workerScript}`)
-}
-
-/** A small seeded generator, so that a failing sequence of kills can be replayed. */
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return (bound: number) => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * bound)
-  }
 }
 
 interface Call {

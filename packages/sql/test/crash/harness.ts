@@ -84,7 +84,7 @@ export interface Report {
 }
 
 /** A small seeded generator, so that a failing sequence of kills can be replayed. */
-const random = (seed: number) => {
+export const random = (seed: number) => {
   let state = seed >>> 0
   return (bound: number) => {
     state = (state + 0x6d2b79f5) >>> 0
