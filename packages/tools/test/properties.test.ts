@@ -95,6 +95,15 @@ const protoPaths = (value: unknown, path: string): Array<string> => {
   )
 }
 
+/** The non-finite numbers inside a value (outside `__proto__` keys, which are never read), written independently of the implementation. */
+const nonFinite = (value: unknown): Array<number> => {
+  if (typeof value === "number") return Number.isFinite(value) ? [] : [value]
+  if (typeof value !== "object" || value === null) return []
+  return Object.keys(value).flatMap((k) =>
+    k === "__proto__" && !Array.isArray(value) ? [] : nonFinite((value as Record<string, unknown>)[k])
+  )
+}
+
 const isValid = (args: Record<string, unknown>): boolean =>
   typeof args["id"] === "string" &&
   Number.isSafeInteger(args["qty"]) &&
@@ -133,6 +142,18 @@ describe("properties: argument validation", () => {
         ])
         const missing = sortCP(REQUIRED.filter((k) => !keys.includes(k)))
         const exit = runSync(fixed.run(input))
+        // a value that is not JSON data (NaN, ±Infinity) is reported alone: nothing else is checked
+        const notJson = nonFinite(input)
+        if (notJson.length > 0) {
+          expect(Exit.isFailure(exit)).toBe(true)
+          if (Exit.isSuccess(exit)) return
+          const error = Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError
+          expect([error.unexpected, error.missing]).toEqual([[], []])
+          expect(error.invalid.filter((text) => /: expected a finite number, got /.test(text))).toHaveLength(
+            notJson.length
+          )
+          return
+        }
         if (unexpected.length === 0 && missing.length === 0 && isValid(input)) {
           expect(Exit.isSuccess(exit)).toBe(true)
           if (Exit.isSuccess(exit)) {
@@ -173,6 +194,18 @@ describe("properties: argument validation", () => {
         const unexpected = sortCP(keys.filter((k) => !(DECLARED as ReadonlyArray<string>).includes(k)))
         const missing = sortCP(REQUIRED.filter((k) => !keys.includes(k)))
         const exit = runSync(fixed.run(input))
+        // a value that is not JSON data (NaN, ±Infinity) is reported alone: nothing else is checked
+        const notJson = nonFinite(input)
+        if (notJson.length > 0) {
+          expect(Exit.isFailure(exit)).toBe(true)
+          if (Exit.isSuccess(exit)) return
+          const error = Option.getOrThrow(Cause.failureOption(exit.cause)) as ToolArgumentError
+          expect([error.unexpected, error.missing]).toEqual([[], []])
+          expect(error.invalid.filter((text) => /: expected a finite number, got /.test(text))).toHaveLength(
+            notJson.length
+          )
+          return
+        }
         if (unexpected.length === 0 && missing.length === 0) {
           expect(Exit.isSuccess(exit)).toBe(true)
           return
