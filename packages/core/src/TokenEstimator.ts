@@ -73,15 +73,30 @@ export class TokenEstimator extends Context.Tag("@agentkit/core/TokenEstimator")
  */
 export const utf8Bytes: Service = {
   name: "utf8-bytes",
-  inputTokens: (request) =>
-    byteLength(
-      JSON.stringify({
-        messages: request.messages,
-        tools: request.tools,
-        toolChoice: request.toolChoice,
-        responseFormat: request.responseFormat
-      })
-    )
+  inputTokens: (request) => {
+    // the bytes of JSON.stringify({ messages, tools, toolChoice, responseFormat }), summed part by
+    // part: a message or tool schema is measured once and remembered, so a growing transcript
+    // costs only its new messages
+    let bytes = 26 + separators(request.messages.length) + separators(request.tools.length) // {"messages":[],"tools":[]}
+    for (const message of request.messages) bytes += measured(message)
+    for (const tool of request.tools) bytes += measured(tool)
+    if (request.toolChoice !== undefined) bytes += 14 + byteLength(JSON.stringify(request.toolChoice)) // ,"toolChoice":
+    if (request.responseFormat !== undefined) bytes += 18 + measured(request.responseFormat) // ,"responseFormat":
+    return bytes
+  }
+}
+
+const separators = (count: number): number => (count > 0 ? count - 1 : 0)
+
+/** The UTF-8 bytes of a value's JSON, once per value (requests share their messages and tools). */
+const sizes = new WeakMap<object, number>()
+const measured = (value: object): number => {
+  let size = sizes.get(value)
+  if (size === undefined) {
+    size = byteLength(JSON.stringify(value))
+    sizes.set(value, size)
+  }
+  return size
 }
 
 /**

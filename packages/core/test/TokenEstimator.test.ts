@@ -38,3 +38,42 @@ describe("TokenEstimator", () => {
       expect(provided.inputTokens(request("x"))).toBe(7)
     }))
 })
+
+describe("TokenEstimator.utf8Bytes, part by part", () => {
+  const json = (request: Chat.ChatRequest) =>
+    new TextEncoder().encode(
+      JSON.stringify({
+        messages: request.messages,
+        tools: request.tools,
+        toolChoice: request.toolChoice,
+        responseFormat: request.responseFormat
+      })
+    ).length
+
+  it("is exactly the UTF-8 bytes of the request's JSON, whatever its parts", () => {
+    const call = Message.assistant("", [{
+      id: "c1",
+      name: "lookup",
+      arguments: { order: "A-771", note: "ünï\n\"😀\"" }
+    }])
+    const cases: Array<Chat.ChatRequest> = [
+      { model: "m", messages: [], tools: [] },
+      request("hi"),
+      { ...request("é\u0000\t"), messages: [...request("x").messages, call] },
+      { ...request("x"), toolChoice: { type: "tool", name: "lookup" } },
+      {
+        ...request("x"),
+        responseFormat: { type: "json_schema", name: "answer", schema: { type: "object" } }
+      }
+    ]
+    for (const each of cases) expect(TokenEstimator.utf8Bytes.inputTokens(each)).toBe(json(each))
+  })
+
+  it("a message shared by two requests counts the same in both (it is measured once)", () => {
+    const first = request("order A-771")
+    const grown: Chat.ChatRequest = { ...first, messages: [...first.messages, Message.assistant("it shipped")] }
+    expect(TokenEstimator.utf8Bytes.inputTokens(first)).toBe(json(first))
+    expect(TokenEstimator.utf8Bytes.inputTokens(grown)).toBe(json(grown))
+    expect(TokenEstimator.utf8Bytes.inputTokens(first)).toBe(json(first))
+  })
+})
