@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 import { ErrorTypeId, ForeignValue } from "./AgentkitError.js"
 import { isTagged } from "./internal/errors.js"
@@ -103,6 +104,62 @@ export const statusReason = (
         ? { reason: "server", retryable: true }
         : { reason: "invalid_request", retryable: false }
   }
+}
+
+/**
+ * How long the server asked a client to wait before retrying, from a response's headers:
+ * `retry-after-ms`, then `retry-after` (seconds or an HTTP date). Undefined when it asked nothing
+ * or the value does not parse; a date in the past is no wait.
+ *
+ * @example
+ * ```ts
+ * import { retryAfterOf } from "@agentkit/core"
+ *
+ * retryAfterOf(new Headers({ "retry-after": "2" })) // Duration.millis(2000)
+ * retryAfterOf(new Headers({ "retry-after-ms": "150" })) // Duration.millis(150)
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const retryAfterOf = (
+  headers: Headers | undefined,
+  now: number = Date.now()
+): Duration.Duration | undefined => {
+  if (headers === undefined) return undefined
+  const millis = headers.get("retry-after-ms")
+  if (millis !== null) {
+    const ms = Number.parseFloat(millis)
+    if (Number.isFinite(ms) && ms >= 0) return Duration.millis(ms)
+  }
+  const after = headers.get("retry-after")
+  if (after !== null) {
+    const seconds = Number.parseFloat(after)
+    if (Number.isFinite(seconds) && /^\s*[\d.]+\s*$/.test(after)) return Duration.millis(Math.max(0, seconds * 1000))
+    const date = Date.parse(after)
+    if (Number.isFinite(date)) return Duration.millis(Math.max(0, date - now))
+  }
+  return undefined
+}
+
+/**
+ * What a server's `x-should-retry` header says about retrying: `true`, `false`, or undefined
+ * when it says nothing (then the status decides).
+ *
+ * @example
+ * ```ts
+ * import { shouldRetryOf } from "@agentkit/core"
+ *
+ * shouldRetryOf(new Headers({ "x-should-retry": "false" })) // false
+ * shouldRetryOf(new Headers()) // undefined
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const shouldRetryOf = (headers: Headers | undefined): boolean | undefined => {
+  const value = headers?.get("x-should-retry")
+  return value === "true" ? true : value === "false" ? false : undefined
 }
 
 /**

@@ -45,6 +45,8 @@ export { Cancelled, isCancelled } from "./CancellationError.js"
 export { CanonicalJsonError } from "./CanonicalJsonError.js"
 /** @since 0.1.0 */
 export { ChatModelError, ChatModelErrorReason, isChatModelError, statusReason } from "./ChatModelError.js"
+/** @since 0.2.0 */
+export { retryAfterOf, shouldRetryOf } from "./ChatModelError.js"
 /** @since 0.1.0 */
 export {
   AlreadyDecided,

@@ -23,10 +23,10 @@
  *
  * @internal
  */
-import { ChatModelError, errorMessage, statusReason } from "@agentkit/core"
+import { ChatModelError, errorMessage, retryAfterOf, shouldRetryOf, statusReason } from "@agentkit/core"
 import type { ChatModelErrorReason } from "@agentkit/core"
 import * as Anthropic from "@anthropic-ai/sdk"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 
 type Reason = ChatModelErrorReason
 
@@ -60,29 +60,6 @@ const byType = (type: string | null | undefined): { readonly reason: Reason; rea
 
 /** How the API words a prompt longer than the model's context window (a 400 `invalid_request_error`). */
 const CONTEXT_LENGTH = /prompt is too long|context window|context length/i
-
-/** `retry-after-ms`, then `retry-after` (seconds or an HTTP date), as a Duration. */
-export const retryAfter = (headers: Headers | undefined, now: number = Date.now()): Duration.Duration | undefined => {
-  if (headers === undefined) return undefined
-  const millis = headers.get("retry-after-ms")
-  if (millis !== null) {
-    const ms = Number.parseFloat(millis)
-    if (Number.isFinite(ms) && ms >= 0) return Duration.millis(ms)
-  }
-  const after = headers.get("retry-after")
-  if (after !== null) {
-    const seconds = Number.parseFloat(after)
-    if (Number.isFinite(seconds) && /^\s*[\d.]+\s*$/.test(after)) return Duration.millis(Math.max(0, seconds * 1000))
-    const date = Date.parse(after)
-    if (Number.isFinite(date)) return Duration.millis(Math.max(0, date - now))
-  }
-  return undefined
-}
-
-const shouldRetryHeader = (headers: Headers | undefined): boolean | undefined => {
-  const value = headers?.get("x-should-retry")
-  return value === "true" ? true : value === "false" ? false : undefined
-}
 
 const describe = (error: Anthropic.APIError): string => {
   const parts: Array<string> = []
@@ -160,13 +137,13 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
           message: `Anthropic stream error: ${describe(error)}${committed}`,
           cause: error
         },
-        { requestId, retryAfter: retryAfter(headers) }
+        { requestId, retryAfter: retryAfterOf(headers) }
       )
     }
     const { reason, retryable } = error.status === 400 && CONTEXT_LENGTH.test(describe(error))
       ? { reason: "context_length" as const, retryable: false }
       : statusReason(error.status)
-    const serverSays = shouldRetryHeader(headers)
+    const serverSays = shouldRetryOf(headers)
     return withOptional(
       {
         reason,
@@ -174,7 +151,7 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
         message: `Anthropic API error ${error.status} ${describe(error)}`,
         cause: error
       },
-      { status: error.status, requestId, retryAfter: retryAfter(headers) }
+      { status: error.status, requestId, retryAfter: retryAfterOf(headers) }
     )
   }
   if (error instanceof Anthropic.AnthropicError) {

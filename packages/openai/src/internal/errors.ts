@@ -24,9 +24,9 @@
  *
  * @internal
  */
-import { ChatModelError, errorMessage, statusReason } from "@agentkit/core"
+import { ChatModelError, errorMessage, retryAfterOf, shouldRetryOf, statusReason } from "@agentkit/core"
 import type { ChatModelErrorReason } from "@agentkit/core"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import type { APIError } from "openai"
 import OpenAI from "openai"
 
@@ -52,29 +52,6 @@ const byCode = (code: string | null | undefined): { readonly reason: Reason; rea
     default:
       return { reason: "stream", retryable: true }
   }
-}
-
-/** `retry-after-ms`, then `retry-after` (seconds or an HTTP date), as a Duration. */
-export const retryAfter = (headers: Headers | undefined, now: number = Date.now()): Duration.Duration | undefined => {
-  if (headers === undefined) return undefined
-  const millis = headers.get("retry-after-ms")
-  if (millis !== null) {
-    const ms = Number.parseFloat(millis)
-    if (Number.isFinite(ms) && ms >= 0) return Duration.millis(ms)
-  }
-  const after = headers.get("retry-after")
-  if (after !== null) {
-    const seconds = Number.parseFloat(after)
-    if (Number.isFinite(seconds) && /^\s*[\d.]+\s*$/.test(after)) return Duration.millis(Math.max(0, seconds * 1000))
-    const date = Date.parse(after)
-    if (Number.isFinite(date)) return Duration.millis(Math.max(0, date - now))
-  }
-  return undefined
-}
-
-const shouldRetryHeader = (headers: Headers | undefined): boolean | undefined => {
-  const value = headers?.get("x-should-retry")
-  return value === "true" ? true : value === "false" ? false : undefined
 }
 
 /** Context of the failed call. */
@@ -163,7 +140,7 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
           message: `${label} stream error: ${error.message}${code}${committed}`,
           cause: error
         },
-        { requestId, retryAfter: retryAfter(headers) }
+        { requestId, retryAfter: retryAfterOf(headers) }
       )
     }
     const quota = error.status === 429 && error.code === "insufficient_quota"
@@ -173,11 +150,11 @@ export const toChatModelError = (error: unknown, context: FailureContext): ChatM
     return make(
       {
         reason,
-        retryable: (shouldRetryHeader(headers) ?? retryable) && !context.emitted,
+        retryable: (shouldRetryOf(headers) ?? retryable) && !context.emitted,
         message: `${label} API error ${error.message}${code}`,
         cause: error
       },
-      { status: error.status, requestId, retryAfter: retryAfter(headers) }
+      { status: error.status, requestId, retryAfter: retryAfterOf(headers) }
     )
   }
   if (error instanceof OpenAI.OpenAIError) {
